@@ -1,0 +1,5 @@
+import sys
+
+from stormwater.cli import main
+
+sys.exit(main())

@@ -1,0 +1,46 @@
+"""Roles and what each may do. One table, checked by every view and endpoint (accounts.access)."""
+from __future__ import annotations
+
+from django.db import models
+
+
+class Role(models.TextChoices):
+    DIRECTOR = "director", "DPW Director"
+    STAFF = "staff", "Stormwater staff"
+    COLLECTOR = "collector", "Collector / Finance"
+    ASSESSOR = "assessor", "Assessor"
+    CLERK = "clerk", "Select Board clerk"
+    INSPECTOR = "inspector", "Inspector"
+    CONSULTANT = "consultant", "Consultant"
+    OWNER = "owner", "Owner / Applicant"
+
+
+class Perm:
+    PARCEL_VIEW_ALL = "parcel.view_all"          # every parcel, not only one's own
+    PARCEL_CLASSIFY = "parcel.classify"          # manual class override (with reason)
+    PARCEL_EDIT = "parcel.edit"                  # owners, associations, assessor data
+    RATES_VIEW = "rates.view"
+    RATES_ADOPT = "rates.adopt"                  # enter a Select Board rate resolution
+    BILLING_VIEW_ALL = "billing.view_all"        # every bill, account and ledger
+    BILLING_RUN = "billing.run"                  # prepare and issue bill runs
+    AUDIT_VIEW = "audit.view"
+
+
+_ALL = {v for k, v in vars(Perm).items() if k.isupper()}
+
+ROLE_PERMS: dict[str, frozenset[str]] = {
+    Role.DIRECTOR: frozenset(_ALL),
+    Role.STAFF: frozenset({Perm.PARCEL_VIEW_ALL, Perm.PARCEL_CLASSIFY, Perm.PARCEL_EDIT, Perm.RATES_VIEW,
+                           Perm.BILLING_VIEW_ALL, Perm.BILLING_RUN, Perm.AUDIT_VIEW}),
+    Role.COLLECTOR: frozenset({Perm.PARCEL_VIEW_ALL, Perm.RATES_VIEW, Perm.BILLING_VIEW_ALL, Perm.BILLING_RUN,
+                               Perm.AUDIT_VIEW}),
+    Role.ASSESSOR: frozenset({Perm.PARCEL_VIEW_ALL, Perm.PARCEL_EDIT, Perm.RATES_VIEW}),
+    Role.CLERK: frozenset({Perm.PARCEL_VIEW_ALL, Perm.RATES_VIEW, Perm.RATES_ADOPT, Perm.BILLING_VIEW_ALL}),
+    Role.INSPECTOR: frozenset({Perm.PARCEL_VIEW_ALL}),
+    Role.CONSULTANT: frozenset(),
+    Role.OWNER: frozenset(),
+}
+
+
+def role_has(role: str, perm: str) -> bool:
+    return perm in ROLE_PERMS.get(role, frozenset())

@@ -1,0 +1,68 @@
+"""Append-only tables: the database itself refuses UPDATE and DELETE (STYLE.md: ledger, audit).
+
+Use ``AppendOnly("table_name")`` as a migration operation; it installs triggers on SQLite and
+PostgreSQL. Model classes also refuse ``save()`` of an existing row and ``delete()``.
+"""
+from __future__ import annotations
+
+from django.db import models
+from django.db.migrations.operations.base import Operation
+
+APPEND_ONLY_MESSAGE = "append-only table: rows are never changed or deleted; post a reversing entry"
+
+
+class AppendOnly(Operation):
+    reduces_to_sql = True
+    reversible = True
+
+    def __init__(self, table: str):
+        self.table = table
+
+    def state_forwards(self, app_label, state):
+        pass
+
+    def database_forwards(self, app_label, schema_editor, from_state, to_state):
+        t = self.table
+        if schema_editor.connection.vendor == "sqlite":
+            for op in ("UPDATE", "DELETE"):
+                schema_editor.execute(
+                    f"CREATE TRIGGER {t}_no_{op.lower()} BEFORE {op} ON {t} "
+                    f"BEGIN SELECT RAISE(ABORT, '{APPEND_ONLY_MESSAGE}'); END;"
+                )
+        elif schema_editor.connection.vendor == "postgresql":
+            schema_editor.execute(
+                f"CREATE OR REPLACE FUNCTION {t}_append_only() RETURNS trigger AS $$ "
+                f"BEGIN RAISE EXCEPTION '{APPEND_ONLY_MESSAGE}'; END; $$ LANGUAGE plpgsql;"
+            )
+            schema_editor.execute(
+                f"CREATE TRIGGER {t}_append_only BEFORE UPDATE OR DELETE ON {t} "
+                f"FOR EACH ROW EXECUTE FUNCTION {t}_append_only();"
+            )
+
+    def database_backwards(self, app_label, schema_editor, from_state, to_state):
+        t = self.table
+        if schema_editor.connection.vendor == "sqlite":
+            for op in ("update", "delete"):
+                schema_editor.execute(f"DROP TRIGGER IF EXISTS {t}_no_{op};")
+        elif schema_editor.connection.vendor == "postgresql":
+            schema_editor.execute(f"DROP TRIGGER IF EXISTS {t}_append_only ON {t};")
+            schema_editor.execute(f"DROP FUNCTION IF EXISTS {t}_append_only();")
+
+    def describe(self):
+        return f"Make {self.table} append-only"
+
+    def deconstruct(self):
+        return (self.__class__.__name__, [self.table], {})
+
+
+class AppendOnlyModel(models.Model):
+    class Meta:
+        abstract = True
+
+    def save(self, *args, **kwargs):
+        if self.pk is not None and not self._state.adding:
+            raise ValueError(APPEND_ONLY_MESSAGE)
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise ValueError(APPEND_ONLY_MESSAGE)

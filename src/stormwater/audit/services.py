@@ -1,0 +1,19 @@
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import models
+
+from .models import AuditEvent
+
+
+def audit_record(*, actor, action: str, obj: models.Model | None = None, object_type: str = "",
+                 object_id: str = "", why: str = "", data: dict[str, Any] | None = None) -> AuditEvent:
+    """Append one audit row. Call inside the service's transaction so both commit or neither."""
+    if obj is not None:
+        object_type = object_type or obj._meta.label_lower
+        object_id = object_id or str(obj.pk)
+    return AuditEvent.objects.create(
+        actor=actor if (actor is not None and actor.is_authenticated) else None,
+        action=action, object_type=object_type, object_id=str(object_id), why=why or "", data=data or {},
+    )

@@ -1,0 +1,81 @@
+"""The ``stormwater`` command.
+
+``stormwater calc fee`` / ``stormwater calc split`` read one JSON object on stdin and print one
+JSON object (exit 2 with {"error": ...} on bad input, never a traceback). Every other subcommand is
+a Django management command (``stormwater migrate``, ``stormwater demo_load``, ``stormwater
+bill_run``, ``stormwater runserver`` ...).
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+from datetime import date
+from pathlib import Path
+
+
+def _setup_django() -> None:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "stormwater.settings")
+    import django
+
+    django.setup()
+
+
+def _terms_in_force():
+    """Fee terms of the resolution in force today; the shipped town defaults if no database has one."""
+    from stormwater.rules.town import demo_terms
+
+    data_dir = Path(os.environ.get("STORMWATER_DATA_DIR") or (Path.cwd() / "data"))
+    if not os.environ.get("DATABASE_URL") and not (data_dir / "stormwater.sqlite3").exists():
+        return demo_terms()
+    try:
+        _setup_django()
+        from django.db import DatabaseError
+
+        from stormwater.utility.selectors import resolution_in_force
+
+        try:
+            res = resolution_in_force(date.today())
+        except DatabaseError:  # not migrated yet
+            return demo_terms()
+        return res.fee_terms() if res else demo_terms()
+    except Exception:  # noqa: BLE001 - an unreachable database must not stop the calculator
+        return demo_terms()
+
+
+def _emit(obj: dict, code: int = 0) -> int:
+    sys.stdout.write(json.dumps(obj, indent=2, ensure_ascii=False) + "\n")
+    return code
+
+
+def calc(argv: list[str]) -> int:
+    from stormwater.utility.calc import CalcInputError, calc_fee, calc_split
+
+    what = argv[0] if argv else ""
+    if what not in {"fee", "split"}:
+        return _emit({"error": "usage: stormwater calc fee|split < input.json"}, 2)
+    try:
+        payload = json.loads(sys.stdin.read() or "null")
+    except json.JSONDecodeError as e:
+        return _emit({"error": f"input: not valid JSON ({e.msg} at line {e.lineno} column {e.colno})"}, 2)
+    try:
+        if what == "fee":
+            return _emit(calc_fee(payload, terms=_terms_in_force()))
+        return _emit(calc_split(payload))
+    except CalcInputError as e:
+        return _emit({"error": str(e)}, 2)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] == "calc":
+        return calc(argv[1:])
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "stormwater.settings")
+    from django.core.management import execute_from_command_line
+
+    execute_from_command_line(["stormwater", *argv])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,187 @@
+"""The demo town: a few hundred synthetic but realistic Longmeadow-like parcels of every class.
+
+Deterministic (fixed seed). Street names are Longmeadow's; owners, areas and ids are synthetic.
+Includes the cases staff must see: a condominium association with recorded unit percentages,
+public ways (exempt), a road-maintenance garage (not exempt), a parcel over 500 ERUs, and parcels
+that cannot be billed (no owner, unknown dwelling units, impervious area larger than the lot).
+"""
+from __future__ import annotations
+
+import random
+from datetime import date
+from decimal import Decimal
+
+from django.db import transaction
+
+from stormwater.accounts.models import User
+from stormwater.accounts.roles import Role
+from stormwater.parcels.models import (AssociationUnit, ImperviousSurvey, Owner, Parcel, ParcelImpervious,
+                                       PropertyAssociation)
+from stormwater.rules import town
+from stormwater.rules.fees import TABLE_1_BLOCKS
+
+from stormwater.utility.services import bill_run_issue, fiscal_year, resolution_adopt
+
+STREETS = ["Longmeadow St", "Williams St", "Converse St", "Laurel St", "Maple Rd", "Bliss Rd", "Wolf Swamp Rd",
+           "Shaker Rd", "Dwight Rd", "Frank Smith Rd", "Englewood Rd", "Ellington Rd", "Colony Hills Dr",
+           "Birnie Rd", "Merriweather Dr", "Greenacre Ave", "Hopkins Pl", "Emerson Rd", "Belleclaire Ave",
+           "Captain Rd", "Lawnwood Ave", "Farmington Ave", "Edgewood Ave", "Wheel Meadow Dr", "Tanglewood Dr"]
+FIRST = ["James", "Mary", "Robert", "Patricia", "John", "Jennifer", "Michael", "Linda", "David", "Elizabeth",
+         "William", "Susan", "Richard", "Jessica", "Joseph", "Sarah", "Thomas", "Karen", "Daniel", "Nancy",
+         "Priya", "Wei", "Carlos", "Fatima", "Liam", "Aisha", "Noah", "Sofia", "Ethan", "Mei"]
+LAST = ["Smith", "Johnson", "Brennan", "O'Connor", "Kowalski", "Nguyen", "Patel", "Rossi", "Cohen", "Murphy",
+        "Sullivan", "Garcia", "Chen", "Kelly", "Lombardi", "Dubois", "Fitzgerald", "Shapiro", "Rivera", "Walsh",
+        "Kim", "Greene", "Moriarty", "Haddad", "Bergeron", "Costa", "Levine", "Okafor", "Tran", "Harrington"]
+
+DEMO_PASSWORD = "stormwater-demo"
+DEMO_USERS = [
+    ("director", Role.DIRECTOR, "Dana", "Whitfield"),
+    ("staff", Role.STAFF, "Sam", "Ortiz"),
+    ("collector", Role.COLLECTOR, "Chris", "Delgado"),
+    ("assessor", Role.ASSESSOR, "Alex", "Moreau"),
+    ("clerk", Role.CLERK, "Kim", "Abernathy"),
+    ("inspector", Role.INSPECTOR, "Ivan", "Petrov"),
+    ("consultant", Role.CONSULTANT, "Casey", "Lund"),
+    ("owner", Role.OWNER, "Olivia", "Brennan"),
+]
+DEMO_ISSUE_DATE = date(2026, 9, 15)
+DEMO_FY = 2027
+
+
+def _addr(rng: random.Random) -> tuple[str, str]:
+    return f"{rng.randint(10, 1400)} {rng.choice(STREETS)}", "Longmeadow, MA 01106"
+
+
+@transaction.atomic
+def demo_load(*, parcels: int = 300, seed: int = 1783, issue_run: bool = True) -> dict:
+    """Load the demo town into an empty database; returns what was made. Refuses if parcels exist."""
+    if Parcel.objects.exists():
+        return {"loaded": False, "message": "Parcels already exist: the demo town is not loaded twice."}
+    rng = random.Random(seed)
+    users = {}
+    for username, role, first, last in DEMO_USERS:
+        u = User.objects.create_user(username=username, password=DEMO_PASSWORD, role=role, first_name=first,
+                                     last_name=last, email=f"{username}@longmeadow.example")
+        users[username] = u
+    director = users["director"]
+
+    survey = ImperviousSurvey.objects.create(name="Demo impervious survey 2026", surveyed_on=date(2026, 4, 1),
+                                             source="Synthetic demo data (not Longmeadow's GIS)")
+    owners: list[Owner] = []
+
+    def owner(name: str | None = None, business: bool = False) -> Owner:
+        street, city = _addr(rng)
+        nm = name or f"{rng.choice(FIRST)} {rng.choice(LAST)}"
+        o = Owner.objects.create(name=nm, mailing_address=f"{street}\n{city}")
+        owners.append(o)
+        return o
+
+    made: list[tuple[Parcel, Decimal | None, dict]] = []
+    seq = [0]
+
+    def parcel(*, use: str, units: int | None, imp: float | None, lot: float, own: Owner | None, addr: str = "",
+               layers: dict | None = None, **kw) -> Parcel:
+        seq[0] += 1
+        m, b = divmod(seq[0], 40)
+        p = Parcel.objects.create(parcel_id=f"{m + 1:02d}-{b + 1:02d}-{rng.randint(1, 99)}",
+                                  address=addr or _addr(rng)[0], owner=own, land_use_code=use, dwelling_units=units,
+                                  lot_sqft=Decimal(str(round(lot))), **kw)
+        if imp is not None:
+            area = Decimal(str(round(imp)))
+            if layers is None:
+                bld = (area * Decimal("0.55")).quantize(Decimal(1))
+                layers = {"buildings": str(bld), "driveways and parking": str(area - bld)}
+            made.append((p, area, layers))
+        return p
+
+    n_single = int(parcels * 0.72)
+    for _ in range(n_single):
+        imp = rng.lognormvariate(8.13, 0.35)  # median ≈ 3,400 ft²
+        parcel(use="101", units=1, imp=imp, lot=max(imp * 4, rng.uniform(9000, 40000)), own=owner())
+    for _ in range(int(parcels * 0.06)):
+        imp = rng.lognormvariate(8.3, 0.3)
+        parcel(use="104", units=2, imp=imp, lot=imp * rng.uniform(3, 6), own=owner())
+    for _ in range(3):
+        parcel(use="105", units=3, imp=rng.uniform(4000, 6500), lot=rng.uniform(12000, 20000), own=owner())
+    # Large residential: apartments (4–8 units: DOR 111; 9+: 112).
+    for units, imp in ((6, 9800), (24, 38500), (48, 71000)):
+        parcel(use="111" if units <= 8 else "112", units=units, imp=imp, lot=imp * 2.5,
+               own=owner(f"{rng.choice(LAST)} Apartments LLC", True))
+    # A condominium association whose recorded instrument splits the fee (Ch. 295 Art. IV ¶G).
+    condo = parcel(use="102", units=12, imp=26400, lot=90000, own=owner("Laurel Commons Condominium Trust", True),
+                   addr="250 Laurel St")
+    assoc = PropertyAssociation.objects.create(parcel=condo, name="Laurel Commons Condominium",
+                                               instrument="Hampden Registry of Deeds Book 15872 Page 311",
+                                               recorded_on=date(2009, 6, 12))
+    pcts = [Decimal("8.3334")] * 4 + [Decimal("8.3333")] * 8
+    for i, pct in enumerate(pcts, 1):
+        AssociationUnit.objects.create(association=assoc, unit=str(i), percent=pct, owner=owner())
+    # Nonresidential: commercial, industrial, mixed use, institutions, public buildings.
+    commercial = [("325", "Longmeadow Shops (retail)", 61000), ("340", "Bay Path professional offices", 22000),
+                  ("332", "Auto service station", 9100), ("326", "Restaurant", 7400), ("343", "Bank branch", 8800),
+                  ("300", "Hotel on Longmeadow St", 30500), ("304", "Nursing home", 48000),
+                  ("342", "Medical office", 12500), ("337", "Parking lot", 15500)]
+    for use, name, imp in commercial:
+        parcel(use=use, units=None, imp=imp, lot=imp * rng.uniform(1.6, 3.0), own=owner(f"{name} LLC", True))
+    parcel(use="401", units=None, imp=3_000_000, lot=4_400_000, own=owner("Meadowbrook Distribution Center LLC", True),
+           addr="1 Industrial Way")  # over 500 ERUs: flagged for review
+    parcel(use="013", units=1, imp=6900, lot=15000, own=owner(), addr="700 Longmeadow St")  # mixed use
+    parcel(use="031", units=2, imp=8200, lot=14000, own=owner(), addr="725 Longmeadow St")  # mixed use
+    town_owner = owner("Town of Longmeadow", True)
+    for name, imp, use, kw in (("Longmeadow High School", 265000, "903", {}),
+                               ("Town Hall", 21000, "903", {}),
+                               ("Storrs Library", 14500, "903", {}),
+                               ("Laurel Park (recreation)", 18000, "903", {}),
+                               ("DPW garage (road maintenance)", 52000, "903", {"public_way": True, "road_maintenance": True})):
+        parcel(use=use, units=None, imp=imp, lot=imp * 3.5, own=town_owner, addr=name, **kw)
+    parcel(use="906", units=None, imp=24000, lot=80000, own=owner("First Church of Christ", True),
+           addr="763 Longmeadow St")
+    parcel(use="904", units=None, imp=96000, lot=400000, own=owner("Bay Path University", True),
+           addr="588 Longmeadow St")
+    parcel(use="901", units=None, imp=4400, lot=30000, own=owner("Commonwealth of Massachusetts", True),
+           addr="State police barracks, Dwight Rd")
+    # Public ways: exempt (Ch. 295 Art. IV exemptions ¶B(1)).
+    for street in STREETS[:4]:
+        parcel(use="903", units=None, imp=rng.uniform(80000, 160000), lot=200000, own=town_owner,
+               addr=f"{street} (public way)", public_way=True)
+    # Vacant land: no dwellings, fee by impervious area (none → no fee).
+    for _ in range(6):
+        parcel(use=rng.choice(["130", "132"]), units=0, imp=rng.choice([0, 0, 0, 650]), lot=rng.uniform(8000, 60000),
+               own=owner())
+    # Parcels that cannot be billed: staff must see each with its reason.
+    parcel(use="101", units=1, imp=3100, lot=12000, own=None, addr="17 Birnie Rd")  # no owner of record
+    parcel(use="101", units=None, imp=3300, lot=11000, own=owner(), addr="44 Bliss Rd")  # unknown units
+    parcel(use="340", units=None, imp=250000, lot=20000, own=owner("Data Error Realty Trust", True),
+           addr="9 Converse St")  # impervious larger than the lot
+    parcel(use="326", units=None, imp=None, lot=15000, own=owner("New Diner LLC", True),
+           addr="1200 Williams St")  # no impervious measured
+
+    ParcelImpervious.objects.bulk_create(
+        ParcelImpervious(survey=survey, parcel=p, impervious_sqft=a, by_layer=layers) for p, a, layers in made)
+
+    # The demo owner login sees two parcels of their own.
+    mine = owners[0]
+    mine.user = users["owner"]
+    mine.name = "Olivia Brennan"
+    mine.save()
+    condo_unit = AssociationUnit.objects.filter(association=assoc, unit="1").select_related("owner").get()
+    condo_unit.owner.user = users["owner"]
+    condo_unit.owner.save()
+
+    res = resolution_adopt(
+        label=town.DEMO_LABEL, adopted_on=date(2026, 6, 1), effective_from=date(2026, 7, 1),
+        eru_sqft=town.DEMO_ERU_SQFT, rate_per_eru=town.DEMO_RATE_PER_ERU,
+        small_residential_rate=town.DEMO_SMALL_RESIDENTIAL_RATE, installments=town.DEMO_INSTALLMENTS,
+        interest_rate_percent=town.DEMO_INTEREST_RATE_PERCENT, demand_charge=town.DEMO_DEMAND_CHARGE,
+        blocks=list(TABLE_1_BLOCKS), is_demo=True,
+        notes="Demo values: ERU and rate as reported for Longmeadow in the WKU Stormwater Utility Survey 2021; "
+              "replace with the Select Board's current resolution.", acting_user=director)
+    out = {"loaded": True, "parcels": Parcel.objects.count(), "resolution": res.pk}
+    if issue_run:
+        label, start, end = fiscal_year(DEMO_FY)
+        result = bill_run_issue(period_label=label, period_start=start, period_end=end, issue_date=DEMO_ISSUE_DATE,
+                                acting_user=users["collector"])
+        out["bill_run"] = result.as_json()
+    return out
+
+

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class ParcelsConfig(AppConfig):
+    name = "stormwater.parcels"
+    label = "parcels"

@@ -1,0 +1,103 @@
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.conf import settings
+from django.db import models
+
+from stormwater.rules.classes import PropertyClass
+
+CLASS_CHOICES = [(c.value, c.label) for c in PropertyClass]
+
+
+class Owner(models.Model):
+    """A record title owner (from the Assessors' records), billed per Ch. 295 Art. IV ¶B."""
+
+    name = models.CharField(max_length=200)
+    mailing_address = models.TextField(help_text="As printed on the envelope, one line per line.")
+    email = models.EmailField(blank=True)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                             related_name="owner_records")
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Parcel(models.Model):
+    """A parcel of land in single and separate ownership (Assessors' records, Ch. 295 Art. IV ¶E)."""
+
+    parcel_id = models.CharField(max_length=40, unique=True, help_text="Assessors' map-block-lot id")
+    address = models.CharField(max_length=200, db_index=True)
+    owner = models.ForeignKey(Owner, null=True, blank=True, on_delete=models.PROTECT, related_name="parcels")
+    land_use_code = models.CharField(max_length=8, help_text="Massachusetts DOR property type code")
+    dwelling_units = models.PositiveIntegerField(null=True, blank=True)
+    lot_sqft = models.DecimalField(max_digits=14, decimal_places=2, null=True, blank=True)
+    public_way = models.BooleanField(default=False, help_text="Public street, highway or right-of-way")
+    road_maintenance = models.BooleanField(default=False, help_text="Used for road maintenance (not exempt)")
+    class_override = models.CharField(max_length=20, choices=CLASS_CHOICES, blank=True)
+    class_override_reason = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["parcel_id"]
+
+    def __str__(self) -> str:
+        return f"{self.parcel_id} {self.address}"
+
+
+class ImperviousSurvey(models.Model):
+    """A dated determination of impervious area for parcels (one GIS import = one survey)."""
+
+    name = models.CharField(max_length=200)
+    surveyed_on = models.DateField(db_index=True)
+    source = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-surveyed_on", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.surveyed_on})"
+
+
+class ParcelImpervious(models.Model):
+    """Impervious area of one parcel in one survey, right-of-way excluded (Ch. 295 Art. IV ¶E, ¶F)."""
+
+    survey = models.ForeignKey(ImperviousSurvey, on_delete=models.PROTECT, related_name="areas")
+    parcel = models.ForeignKey(Parcel, on_delete=models.PROTECT, related_name="impervious")
+    impervious_sqft = models.DecimalField(max_digits=14, decimal_places=2)
+    by_layer = models.JSONField(default=dict, blank=True, help_text="ft² per GIS layer")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["survey", "parcel"], name="one_area_per_parcel_per_survey")]
+
+
+class PropertyAssociation(models.Model):
+    """A condominium or other association whose recorded instrument divides the fee (Ch. 295 Art. IV ¶G)."""
+
+    parcel = models.OneToOneField(Parcel, on_delete=models.PROTECT, related_name="association")
+    name = models.CharField(max_length=200)
+    instrument = models.CharField(max_length=200, help_text="Hampden Registry of Deeds book/page or Land Court doc.")
+    recorded_on = models.DateField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class AssociationUnit(models.Model):
+    association = models.ForeignKey(PropertyAssociation, on_delete=models.PROTECT, related_name="units")
+    unit = models.CharField(max_length=40)
+    percent = models.DecimalField(max_digits=7, decimal_places=4)
+    owner = models.ForeignKey(Owner, null=True, blank=True, on_delete=models.PROTECT, related_name="units")
+
+    class Meta:
+        ordering = ["unit"]
+        constraints = [models.UniqueConstraint(fields=["association", "unit"], name="unit_once_per_association")]
+
+    def __str__(self) -> str:
+        return f"Unit {self.unit} ({self.percent}%)"
+
+
+HUNDRED = Decimal(100)

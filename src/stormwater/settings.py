@@ -1,0 +1,162 @@
+"""Settings from the environment (healthchecks-style typed helpers that fail loudly).
+
+STORMWATER_DATA_DIR  folder for the SQLite database, uploads and the dev secret (default ./data)
+DATABASE_URL         e.g. postgres://user:pw@127.0.0.1:5432/stormwater; SQLite (WAL) when unset
+SECRET_KEY           required when STORMWATER_ENV=production; in development one is generated
+                     into the data folder (never into the repository)
+DEBUG                "1" to turn on (off by default)
+ALLOWED_HOSTS        comma-separated (default 127.0.0.1,localhost,::1)
+EMAIL_BACKEND        Django email backend (console by default)
+"""
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+import dj_database_url
+
+
+def env_bool(name: str, default: bool = False) -> bool:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    if raw.lower() in {"1", "true", "yes", "on"}:
+        return True
+    if raw.lower() in {"0", "false", "no", "off"}:
+        return False
+    raise RuntimeError(f"{name}={raw!r}: expected a boolean (1/0, true/false)")
+
+
+def env_list(name: str, default: str) -> list[str]:
+    return [x.strip() for x in os.environ.get(name, default).split(",") if x.strip()]
+
+
+BASE_DIR = Path(__file__).resolve().parent
+DATA_DIR = Path(os.environ.get("STORMWATER_DATA_DIR") or (Path.cwd() / "data")).resolve()
+PRODUCTION = os.environ.get("STORMWATER_ENV", "development") == "production"
+DEBUG = env_bool("DEBUG", False)
+
+
+def _secret_key() -> str:
+    key = os.environ.get("SECRET_KEY")
+    if key:
+        return key
+    if PRODUCTION:
+        raise RuntimeError("SECRET_KEY must be set when STORMWATER_ENV=production")
+    DATA_DIR.mkdir(parents=True, exist_ok=True)
+    path = DATA_DIR / "dev-secret-key"
+    if not path.exists():
+        path.write_text(secrets.token_urlsafe(50))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+SECRET_KEY = _secret_key()
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,::1,testserver")
+
+INSTALLED_APPS = [
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django.contrib.humanize",
+    "stormwater.accounts",
+    "stormwater.audit",
+    "stormwater.parcels",
+    "stormwater.utility",
+    "stormwater.web",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "stormwater.urls"
+WSGI_APPLICATION = "stormwater.wsgi.application"
+AUTH_USER_MODEL = "accounts.User"
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "login"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "stormwater.web.context.nav",
+            ],
+        },
+    }
+]
+
+
+def _databases() -> dict:
+    url = os.environ.get("DATABASE_URL")
+    if url:
+        return {"default": dj_database_url.parse(url, conn_max_age=60)}
+    DATA_DIR.mkdir(parents=True, exist_ok=True)
+    return {
+        "default": {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": DATA_DIR / "stormwater.sqlite3",
+            # WAL lets the web app read while a bill run writes; IMMEDIATE takes the write lock at
+            # BEGIN so two writers queue instead of failing with "database is locked" mid-transaction.
+            "OPTIONS": {
+                "transaction_mode": "IMMEDIATE",
+                "timeout": 20,
+                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;",
+            },
+            "TEST": {"NAME": None},
+        }
+    }
+
+
+DATABASES = _databases()
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "America/New_York"
+USE_I18N = False
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = DATA_DIR / "static"
+MEDIA_ROOT = DATA_DIR / "media"
+WHITENOISE_USE_FINDERS = True
+
+SESSION_COOKIE_HTTPONLY = True
+CSRF_COOKIE_HTTPONLY = False
+SESSION_COOKIE_SECURE = PRODUCTION
+CSRF_COOKIE_SECURE = PRODUCTION
+X_FRAME_OPTIONS = "DENY"
+
+EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "stormwater@longmeadow.example")
+
+TOWN_NAME = os.environ.get("TOWN_NAME", "Town of Longmeadow")
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
+}

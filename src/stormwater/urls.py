@@ -1,0 +1,40 @@
+from django.contrib.auth import views as auth_views
+from django.urls import path, re_path
+
+from stormwater.accounts.access import public
+from stormwater.parcels import api as parcels_api
+from stormwater.parcels import views as parcels_views
+from stormwater.utility import api as utility_api
+from stormwater.utility import views as utility_views
+from stormwater.web import views as web_views
+
+urlpatterns = [
+    path("", web_views.home, name="home"),
+    path("healthz", web_views.healthz, name="healthz"),
+    path("login/", public(auth_views.LoginView.as_view(template_name="web/login.html")), name="login"),
+    path("logout/", public(auth_views.LogoutView.as_view()), name="logout"),
+    # Parcels
+    path("parcels/", parcels_views.parcel_list, name="parcel_list"),
+    path("parcels/<str:parcel_id>/", parcels_views.parcel_detail, name="parcel_detail"),
+    path("parcels/<str:parcel_id>/class/", parcels_views.parcel_class_override, name="parcel_class_override"),
+    # Utility: rates, bill runs, bills
+    path("rates/", utility_views.resolution_list, name="resolution_list"),
+    path("rates/new/", utility_views.resolution_new, name="resolution_new"),
+    path("bill-runs/", utility_views.bill_run_list, name="bill_run_list"),
+    path("bill-runs/new/", utility_views.bill_run_new, name="bill_run_new"),
+    path("bill-runs/<int:run_id>/", utility_views.bill_run_detail, name="bill_run_detail"),
+    re_path(r"^bill-runs/(?P<run_id>\d+)/export\.(?P<fmt>csv|xlsx)$", utility_views.bill_run_export,
+            name="bill_run_export"),
+    path("bills/", utility_views.bill_list, name="bill_list"),
+    path("bills/<str:number>/", utility_views.bill_detail, name="bill_detail"),
+    path("bills/<str:number>/pdf/", utility_views.bill_download, name="bill_pdf"),
+    path("billing-problems/", utility_views.billing_problems, name="billing_problems"),
+    # JSON API
+    path("api/calc/fee", utility_api.api_calc_fee, name="api_calc_fee"),
+    path("api/calc/split", utility_api.api_calc_split, name="api_calc_split"),
+    path("api/parcels/", parcels_api.api_parcel_list, name="api_parcel_list"),
+    path("api/parcels/<str:parcel_id>/", parcels_api.api_parcel_detail, name="api_parcel_detail"),
+    path("api/bills/<str:number>/", utility_api.api_bill_detail, name="api_bill_detail"),
+    path("api/bill-runs/", utility_api.api_bill_run_issue, name="api_bill_run_issue"),
+    path("api/bill-runs/<int:run_id>/", utility_api.api_bill_run_detail, name="api_bill_run_detail"),
+]

@@ -1,0 +1,105 @@
+"""JSON API of the utility. The calculators are public (they compute from what is sent, read no
+records); everything else checks the role through ``require_perm`` and the access selectors."""
+from __future__ import annotations
+
+import json
+from datetime import date
+
+from django.http import JsonResponse
+from django.shortcuts import get_object_or_404
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_POST
+
+from stormwater.accounts.access import public, require_perm
+from stormwater.accounts.roles import Perm
+from stormwater.rules.money import fmt
+from stormwater.rules.town import demo_terms
+
+from .calc import CalcInputError, calc_fee, calc_split
+from .models import BillRun
+from .selectors import bill_get_for_user, resolution_in_force
+from .services import BillingError, bill_run_issue, fiscal_year
+
+
+def _body(request):
+    try:
+        return json.loads(request.body or b"null")
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise CalcInputError(f"input: not valid JSON ({e})") from None
+
+
+def _calc(fn, request):
+    try:
+        return JsonResponse(fn(_body(request)))
+    except CalcInputError as e:
+        return JsonResponse({"error": str(e)}, status=400)
+
+
+def terms_today():
+    res = resolution_in_force(date.today())
+    return res.fee_terms() if res else demo_terms()
+
+
+@public
+@csrf_exempt
+@require_POST
+def api_calc_fee(request):
+    return _calc(lambda p: calc_fee(p, terms=terms_today()), request)
+
+
+@public
+@csrf_exempt
+@require_POST
+def api_calc_split(request):
+    return _calc(calc_split, request)
+
+
+def bill_json(bill) -> dict:
+    return {"number": bill.number, "account": bill.account.number, "parcel_id": bill.parcel.parcel_id,
+            "period_start": str(bill.period_start), "period_end": str(bill.period_end),
+            "issue_date": str(bill.issue_date), "owner_name": bill.owner_name,
+            "mailing_address": bill.mailing_address, "property_class": bill.property_class,
+            "impervious_sqft": str(bill.impervious_sqft), "erus": bill.erus, "gross_fee": fmt(bill.gross_fee),
+            "share_percent": str(bill.share_percent) if bill.share_percent is not None else None,
+            "amount": fmt(bill.amount), "blocks": bill.blocks, "explanation": bill.explanation,
+            "installments": [{"seq": i.seq, "amount": fmt(i.amount), "issue_date": str(i.issue_date),
+                              "due_date": str(i.due_date)} for i in bill.installments.all()]}
+
+
+@require_perm(api=True)
+def api_bill_detail(request, number: str):
+    return JsonResponse(bill_json(bill_get_for_user(user=request.user, number=number)))
+
+
+@require_POST
+@require_perm(Perm.BILLING_RUN, api=True)
+def api_bill_run_issue(request):
+    """POST {"fiscal_year": 2027, "issue_date": "2026-09-15"} → the run's summary."""
+    try:
+        p = _body(request)
+        if not isinstance(p, dict):
+            raise CalcInputError("input: expected one JSON object")
+        try:
+            fy = int(p["fiscal_year"])
+        except (KeyError, TypeError, ValueError):
+            raise CalcInputError("fiscal_year: required, e.g. 2027") from None
+        try:
+            issue = date.fromisoformat(str(p.get("issue_date") or date.today()))
+        except ValueError:
+            raise CalcInputError("issue_date: expected YYYY-MM-DD") from None
+        label, start, end = fiscal_year(fy)
+        result = bill_run_issue(period_label=label, period_start=start, period_end=end, issue_date=issue,
+                                acting_user=request.user)
+    except (CalcInputError, BillingError) as e:
+        return JsonResponse({"error": str(e)}, status=400)
+    return JsonResponse(result.as_json(), status=201 if result.run else 200)
+
+
+@require_perm(Perm.BILLING_VIEW_ALL, api=True)
+def api_bill_run_detail(request, run_id: int):
+    run = get_object_or_404(BillRun, pk=run_id)
+    return JsonResponse({"id": run.pk, "period_label": run.period_label, "period_start": str(run.period_start),
+                         "period_end": str(run.period_end), "issue_date": str(run.issue_date),
+                         "resolution": str(run.resolution), "bills": run.bill_count, "total": fmt(run.total_billed),
+                         "problems": [{"parcel_id": e.parcel.parcel_id, "message": e.message}
+                                      for e in run.exceptions.select_related("parcel")]})

@@ -1,0 +1,17 @@
+"""Documents a person receives, rendered from templates to PDF (WeasyPrint)."""
+from __future__ import annotations
+
+from django.conf import settings
+from django.template.loader import render_to_string
+
+
+def render_pdf(template: str, context: dict) -> bytes:
+    from weasyprint import HTML  # imported lazily: heavy, and only PDF paths need it
+
+    html = render_to_string(template, {**context, "town": settings.TOWN_NAME})
+    return HTML(string=html, base_url=str(settings.BASE_DIR)).write_pdf()
+
+
+def bill_pdf(bill) -> bytes:
+    return render_pdf("utility/bill_pdf.html", {"bill": bill, "installments": bill.installments.all(),
+                                                "resolution": bill.run.resolution})

@@ -1,0 +1,46 @@
+"""Exports of a bill run for the Collector: CSV and Excel, one row per installment."""
+from __future__ import annotations
+
+import csv
+import io
+
+from .models import Installment
+
+COLUMNS = ["bill_number", "account", "parcel_id", "address", "owner_name", "mailing_address", "property_class",
+           "impervious_sqft", "erus", "share_percent", "annual_amount", "installment", "installment_amount",
+           "issue_date", "due_date"]
+
+
+def run_rows(run):
+    qs = (Installment.objects.filter(bill__run=run)
+          .select_related("bill", "bill__account", "bill__parcel").order_by("bill__number", "seq"))
+    for i in qs.iterator(chunk_size=2000):
+        b = i.bill
+        yield [b.number, b.account.number, b.parcel.parcel_id, b.parcel.address, b.owner_name,
+               b.mailing_address.replace("\n", ", "), b.property_class, str(b.impervious_sqft), b.erus,
+               str(b.share_percent) if b.share_percent is not None else "", str(b.amount), i.seq, str(i.amount),
+               i.issue_date.isoformat(), i.due_date.isoformat()]
+
+
+def run_csv(run) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(COLUMNS)
+    w.writerows(run_rows(run))
+    return buf.getvalue()
+
+
+def run_xlsx(run) -> bytes:
+    from decimal import Decimal
+
+    from openpyxl import Workbook
+
+    wb = Workbook(write_only=True)
+    ws = wb.create_sheet(run.period_label)
+    ws.append(COLUMNS)
+    money = {"impervious_sqft", "share_percent", "annual_amount", "installment_amount"}
+    for row in run_rows(run):
+        ws.append([Decimal(v) if c in money and v != "" else v for c, v in zip(COLUMNS, row)])
+    buf = io.BytesIO()
+    wb.save(buf)
+    return buf.getvalue()

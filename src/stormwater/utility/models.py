@@ -1,0 +1,195 @@
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from stormwater.appendonly import AppendOnlyModel
+from stormwater.parcels.models import CLASS_CHOICES, AssociationUnit, Parcel
+from stormwater.rules.fees import Block, FeeTerms
+
+MONEY = dict(max_digits=14, decimal_places=2)
+
+
+class RateResolution(models.Model):
+    """A Select Board rate resolution (Ch. 295 Art. IV ¶B, ¶C, ¶D): the fee terms from a date on.
+
+    A bill uses the resolution in force on its period's first day (latest effective_from on or
+    before it). Resolutions are not edited after entry: a change is a new resolution.
+    """
+
+    label = models.CharField(max_length=200)
+    adopted_on = models.DateField()
+    effective_from = models.DateField(db_index=True)
+    eru_sqft = models.DecimalField(max_digits=10, decimal_places=2, help_text="ft² in one ERU (¶B)")
+    rate_per_eru = models.DecimalField(**MONEY, help_text="annual $ per ERU (¶D)")
+    small_residential_rate = models.DecimalField(**MONEY, help_text="annual flat $ (¶E)")
+    installments = models.PositiveSmallIntegerField(default=1, help_text="1–4 bills a year (¶B)")
+    interest_rate_percent = models.DecimalField(max_digits=6, decimal_places=3, default=12,
+                                                help_text="% per annum on unpaid balances (billing ¶C)")
+    demand_charge = models.DecimalField(**MONEY, default=25, help_text="Chapter 189 demand charge (billing ¶D)")
+    is_demo = models.BooleanField(default=False, help_text="Demo values, not an adopted Longmeadow resolution")
+    notes = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+                                   related_name="+")
+
+    class Meta:
+        ordering = ["-effective_from", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.label} (from {self.effective_from}){' — demo values' if self.is_demo else ''}"
+
+    def fee_terms(self) -> FeeTerms:
+        blocks = tuple(Block(b.first_eru, b.last_eru, b.coefficient) for b in self.blocks.all())
+        label = f"{self.label}, effective {self.effective_from:%B %-d, %Y}" + (" (demo values)" if self.is_demo else "")
+        return FeeTerms(eru_sqft=self.eru_sqft, rate_per_eru=self.rate_per_eru,
+                        small_residential_rate=self.small_residential_rate, blocks=blocks,
+                        installments=self.installments, label=label)
+
+
+class ResolutionBlock(models.Model):
+    """One row of the declining block table (Ch. 295 Art. IV ¶E, Table 1)."""
+
+    resolution = models.ForeignKey(RateResolution, on_delete=models.CASCADE, related_name="blocks")
+    first_eru = models.PositiveIntegerField()
+    last_eru = models.PositiveIntegerField(null=True, blank=True)
+    coefficient = models.DecimalField(max_digits=5, decimal_places=3)
+
+    class Meta:
+        ordering = ["first_eru"]
+
+
+class Account(models.Model):
+    """What a bill is addressed to: a parcel, or one unit of a property association (¶G)."""
+
+    number = models.CharField(max_length=60, unique=True)
+    parcel = models.ForeignKey(Parcel, on_delete=models.PROTECT, related_name="accounts")
+    unit = models.ForeignKey(AssociationUnit, null=True, blank=True, on_delete=models.PROTECT,
+                             related_name="accounts")
+
+    class Meta:
+        ordering = ["number"]
+        constraints = [
+            models.UniqueConstraint(fields=["parcel", "unit"], name="one_account_per_parcel_unit"),
+            models.UniqueConstraint(fields=["parcel"], condition=models.Q(unit__isnull=True),
+                                    name="one_whole_parcel_account"),
+        ]
+
+    def __str__(self) -> str:
+        return self.number
+
+
+class BillRun(models.Model):
+    """One issue of bills for a period (Ch. 295 Art. IV ¶B). Re-running a period bills nothing twice."""
+
+    period_label = models.CharField(max_length=40)
+    period_start = models.DateField(db_index=True)
+    period_end = models.DateField()
+    issue_date = models.DateField()
+    resolution = models.ForeignKey(RateResolution, on_delete=models.PROTECT, related_name="bill_runs")
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+                                   related_name="+")
+    bill_count = models.PositiveIntegerField(default=0)
+    total_billed = models.DecimalField(**MONEY, default=0)
+
+    class Meta:
+        ordering = ["-period_start", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.period_label} issued {self.issue_date}"
+
+
+class BillRunException(models.Model):
+    """A parcel a run could not bill, with why: listed for staff, never a silent $0."""
+
+    run = models.ForeignKey(BillRun, on_delete=models.CASCADE, related_name="exceptions")
+    parcel = models.ForeignKey(Parcel, on_delete=models.PROTECT, related_name="+")
+    message = models.TextField()
+
+
+class Bill(models.Model):
+    """A stormwater bill: the period's charge of one account, billed to the record owner (¶B).
+
+    The fee facts are a snapshot at issue, so the bill stays explainable after data change.
+    """
+
+    number = models.CharField(max_length=80, unique=True)
+    run = models.ForeignKey(BillRun, on_delete=models.PROTECT, related_name="bills")
+    account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="bills")
+    parcel = models.ForeignKey(Parcel, on_delete=models.PROTECT, related_name="bills")
+    period_start = models.DateField()
+    period_end = models.DateField()
+    issue_date = models.DateField()
+    owner_name = models.CharField(max_length=200)
+    mailing_address = models.TextField()
+    property_class = models.CharField(max_length=20, choices=CLASS_CHOICES)
+    impervious_sqft = models.DecimalField(max_digits=14, decimal_places=2)
+    erus = models.PositiveIntegerField()
+    gross_fee = models.DecimalField(**MONEY)
+    credit_percent = models.DecimalField(max_digits=6, decimal_places=3, default=0)
+    share_percent = models.DecimalField(max_digits=7, decimal_places=4, null=True, blank=True)
+    amount = models.DecimalField(**MONEY, help_text="this account's annual charge for the period")
+    blocks = models.JSONField(default=list)
+    explanation = models.TextField()
+    flagged = models.BooleanField(default=False, help_text="over the last block: review")
+
+    class Meta:
+        ordering = ["-period_start", "number"]
+        constraints = [
+            # Idempotency: one bill per account per period, whatever runs are started.
+            models.UniqueConstraint(fields=["account", "period_start"], name="one_bill_per_account_period"),
+        ]
+
+    def __str__(self) -> str:
+        return self.number
+
+
+class Installment(models.Model):
+    """One installment of a bill; a bill's installments sum exactly to its amount (1–4 a year, ¶B)."""
+
+    bill = models.ForeignKey(Bill, on_delete=models.PROTECT, related_name="installments")
+    seq = models.PositiveSmallIntegerField()
+    amount = models.DecimalField(**MONEY)
+    issue_date = models.DateField()
+    due_date = models.DateField(help_text="30 days after issue (¶B), rolled past weekends/holidays (MGL c.4 §9)")
+
+    class Meta:
+        ordering = ["bill", "seq"]
+        constraints = [models.UniqueConstraint(fields=["bill", "seq"], name="installment_seq_once")]
+
+
+class EntryKind(models.TextChoices):
+    CHARGE = "charge", "Charge"
+    PAYMENT = "payment", "Payment"
+    INTEREST = "interest", "Interest"
+    DEMAND = "demand", "Demand charge"
+    ABATEMENT = "abatement", "Abatement"
+    CREDIT = "credit", "Credit"
+    LIEN = "lien", "Committed to tax lien"
+    REVERSAL = "reversal", "Reversal"
+
+
+class LedgerEntry(AppendOnlyModel):
+    """An append-only ledger line of an account. Positive = owed to the Town, negative = paid/credited.
+
+    A balance is a sum as of a date; a mistake is corrected by a reversing entry (``reverses``).
+    The database refuses UPDATE and DELETE (triggers, see migrations).
+    """
+
+    account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="entries")
+    kind = models.CharField(max_length=12, choices=EntryKind.choices)
+    amount = models.DecimalField(**MONEY)
+    effective_on = models.DateField(db_index=True)
+    bill = models.ForeignKey(Bill, null=True, blank=True, on_delete=models.PROTECT, related_name="entries")
+    installment = models.ForeignKey(Installment, null=True, blank=True, on_delete=models.PROTECT,
+                                    related_name="entries")
+    reverses = models.ForeignKey("self", null=True, blank=True, on_delete=models.PROTECT, related_name="reversed_by")
+    memo = models.CharField(max_length=300, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+                                   related_name="+")
+
+    class Meta:
+        ordering = ["effective_on", "id"]
+        indexes = [models.Index(fields=["account", "effective_on"])]

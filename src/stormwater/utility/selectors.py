@@ -1,0 +1,134 @@
+"""Reads of rates, fees, bills and balances. ``bill_get_for_user`` is the only way a view reaches a bill."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+
+from django.db.models import Q, QuerySet, Sum
+from django.http import Http404
+
+from stormwater.accounts.roles import Perm
+from stormwater.parcels.models import Parcel
+from stormwater.parcels.selectors import parcel_classification, parcel_impervious
+from stormwater.rules.classes import ClassificationError, PropertyClass
+from stormwater.rules.fees import Fee, FeeTerms, compute_fee
+from stormwater.rules.money import ZERO
+
+from .models import Account, Bill, LedgerEntry, RateResolution
+
+ERR_NO_OWNER = "No record owner in the Assessors' data: the bill has no one to go to (Ch. 295 Art. IV ¶B)."
+ERR_NO_AREA = "No impervious area measured for this parcel: it cannot be billed by ERUs."
+ERR_AREA_OVER_LOT = "Impervious area {imp} ft² exceeds the lot size {lot} ft²: check the data."
+ERR_NO_RESOLUTION = "No rate resolution is in force on {day}: enter the Select Board's resolution first."
+
+
+class BillingProblem(Exception):
+    """A parcel that cannot be billed as it stands; the message says why, for staff."""
+
+
+def resolution_in_force(on: date) -> RateResolution | None:
+    """The resolution with the latest effective date on or before ``on`` (Ch. 295 Art. IV ¶D)."""
+    return (RateResolution.objects.filter(effective_from__lte=on).prefetch_related("blocks")
+            .order_by("-effective_from", "-id").first())
+
+
+@dataclass(frozen=True)
+class ParcelFacts:
+    """The plain values the fee needs, so one parcel and a 100,000-parcel run share one code path."""
+
+    has_owner: bool
+    land_use_code: str
+    dwelling_units: int | None
+    public_way: bool
+    road_maintenance: bool
+    class_override: str
+    class_override_reason: str
+    lot_sqft: Decimal | None
+    impervious_sqft: Decimal | None
+
+
+def assess(facts: ParcelFacts, terms: FeeTerms) -> Fee:
+    """The annual fee of a parcel or a BillingProblem naming what is wrong (never a silent $0)."""
+    if not facts.has_owner:
+        raise BillingProblem(ERR_NO_OWNER)
+    try:
+        cls = parcel_classification(facts)  # duck-typed: override fields + assessor fields
+    except ClassificationError as e:
+        raise BillingProblem(f"Cannot classify: {e}.") from None
+    imp = facts.impervious_sqft
+    needs_area = cls.property_class in (PropertyClass.NONRESIDENTIAL, PropertyClass.LARGE_RESIDENTIAL)
+    if imp is None:
+        if needs_area:
+            raise BillingProblem(ERR_NO_AREA)
+        imp = ZERO
+    if imp < 0:
+        raise BillingProblem(f"Impervious area {imp} ft² is negative: check the data.")
+    if facts.lot_sqft is not None and facts.lot_sqft < 0:
+        raise BillingProblem(f"Lot size {facts.lot_sqft} ft² is negative: check the data.")
+    if needs_area and facts.lot_sqft and imp > facts.lot_sqft:
+        raise BillingProblem(ERR_AREA_OVER_LOT.format(imp=imp, lot=facts.lot_sqft))
+    try:
+        fee = compute_fee(property_class=cls.property_class, impervious_sqft=imp, terms=terms)
+    except ValueError as e:
+        raise BillingProblem(str(e)) from None
+    return fee
+
+
+def parcel_facts(parcel: Parcel, *, as_of: date) -> ParcelFacts:
+    pi = parcel_impervious(parcel, as_of=as_of)
+    return ParcelFacts(
+        has_owner=parcel.owner_id is not None, land_use_code=parcel.land_use_code,
+        dwelling_units=parcel.dwelling_units, public_way=parcel.public_way,
+        road_maintenance=parcel.road_maintenance, class_override=parcel.class_override,
+        class_override_reason=parcel.class_override_reason, lot_sqft=parcel.lot_sqft,
+        impervious_sqft=pi.impervious_sqft if pi else None)
+
+
+@dataclass(frozen=True)
+class ParcelFee:
+    fee: Fee | None
+    problem: str | None
+    resolution: RateResolution | None
+    class_reason: str | None
+
+
+def parcel_fee(parcel: Parcel, *, as_of: date) -> ParcelFee:
+    """The parcel's fee under the resolution in force on ``as_of``, or the problem that stops it."""
+    res = resolution_in_force(as_of)
+    facts = parcel_facts(parcel, as_of=as_of)
+    try:
+        reason = parcel_classification(facts).reason
+    except ClassificationError:
+        reason = None
+    if res is None:
+        return ParcelFee(None, ERR_NO_RESOLUTION.format(day=as_of), None, reason)
+    try:
+        return ParcelFee(assess(facts, res.fee_terms()), None, res, reason)
+    except BillingProblem as e:
+        return ParcelFee(None, str(e), res, reason)
+
+
+def bills_for_user(*, user) -> QuerySet[Bill]:
+    qs = Bill.objects.select_related("parcel", "account", "run")
+    if user.can(Perm.BILLING_VIEW_ALL):
+        return qs
+    return qs.filter(
+        Q(account__unit__isnull=True, parcel__owner__user=user) | Q(account__unit__owner__user=user))
+
+
+def bill_get_for_user(*, user, number: str) -> Bill:
+    try:
+        return bills_for_user(user=user).get(number=number)
+    except Bill.DoesNotExist:
+        raise Http404("No such bill.") from None
+
+
+def account_balance(account: Account, *, as_of: date) -> Decimal:
+    """Sum of the account's ledger entries effective on or before ``as_of`` (owed > 0)."""
+    total = LedgerEntry.objects.filter(account=account, effective_on__lte=as_of).aggregate(s=Sum("amount"))["s"]
+    return total or ZERO
+
+
+def account_entries(account: Account) -> QuerySet[LedgerEntry]:
+    return LedgerEntry.objects.filter(account=account).order_by("effective_on", "id")

@@ -1,0 +1,16 @@
+from stormwater.accounts.roles import Perm
+
+
+def nav(request):
+    user = getattr(request, "user", None)
+    if not user or not user.is_authenticated:
+        return {"nav": []}
+    items = [("home", "Home"), ("parcel_list", "Parcels")]
+    if user.can(Perm.BILLING_VIEW_ALL):
+        items.append(("bill_run_list", "Bill runs"))
+    items.append(("bill_list", "Bills"))
+    if user.can(Perm.BILLING_RUN):
+        items.append(("billing_problems", "Billing problems"))
+    if user.can(Perm.RATES_VIEW):
+        items.append(("resolution_list", "Rates"))
+    return {"nav": items}
