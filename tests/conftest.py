@@ -1,0 +1,79 @@
+"""Shared fixtures: personas for every role (healthchecks-style), a small town, a resolution."""
+from __future__ import annotations
+
+from datetime import date
+from decimal import Decimal
+
+import pytest
+
+from stormwater.rules.fees import TABLE_1_BLOCKS
+
+
+@pytest.fixture
+def personas(db):
+    """One user per role, plus a second owner ("outsider") who must never see the first's records."""
+    from stormwater.accounts.models import User
+    from stormwater.accounts.roles import Role
+
+    users = {r.value: User.objects.create_user(username=r.value, password="pw-" + r.value, role=r) for r in Role}
+    users["outsider"] = User.objects.create_user(username="outsider", password="pw-outsider", role=Role.OWNER)
+    return users
+
+
+@pytest.fixture
+def resolution(db):
+    from stormwater.utility.services import resolution_adopt
+
+    return resolution_adopt(
+        label="Test resolution", adopted_on=date(2026, 6, 1), effective_from=date(2026, 7, 1),
+        eru_sqft=Decimal("3400"), rate_per_eru=Decimal("53.16"), small_residential_rate=Decimal("53.16"),
+        installments=2, interest_rate_percent=Decimal("12"), demand_charge=Decimal("25"),
+        blocks=list(TABLE_1_BLOCKS), acting_user=None)
+
+
+@pytest.fixture
+def town(db, personas):
+    """A handful of parcels of every class with one survey; owner persona owns the house."""
+    from stormwater.parcels.models import (AssociationUnit, ImperviousSurvey, Owner, Parcel, ParcelImpervious,
+                                           PropertyAssociation)
+
+    survey = ImperviousSurvey.objects.create(name="Survey 2026", surveyed_on=date(2026, 4, 1))
+    mine = Owner.objects.create(name="Olivia Owner", mailing_address="1 Elm St\nLongmeadow, MA 01106",
+                                user=personas["owner"])
+    other = Owner.objects.create(name="Oscar Other", mailing_address="2 Oak St\nLongmeadow, MA 01106",
+                                 user=personas["outsider"])
+    biz = Owner.objects.create(name="Shops LLC", mailing_address="PO Box 1\nSpringfield, MA 01101")
+
+    def mk(pid, use, units, imp, lot=100000, owner=biz, **kw):
+        p = Parcel.objects.create(parcel_id=pid, address=f"{pid} Test St", owner=owner, land_use_code=use,
+                                  dwelling_units=units, lot_sqft=Decimal(lot), **kw)
+        if imp is not None:
+            ParcelImpervious.objects.create(survey=survey, parcel=p, impervious_sqft=Decimal(imp))
+        return p
+
+    t = {
+        "house": mk("01-01-1", "101", 1, 3000, owner=mine),
+        "house2": mk("01-01-2", "104", 2, 4100, owner=other),
+        "shops": mk("02-01-1", "325", None, 200000),  # 58.82 → 59 ERUs
+        "apartments": mk("02-01-2", "112", 24, 38500),  # 11.32 → 11 ERUs
+        "road": mk("09-01-1", "903", None, 120000, public_way=True),
+        "garage": mk("09-01-2", "903", None, 52000, public_way=True, road_maintenance=True),
+        "no_owner": mk("03-01-1", "101", 1, 3000, owner=None),
+        "no_units": mk("03-01-2", "101", None, 3000),
+        "no_area": mk("03-01-3", "340", None, None),
+        "condo": mk("04-01-1", "102", 3, 10200),  # 3 ERUs
+    }
+    assoc = PropertyAssociation.objects.create(parcel=t["condo"], name="Test Condominium", instrument="Book 1 Page 2")
+    for unit, pct, owner in (("A", "33.3333", mine), ("B", "33.3333", biz), ("C", "33.3334", biz)):
+        AssociationUnit.objects.create(association=assoc, unit=unit, percent=Decimal(pct), owner=owner)
+    t["survey"] = survey
+    return t
+
+
+@pytest.fixture
+def client_for(client):
+    """client_for(user) → a test client signed in as ``user``."""
+    def _login(user):
+        client.force_login(user)
+        return client
+    return _login
