@@ -9,6 +9,11 @@ import pytest
 from stormwater.rules.fees import TABLE_1_BLOCKS
 
 
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 @pytest.fixture
 def personas(db):
     """One user per role, plus a second owner ("outsider") who must never see the first's records."""
@@ -44,7 +49,7 @@ def town(db, personas):
                                  user=personas["outsider"])
     biz = Owner.objects.create(name="Shops LLC", mailing_address="PO Box 1\nSpringfield, MA 01101")
 
-    def mk(pid, use, units, imp, lot=100000, owner=biz, **kw):
+    def mk(pid, use, units, imp, lot=500000, owner=biz, **kw):
         p = Parcel.objects.create(parcel_id=pid, address=f"{pid} Test St", owner=owner, land_use_code=use,
                                   dwelling_units=units, lot_sqft=Decimal(lot), **kw)
         if imp is not None:
@@ -61,7 +66,7 @@ def town(db, personas):
         "no_owner": mk("03-01-1", "101", 1, 3000, owner=None),
         "no_units": mk("03-01-2", "101", None, 3000),
         "no_area": mk("03-01-3", "340", None, None),
-        "condo": mk("04-01-1", "102", 3, 10200),  # 3 ERUs
+        "condo": mk("04-01-1", "102", 12, 10200),  # large residential, 3 ERUs
     }
     assoc = PropertyAssociation.objects.create(parcel=t["condo"], name="Test Condominium", instrument="Book 1 Page 2")
     for unit, pct, owner in (("A", "33.3333", mine), ("B", "33.3333", biz), ("C", "33.3334", biz)):

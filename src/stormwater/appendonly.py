@@ -11,6 +11,21 @@ from django.db.migrations.operations.base import Operation
 APPEND_ONLY_MESSAGE = "append-only table: rows are never changed or deleted; post a reversing entry"
 
 
+def sqlite_create_sql(table: str) -> list[str]:
+    return [f"CREATE TRIGGER IF NOT EXISTS {table}_no_{op.lower()} BEFORE {op} ON {table} "
+            f"BEGIN SELECT RAISE(ABORT, '{APPEND_ONLY_MESSAGE}'); END;" for op in ("UPDATE", "DELETE")]
+
+
+def sqlite_drop_sql(table: str) -> list[str]:
+    return [f"DROP TRIGGER IF EXISTS {table}_no_{op};" for op in ("update", "delete")]
+
+
+def append_only_tables() -> set[str]:
+    from django.apps import apps
+
+    return {m._meta.db_table for m in apps.get_models() if issubclass(m, AppendOnlyModel)}
+
+
 class AppendOnly(Operation):
     reduces_to_sql = True
     reversible = True
@@ -24,11 +39,8 @@ class AppendOnly(Operation):
     def database_forwards(self, app_label, schema_editor, from_state, to_state):
         t = self.table
         if schema_editor.connection.vendor == "sqlite":
-            for op in ("UPDATE", "DELETE"):
-                schema_editor.execute(
-                    f"CREATE TRIGGER {t}_no_{op.lower()} BEFORE {op} ON {t} "
-                    f"BEGIN SELECT RAISE(ABORT, '{APPEND_ONLY_MESSAGE}'); END;"
-                )
+            for sql in sqlite_create_sql(t):
+                schema_editor.execute(sql)
         elif schema_editor.connection.vendor == "postgresql":
             schema_editor.execute(
                 f"CREATE OR REPLACE FUNCTION {t}_append_only() RETURNS trigger AS $$ "
@@ -42,8 +54,8 @@ class AppendOnly(Operation):
     def database_backwards(self, app_label, schema_editor, from_state, to_state):
         t = self.table
         if schema_editor.connection.vendor == "sqlite":
-            for op in ("update", "delete"):
-                schema_editor.execute(f"DROP TRIGGER IF EXISTS {t}_no_{op};")
+            for sql in sqlite_drop_sql(t):
+                schema_editor.execute(sql)
         elif schema_editor.connection.vendor == "postgresql":
             schema_editor.execute(f"DROP TRIGGER IF EXISTS {t}_append_only ON {t};")
             schema_editor.execute(f"DROP FUNCTION IF EXISTS {t}_append_only();")

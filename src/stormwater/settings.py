@@ -111,7 +111,7 @@ def _databases() -> dict:
     DATA_DIR.mkdir(parents=True, exist_ok=True)
     return {
         "default": {
-            "ENGINE": "django.db.backends.sqlite3",
+            "ENGINE": "stormwater.dbbackends.sqlite3",
             "NAME": DATA_DIR / "stormwater.sqlite3",
             # WAL lets the web app read while a bill run writes; IMMEDIATE takes the write lock at
             # BEGIN so two writers queue instead of failing with "database is locked" mid-transaction.
@@ -139,7 +139,9 @@ USE_I18N = False
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = DATA_DIR / "static"
+# Static files are served from the app folders by WhiteNoise (finders); STATIC_ROOT only once
+# `stormwater collectstatic` has filled it (production).
+STATIC_ROOT = DATA_DIR / "static" if (DATA_DIR / "static").is_dir() else None
 MEDIA_ROOT = DATA_DIR / "media"
 WHITENOISE_USE_FINDERS = True
 

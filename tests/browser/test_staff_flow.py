@@ -1,0 +1,67 @@
+"""Issue 2's "done when", in a real browser: log in as staff, find a nonresidential parcel, see why its
+fee is what it is, issue a bill run, open a PDF bill."""
+import re
+
+import pytest
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def demo_town(transactional_db):
+    from stormwater.demo import demo_load
+
+    demo_load(parcels=120, issue_run=False)
+
+
+def login(page, live_server, username):
+    page.goto(f"{live_server.url}/login/")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill("stormwater-demo")
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_url(f"{live_server.url}/")
+
+
+def test_staff_find_a_parcel_see_why_issue_a_run_open_a_pdf(page, live_server, demo_town, shot):
+    login(page, live_server, "staff")
+    shot("01-home")
+    page.get_by_label("Find a parcel").fill("Longmeadow Shops")
+    page.get_by_role("button", name="Search").click()
+    shot("02-search")
+    page.get_by_role("link", name=re.compile(r"^\d\d-\d\d-\d+$")).first.click()
+    page.get_by_role("heading", name="Why the fee is what it is").wait_for()
+    text = page.locator("main").inner_text()
+    assert "ERUs 1–10" in text and "× 0.9" in text and "Nonresidential property" in text and "demo values" in text
+    shot("03-parcel")
+
+    page.get_by_role("link", name="Bill runs").click()
+    page.get_by_role("link", name="Issue a bill run").click()
+    page.get_by_label("Fiscal year (FY)").fill("2027")
+    page.get_by_label("Issue date").fill("2026-09-15")
+    page.get_by_role("button", name="Issue bills").click()
+    page.get_by_role("heading", name=re.compile("Bill run FY2027")).wait_for()
+    assert "Not billed: needs staff" in page.locator("main").inner_text()
+    shot("04-run")
+    page.get_by_role("link", name=re.compile(r"^FY2027-")).first.click()
+    page.get_by_role("heading", name=re.compile("^Bill FY2027-")).wait_for()
+    shot("05-bill")
+    pdf_url = page.get_by_role("link", name="Open PDF").get_attribute("href")
+    resp = page.request.get(f"{live_server.url}{pdf_url}")
+    assert resp.status == 200 and resp.body()[:5] == b"%PDF-"
+
+
+def test_an_owner_sees_their_own_bill_only(page, live_server, demo_town, shot):
+    from datetime import date
+
+    from stormwater.utility.services import bill_run_issue, fiscal_year
+
+    label, start, end = fiscal_year(2027)
+    bill_run_issue(period_label=label, period_start=start, period_end=end, issue_date=date(2026, 9, 15),
+                   acting_user=None)
+    login(page, live_server, "owner")
+    text = page.locator("main").inner_text()
+    assert "Your parcels" in text and "Your bills" in text
+    shot("06-owner-home")
+    page.get_by_role("link", name="Parcels").click()
+    rows = page.locator("tbody tr").count()
+    assert rows == 2

@@ -1,0 +1,99 @@
+"""Every view and endpoint checks the role; an owner reaches only their own parcels and bills."""
+from datetime import date
+
+import pytest
+from django.urls import URLPattern, get_resolver
+
+from stormwater.utility.models import Bill
+from stormwater.utility.services import bill_run_issue, fiscal_year
+
+
+def _callbacks():
+    for p in get_resolver().url_patterns:
+        assert isinstance(p, URLPattern)
+        yield p.name, p.callback
+
+
+def test_every_url_is_guarded_or_deliberately_public():
+    unguarded = [name for name, cb in _callbacks()
+                 if not hasattr(cb, "required_perm") and not getattr(cb, "is_public", False)
+                 and not getattr(getattr(cb, "view_class", None), "is_public", False)]
+    assert unguarded == []
+
+
+PUBLIC = {"login", "logout", "healthz", "api_calc_fee", "api_calc_split"}
+
+
+def test_only_the_expected_urls_are_public():
+    public = {name for name, cb in _callbacks() if not hasattr(cb, "required_perm")}
+    assert public == PUBLIC
+
+
+@pytest.fixture
+def billed(town, resolution):
+    label, start, end = fiscal_year(2027)
+    bill_run_issue(period_label=label, period_start=start, period_end=end, issue_date=date(2026, 9, 15),
+                   acting_user=None)
+    return town
+
+
+def test_anonymous_users_are_sent_to_login_and_api_says_401(client, billed):
+    r = client.get("/parcels/")
+    assert r.status_code == 302 and r.url.startswith("/login/")
+    assert client.get("/api/parcels/").status_code == 401
+
+
+def test_an_owner_sees_only_their_own_parcels(client_for, personas, billed):
+    c = client_for(personas["owner"])
+    r = c.get("/parcels/")
+    assert "01-01-1" in r.content.decode() and "02-01-1" not in r.content.decode()
+    # The condominium where the owner holds unit A is theirs too.
+    assert "04-01-1" in r.content.decode()
+    assert c.get("/parcels/01-01-1/").status_code == 200
+    assert c.get("/parcels/02-01-1/").status_code == 404  # not theirs: same answer as "no such parcel"
+    assert c.get("/api/parcels/02-01-1/").status_code == 404
+    ids = {p["parcel_id"] for p in c.get("/api/parcels/").json()["parcels"]}
+    assert ids == {"01-01-1", "04-01-1"}
+
+
+def test_an_owner_sees_only_their_own_bills(client_for, personas, billed):
+    c = client_for(personas["owner"])
+    mine = Bill.objects.get(parcel=billed["house"])
+    theirs = Bill.objects.get(parcel=billed["house2"])
+    other_unit = Bill.objects.get(parcel=billed["condo"], account__unit__unit="B")
+    my_unit = Bill.objects.get(parcel=billed["condo"], account__unit__unit="A")
+    assert c.get(f"/bills/{mine.number}/").status_code == 200
+    assert c.get(f"/bills/{my_unit.number}/").status_code == 200
+    for b in (theirs, other_unit):
+        assert c.get(f"/bills/{b.number}/").status_code == 404
+        assert c.get(f"/bills/{b.number}/pdf/").status_code == 404
+        assert c.get(f"/api/bills/{b.number}/").status_code == 404
+    listed = c.get("/bills/").content.decode()
+    assert mine.number in listed and theirs.number not in listed and other_unit.number not in listed
+    # The condo page shows the owner's own unit bill only.
+    page = c.get("/parcels/04-01-1/").content.decode()
+    assert my_unit.number in page and other_unit.number not in page
+
+
+@pytest.mark.parametrize("role,url,status", [
+    ("owner", "/bill-runs/", 403), ("consultant", "/bill-runs/", 403), ("inspector", "/bill-runs/new/", 403),
+    ("assessor", "/bill-runs/new/", 403), ("clerk", "/bill-runs/new/", 403), ("collector", "/bill-runs/new/", 200),
+    ("staff", "/bill-runs/new/", 200), ("director", "/bill-runs/new/", 200),
+    ("owner", "/rates/", 403), ("clerk", "/rates/new/", 200), ("collector", "/rates/new/", 403),
+    ("consultant", "/parcels/02-01-1/", 404), ("inspector", "/parcels/02-01-1/", 200),
+    ("owner", "/billing-problems/", 403), ("staff", "/billing-problems/", 200),
+])
+def test_role_matrix(client_for, personas, billed, role, url, status):
+    assert client_for(personas[role]).get(url).status_code == status
+
+
+def test_api_bill_run_requires_the_billing_role(client_for, personas, billed):
+    r = client_for(personas["owner"]).post("/api/bill-runs/", {"fiscal_year": 2028}, content_type="application/json")
+    assert r.status_code == 403
+
+
+def test_only_classifiers_may_override_a_class(client_for, personas, billed):
+    r = client_for(personas["collector"]).post("/parcels/02-01-1/class/", {"property_class": "exempt", "reason": "x"})
+    assert r.status_code == 403
+    billed["shops"].refresh_from_db()
+    assert billed["shops"].class_override == ""
