@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import csv
+from bisect import bisect_left
 import io
 from functools import lru_cache
 from pathlib import Path
@@ -25,13 +26,11 @@ def interp(x: float, xs: list[float] | tuple[float, ...], ys: list[float] | tupl
     """Linear interpolation on ascending ``xs``; ``ValueError`` outside ``[xs[0], xs[-1]]``."""
     if not xs[0] <= x <= xs[-1]:
         raise ValueError(f"{what}: {x:g} is outside the tabulated range {xs[0]:g} to {xs[-1]:g}")
-    for i in range(1, len(xs)):
-        if x <= xs[i]:
-            x0, x1 = xs[i - 1], xs[i]
-            if x1 == x0:
-                return ys[i]
-            return ys[i - 1] + (ys[i] - ys[i - 1]) * (x - x0) / (x1 - x0)
-    return ys[-1]
+    i = max(1, bisect_left(xs, x))
+    x0, x1 = xs[i - 1], xs[i]
+    if x1 == x0:
+        return ys[i]
+    return ys[i - 1] + (ys[i] - ys[i - 1]) * (x - x0) / (x1 - x0)
 
 
 def require_finite(value: float, name: str) -> float:
