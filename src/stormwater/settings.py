@@ -120,7 +120,7 @@ def _databases() -> dict:
                 "timeout": 20,
                 "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;",
             },
-            "TEST": {"NAME": None},
+            "TEST": {"NAME": ":memory:"},
         }
     }
 
