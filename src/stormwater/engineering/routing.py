@@ -197,6 +197,7 @@ def storage_indication_route(inflow: Hydrograph, stage_storage: StageStorage,
     s_start = s1
     flows = list(inflow.flows_cfs) + [0.0] * int(round(tail_hr / inflow.dt_hr))
     res_o, res_h, res_s = [o1], [h], [s1]
+    s_max = s1
     for k in range(1, len(flows)):
         rhs = flows[k - 1] + flows[k] + 2.0 * s1 / dt_s - o1
         if rhs > si[-1]:
@@ -209,7 +210,8 @@ def storage_indication_route(inflow: Hydrograph, stage_storage: StageStorage,
         res_o.append(o1)
         res_h.append(h)
         res_s.append(s1)
-        if k >= len(inflow.flows_cfs) and s1 - s_start <= 1e-6 * max(res_s) and o1 < 1e-9:
+        s_max = max(s_max, s1)
+        if k >= len(inflow.flows_cfs) and s1 - s_start <= 1e-6 * s_max and o1 < 1e-9:
             break
     per = {name: tuple(o.discharge_cfs(x) for x in res_h) for name, o in named.items()}
     return RoutingResult(Hydrograph(inflow.dt_hr, tuple(res_o)), tuple(res_h), tuple(res_s), per)
