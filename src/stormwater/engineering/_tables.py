@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import csv
-from bisect import bisect_left
 import io
+from bisect import bisect_left
 from functools import lru_cache
 from pathlib import Path
 
