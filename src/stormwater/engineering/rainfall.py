@@ -221,8 +221,9 @@ def noaa_plus_design_storms_in(data: PfdsData, *, ari_years: tuple[int, ...] = (
                                duration: str = "24-hr") -> dict[int, float]:
     """Design depths [in] for the Ch. 380 design storms: 0.9 × upper 90 % bound, by ARI [years].
 
-    Default storms: 2-, 10- and 100-year 24-hour (Ch. 380 § 380-12 A(3): peak rates and volumes
-    for the two-year, ten-year and 100-year, twenty-four-hour storms).
+    Default storms: 2-, 10- and 100-year 24-hour (Ch. 380 § 380-12, stormwater management plan
+    contents: "Peak runoff rates and total runoff volumes ... for the two-year, ten-year and 100-year,
+    twenty-four-hour storms").
     """
     return {a: noaa_plus_design_rainfall_in(data.depth_in(duration=duration, ari_years=a, statistic="upper"))
             for a in ari_years}

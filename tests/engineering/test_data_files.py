@@ -1,0 +1,21 @@
+"""The shipped reference tables are verbatim copies of the reference folder's (plus one provenance line)."""
+from __future__ import annotations
+
+import pytest
+
+from stormwater.engineering._tables import DATA_DIR
+
+COPIED = sorted(p.name for p in DATA_DIR.glob("*.csv") if not p.name.startswith("tr55_exhibit5_"))
+
+
+def test_every_data_file_names_its_source():
+    for p in DATA_DIR.glob("*.csv"):
+        head = [ln for ln in p.read_text().splitlines() if ln.startswith("#")]
+        assert any("Source" in ln or "source" in ln for ln in head), p.name
+
+
+@pytest.mark.parametrize("name", COPIED)
+def test_copied_tables_match_the_reference_folder(reference, name):
+    shipped = (DATA_DIR / name).read_text().splitlines()
+    assert shipped[0].startswith("# Copied verbatim from the project's reference folder")
+    assert shipped[1:] == (reference / "engineering" / name).read_text().splitlines()
