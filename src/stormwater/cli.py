@@ -1,7 +1,7 @@
 """The ``stormwater`` command.
 
-``stormwater calc fee`` / ``stormwater calc split`` read one JSON object on stdin and print one
-JSON object (exit 2 with {"error": ...} on bad input, never a traceback). Every other subcommand is
+``stormwater calc fee|split|runoff|retention|noaa-plus|peak|bmp`` read one JSON object on stdin
+and print one JSON object (exit 2 with {"error": ...} on bad input, never a traceback). Every other subcommand is
 a Django management command (``stormwater migrate``, ``stormwater demo_load``, ``stormwater
 bill_run``, ``stormwater runserver`` ...).
 """
@@ -48,21 +48,31 @@ def _emit(obj: dict, code: int = 0) -> int:
     return code
 
 
+def _calculators() -> dict:
+    """name → function(payload) of every calculator (the same table serves /api/calc/<name>)."""
+    from stormwater.engineering import calc as eng
+    from stormwater.utility.calc import calc_fee, calc_split
+
+    return {"fee": lambda p: calc_fee(p, terms=_terms_in_force()), "split": calc_split,
+            "runoff": eng.calc_runoff, "retention": eng.calc_retention, "noaa-plus": eng.calc_noaa_plus,
+            "peak": eng.calc_peak, "bmp": eng.calc_bmp}
+
+
 def calc(argv: list[str]) -> int:
-    from stormwater.utility.calc import CalcInputError, calc_fee, calc_split
+    from stormwater.engineering.calc import CalcInputError as EngineeringInputError
+    from stormwater.utility.calc import CalcInputError
 
     what = argv[0] if argv else ""
-    if what not in {"fee", "split"}:
-        return _emit({"error": "usage: stormwater calc fee|split < input.json"}, 2)
+    calculators = _calculators()
+    if what not in calculators:
+        return _emit({"error": f"usage: stormwater calc {'|'.join(calculators)} < input.json"}, 2)
     try:
         payload = json.loads(sys.stdin.read() or "null")
     except json.JSONDecodeError as e:
         return _emit({"error": f"input: not valid JSON ({e.msg} at line {e.lineno} column {e.colno})"}, 2)
     try:
-        if what == "fee":
-            return _emit(calc_fee(payload, terms=_terms_in_force()))
-        return _emit(calc_split(payload))
-    except CalcInputError as e:
+        return _emit(calculators[what](payload))
+    except (CalcInputError, EngineeringInputError) as e:
         return _emit({"error": str(e)}, 2)
 
 

@@ -32,6 +32,8 @@ urlpatterns = [
     # JSON API
     path("api/calc/fee", utility_api.api_calc_fee, name="api_calc_fee"),
     path("api/calc/split", utility_api.api_calc_split, name="api_calc_split"),
+    re_path(r"^api/calc/(?P<name>runoff|retention|noaa-plus|peak|bmp)$", utility_api.api_calc_engineering,
+            name="api_calc_engineering"),
     path("api/parcels/", parcels_api.api_parcel_list, name="api_parcel_list"),
     path("api/parcels/<str:parcel_id>/", parcels_api.api_parcel_detail, name="api_parcel_detail"),
     path("api/bills/<str:number>/", utility_api.api_bill_detail, name="api_bill_detail"),

@@ -29,9 +29,11 @@ def _body(request):
 
 
 def _calc(fn, request):
+    from stormwater.engineering.calc import CalcInputError as EngineeringInputError
+
     try:
         return JsonResponse(fn(_body(request)))
-    except CalcInputError as e:
+    except (CalcInputError, EngineeringInputError) as e:
         return JsonResponse({"error": str(e)}, status=400)
 
 
@@ -52,6 +54,20 @@ def api_calc_fee(request):
 @require_POST
 def api_calc_split(request):
     return _calc(calc_split, request)
+
+
+ENGINEERING_CALCULATORS = {"runoff": "calc_runoff", "retention": "calc_retention", "noaa-plus": "calc_noaa_plus",
+                           "peak": "calc_peak", "bmp": "calc_bmp"}
+
+
+@public
+@csrf_exempt
+@require_POST
+def api_calc_engineering(request, name: str):
+    """POST /api/calc/runoff|retention|noaa-plus|peak|bmp: the engineering calculators (issue 7)."""
+    from stormwater.engineering import calc as eng
+
+    return _calc(getattr(eng, ENGINEERING_CALCULATORS[name]), request)
 
 
 def bill_json(bill) -> dict:
