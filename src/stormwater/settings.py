@@ -66,6 +66,7 @@ INSTALLED_APPS = [
     "stormwater.audit",
     "stormwater.parcels",
     "stormwater.utility",
+    "stormwater.receivables",
     "stormwater.web",
 ]
 

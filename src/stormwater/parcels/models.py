@@ -37,6 +37,8 @@ class Parcel(models.Model):
     lot_sqft = models.DecimalField(max_digits=14, decimal_places=2, null=True, blank=True)
     public_way = models.BooleanField(default=False, help_text="Public street, highway or right-of-way")
     road_maintenance = models.BooleanField(default=False, help_text="Used for road maintenance (not exempt)")
+    water_sewer_account = models.CharField(
+        max_length=40, blank=True, help_text="Town water/sewer account: the stormwater fee is consolidated on its bill")
     class_override = models.CharField(max_length=20, choices=CLASS_CHOICES, blank=True)
     class_override_reason = models.TextField(blank=True)
 

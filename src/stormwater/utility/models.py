@@ -133,6 +133,9 @@ class Bill(models.Model):
     blocks = models.JSONField(default=list)
     explanation = models.TextField()
     flagged = models.BooleanField(default=False, help_text="over the last block: review")
+    is_back_bill = models.BooleanField(default=False, help_text="back bill: no interest or late charges (billing ¶A)")
+    water_sewer_account = models.CharField(max_length=40, blank=True,
+                                           help_text="consolidated on this water/sewer account (fee section ¶B)")
 
     class Meta:
         ordering = ["-period_start", "number"]
@@ -170,6 +173,16 @@ class EntryKind(models.TextChoices):
     REVERSAL = "reversal", "Reversal"
 
 
+class Component(models.TextChoices):
+    """What part of an installment an entry moves. Payments apply oldest installment first: demand
+    charges, then interest, then principal (DESIGN.md; Ch. 295 Art. IV billing ¶C–¶D)."""
+
+    PRINCIPAL = "principal", "Principal"
+    INTEREST = "interest", "Interest"
+    DEMAND = "demand", "Demand charge"
+    UNAPPLIED = "unapplied", "Unapplied credit"
+
+
 class LedgerEntry(AppendOnlyModel):
     """An append-only ledger line of an account. Positive = owed to the Town, negative = paid/credited.
 
@@ -179,12 +192,15 @@ class LedgerEntry(AppendOnlyModel):
 
     account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="entries")
     kind = models.CharField(max_length=12, choices=EntryKind.choices)
+    component = models.CharField(max_length=10, choices=Component.choices, default=Component.PRINCIPAL)
     amount = models.DecimalField(**MONEY)
     effective_on = models.DateField(db_index=True)
     bill = models.ForeignKey(Bill, null=True, blank=True, on_delete=models.PROTECT, related_name="entries")
     installment = models.ForeignKey(Installment, null=True, blank=True, on_delete=models.PROTECT,
                                     related_name="entries")
     reverses = models.ForeignKey("self", null=True, blank=True, on_delete=models.PROTECT, related_name="reversed_by")
+    payment = models.ForeignKey("receivables.Payment", null=True, blank=True, on_delete=models.PROTECT,
+                                related_name="entries")
     memo = models.CharField(max_length=300, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,

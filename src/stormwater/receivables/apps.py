@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class ReceivablesConfig(AppConfig):
+    name = "stormwater.receivables"
+    label = "receivables"

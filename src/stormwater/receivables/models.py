@@ -1,0 +1,113 @@
+"""Collections: payments, demands, commitments to the tax bill (liens), closed periods.
+
+Money moves only through utility.LedgerEntry (append-only); these models record the acts that
+caused the entries (who, when, which file, which demand) so each can be explained and reversed.
+"""
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from stormwater.utility.models import MONEY, Account, RateResolution
+
+
+class PaymentMethod(models.TextChoices):
+    CHECK = "check", "Check"
+    CASH = "cash", "Cash"
+    CARD = "card", "Card"
+    ACH = "ach", "ACH / online"
+    LOCKBOX = "lockbox", "Lockbox"
+
+
+class PaymentBatch(models.Model):
+    """A lockbox/bank file. The file's SHA-256 is unique: posting the same file twice posts nothing twice."""
+
+    filename = models.CharField(max_length=255)
+    sha256 = models.CharField(max_length=64, unique=True)
+    rows = models.PositiveIntegerField()
+    total = models.DecimalField(**MONEY)
+    posted_at = models.DateTimeField(auto_now_add=True)
+    posted_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT, related_name="+")
+
+    class Meta:
+        ordering = ["-posted_at"]
+
+
+class Payment(models.Model):
+    account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="payments")
+    amount = models.DecimalField(**MONEY)
+    received_on = models.DateField(db_index=True)
+    method = models.CharField(max_length=10, choices=PaymentMethod.choices, default=PaymentMethod.CHECK)
+    reference = models.CharField(max_length=80, blank=True, help_text="check number, bank trace …")
+    batch = models.ForeignKey(PaymentBatch, null=True, blank=True, on_delete=models.PROTECT, related_name="payments")
+    batch_line = models.PositiveIntegerField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT, related_name="+")
+
+    class Meta:
+        ordering = ["-received_on", "-id"]
+
+    def __str__(self) -> str:
+        return f"Payment {self.pk} ${self.amount} on {self.received_on}"
+
+
+class PaymentReversal(models.Model):
+    """A bounced or mistaken payment, undone by reversing entries (never by deleting)."""
+
+    payment = models.OneToOneField(Payment, on_delete=models.PROTECT, related_name="reversal")
+    reversed_on = models.DateField()
+    reason = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT, related_name="+")
+
+
+class Demand(models.Model):
+    """A statement of the amount due with a demand for payment (Ch. 295 Art. IV billing ¶D)."""
+
+    account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="demands")
+    served_on = models.DateField(help_text="the day the demand was mailed")
+    resolution = models.ForeignKey(RateResolution, on_delete=models.PROTECT, related_name="+")
+    demand_charge = models.DecimalField(**MONEY)
+    principal_due = models.DecimalField(**MONEY)
+    interest_due = models.DecimalField(**MONEY)
+    total_due = models.DecimalField(**MONEY, help_text="including the demand charge")
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT, related_name="+")
+
+    class Meta:
+        ordering = ["-served_on", "-id"]
+
+
+class Commitment(models.Model):
+    """Unpaid amounts committed to the Board of Assessors for the next annual tax bill (billing ¶D)."""
+
+    tax_fiscal_year = models.PositiveIntegerField()
+    committed_on = models.DateField()
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT, related_name="+")
+
+    class Meta:
+        ordering = ["-committed_on", "-id"]
+
+
+class CommitmentLine(models.Model):
+    commitment = models.ForeignKey(Commitment, on_delete=models.PROTECT, related_name="lines")
+    account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="commitment_lines")
+    demand = models.OneToOneField(Demand, on_delete=models.PROTECT, related_name="commitment_line")
+    principal = models.DecimalField(**MONEY)
+    interest = models.DecimalField(**MONEY)
+    demand_charges = models.DecimalField(**MONEY)
+    total = models.DecimalField(**MONEY)
+    paid_on = models.DateField(null=True, blank=True, help_text="paid through the tax bill: the lien is closed")
+    paid_amount = models.DecimalField(**MONEY, null=True, blank=True)
+
+
+class PeriodClose(models.Model):
+    """Finance closes the books through a date; nothing is posted on or before it afterwards."""
+
+    closed_through = models.DateField()
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT, related_name="+")
+
+    class Meta:
+        ordering = ["-closed_through"]
