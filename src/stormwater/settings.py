@@ -67,6 +67,7 @@ INSTALLED_APPS = [
     "stormwater.parcels",
     "stormwater.utility",
     "stormwater.receivables",
+    "stormwater.fund",
     "stormwater.web",
 ]
 

@@ -24,6 +24,8 @@ class Perm:
     BILLING_VIEW_ALL = "billing.view_all"        # every bill, account and ledger
     BILLING_RUN = "billing.run"                  # prepare and issue bill runs
     AUDIT_VIEW = "audit.view"
+    FUND_VIEW = "fund.view"                      # Stormwater Management Account, rate model, fund reports
+    FUND_BUDGET = "fund.budget"                  # enter budget lines and other revenue of the account
 
 
 _ALL = {v for k, v in vars(Perm).items() if k.isupper()}
@@ -31,11 +33,12 @@ _ALL = {v for k, v in vars(Perm).items() if k.isupper()}
 ROLE_PERMS: dict[str, frozenset[str]] = {
     Role.DIRECTOR: frozenset(_ALL),
     Role.STAFF: frozenset({Perm.PARCEL_VIEW_ALL, Perm.PARCEL_CLASSIFY, Perm.PARCEL_EDIT, Perm.RATES_VIEW,
-                           Perm.BILLING_VIEW_ALL, Perm.BILLING_RUN, Perm.AUDIT_VIEW}),
+                           Perm.BILLING_VIEW_ALL, Perm.BILLING_RUN, Perm.AUDIT_VIEW, Perm.FUND_VIEW}),
     Role.COLLECTOR: frozenset({Perm.PARCEL_VIEW_ALL, Perm.RATES_VIEW, Perm.BILLING_VIEW_ALL, Perm.BILLING_RUN,
-                               Perm.AUDIT_VIEW}),
+                               Perm.AUDIT_VIEW, Perm.FUND_VIEW, Perm.FUND_BUDGET}),
     Role.ASSESSOR: frozenset({Perm.PARCEL_VIEW_ALL, Perm.PARCEL_EDIT, Perm.RATES_VIEW}),
-    Role.CLERK: frozenset({Perm.PARCEL_VIEW_ALL, Perm.RATES_VIEW, Perm.RATES_ADOPT, Perm.BILLING_VIEW_ALL}),
+    Role.CLERK: frozenset({Perm.PARCEL_VIEW_ALL, Perm.RATES_VIEW, Perm.RATES_ADOPT, Perm.BILLING_VIEW_ALL,
+                        Perm.FUND_VIEW}),
     Role.INSPECTOR: frozenset({Perm.PARCEL_VIEW_ALL}),
     Role.CONSULTANT: frozenset(),
     Role.OWNER: frozenset(),
