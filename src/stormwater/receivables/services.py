@@ -1,0 +1,428 @@
+"""Collections services (Ch. 295 Art. IV, billing and collection ¶A–¶D). Each is atomic, locks the
+account it changes (two clerks, one account: nothing lost or doubled), and writes an audit row."""
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+from dataclasses import dataclass
+from datetime import date, timedelta
+from decimal import Decimal
+
+from django.db import transaction
+
+from stormwater.audit.services import audit_record
+from stormwater.rules.calendar import add_calendar_days, add_months
+from stormwater.rules.interest import interest_start
+from stormwater.rules.money import ZERO, fmt, round_cents, to_decimal
+from stormwater.utility.models import Account, Bill, BillRun, Component, EntryKind, Installment, LedgerEntry
+from stormwater.utility.selectors import resolution_in_force
+
+from .ledger import account_position
+from .models import (Commitment, CommitmentLine, Demand, Payment, PaymentBatch, PaymentMethod, PaymentReversal,
+                     PeriodClose)
+
+ERR_AMOUNT = "amount: must be greater than zero"
+ERR_FUTURE = "received_on: {day} is in the future"
+ERR_CLOSED = "{field}: {day} is in a closed period (the books are closed through {through})"
+ERR_UNKNOWN_ACCOUNT = "account: no account {number!r}"
+ERR_ALREADY_REVERSED = "This payment was already reversed on {day}."
+ERR_BACK_BILL_LONG = ("A back bill may cover at most one year of charges (Ch. 295 Art. IV billing ¶A); "
+                      "{start} – {end} is {days} days.")
+ERR_BACK_BILL_OVERLAP = "Parcel {pid} is already billed for part of {start} – {end} (bill {bill})."
+ERR_BACK_BILL_AGAIN = ("Parcel {pid} was already back billed on {day}: back billing is limited to one year of "
+                       "charges (Ch. 295 Art. IV billing ¶A).")
+
+# Ch. 295 Art. IV billing ¶D: commitment once "the amount due remains unpaid 14 days after mailing".
+DEMAND_TO_COMMITMENT_DAYS = 14
+# Payment allocation order within an installment (DESIGN.md): demand charges, interest, principal.
+ALLOCATION_ORDER = (Component.DEMAND, Component.INTEREST, Component.PRINCIPAL)
+
+
+class CollectionError(ValueError):
+    pass
+
+
+def _user(u):
+    return u if getattr(u, "is_authenticated", False) else None
+
+
+def closed_through() -> date | None:
+    pc = PeriodClose.objects.order_by("-closed_through").first()
+    return pc.closed_through if pc else None
+
+
+def _check_open(day: date, field: str) -> None:
+    through = closed_through()
+    if through and day <= through:
+        raise CollectionError(ERR_CLOSED.format(field=field, day=day, through=through))
+
+
+def _lock(account: Account) -> Account:
+    return Account.objects.select_for_update().get(pk=account.pk)
+
+
+def _materialize_interest(account: Account, on: date, user) -> None:
+    """Post, as of ``on``, the interest each installment has earned and not yet had posted."""
+    for d in account_position(account, as_of=on).dues:
+        if d.interest_accrued > 0:
+            LedgerEntry.objects.create(account=account, kind=EntryKind.INTEREST, component=Component.INTEREST,
+                                       amount=d.interest_accrued, effective_on=on, bill=d.installment.bill,
+                                       installment=d.installment, created_by=_user(user),
+                                       memo=f"Interest through {on} (Ch. 295 Art. IV billing ¶C)")
+
+
+def _allocate(account: Account, amount: Decimal, on: date, *, kind: str, user, payment: Payment | None = None,
+              memo: str = "", components=ALLOCATION_ORDER) -> Decimal:
+    """Apply ``amount`` oldest installment first, demand → interest → principal; returns what is left."""
+    left = amount
+    for d in account_position(account, as_of=on).dues:
+        if left <= 0:
+            break
+        for comp in components:
+            owed = d.buckets[comp]
+            take = min(left, owed)
+            if take > 0:
+                LedgerEntry.objects.create(account=account, kind=kind, component=comp, amount=-take, effective_on=on,
+                                           bill=d.installment.bill, installment=d.installment, payment=payment,
+                                           created_by=_user(user), memo=memo)
+                left -= take
+    return left
+
+
+@transaction.atomic
+def payment_post(*, account: Account, amount: Decimal, received_on: date, method: str = PaymentMethod.CHECK,
+                 reference: str = "", acting_user, batch: PaymentBatch | None = None,
+                 batch_line: int | None = None) -> Payment:
+    """Post a payment: interest brought up to date, then oldest installment first, demand charges →
+    interest → principal; any overpayment stays as an unapplied credit balance."""
+    amount = round_cents(Decimal(amount))
+    if amount <= 0:
+        raise CollectionError(ERR_AMOUNT)
+    if received_on > date.today():
+        raise CollectionError(ERR_FUTURE.format(day=received_on))
+    _check_open(received_on, "received_on")
+    account = _lock(account)
+    _materialize_interest(account, received_on, acting_user)
+    payment = Payment.objects.create(account=account, amount=amount, received_on=received_on, method=method,
+                                     reference=reference, batch=batch, batch_line=batch_line,
+                                     created_by=_user(acting_user))
+    memo = f"Payment {payment.pk}" + (f" ref {reference}" if reference else "")
+    left = _allocate(account, amount, received_on, kind=EntryKind.PAYMENT, user=acting_user, payment=payment,
+                     memo=memo)
+    if left > 0:
+        LedgerEntry.objects.create(account=account, kind=EntryKind.PAYMENT, component=Component.UNAPPLIED,
+                                   amount=-left, effective_on=received_on, payment=payment,
+                                   created_by=_user(acting_user), memo=memo + " (overpayment: credit balance)")
+    audit_record(actor=acting_user, action="payment.post", obj=payment,
+                 data={"account": account.number, "amount": fmt(amount), "received_on": str(received_on),
+                       "unapplied": fmt(left)})
+    return payment
+
+
+@transaction.atomic
+def credit_apply(*, account: Account, on: date, acting_user) -> Decimal:
+    """Apply an account's unapplied credit to what it owes (e.g. after a new bill is issued)."""
+    account = _lock(account)
+    from .ledger import unapplied_credit
+
+    credit = unapplied_credit(account, as_of=on)
+    if credit <= 0:
+        return ZERO
+    left = _allocate(account, credit, on, kind=EntryKind.CREDIT, user=acting_user, memo="Credit balance applied")
+    used = credit - left
+    if used > 0:
+        LedgerEntry.objects.create(account=account, kind=EntryKind.CREDIT, component=Component.UNAPPLIED,
+                                   amount=used, effective_on=on, created_by=_user(acting_user),
+                                   memo="Credit balance applied")
+    return used
+
+
+@transaction.atomic
+def payment_reverse(*, payment: Payment, reason: str, reversed_on: date | None = None, acting_user) -> PaymentReversal:
+    """Undo a bounced or mistaken payment: one reversing entry per entry it made, so exactly what it paid
+    is owed again (and interest runs as if it had never been paid)."""
+    reversed_on = reversed_on or date.today()
+    if not (reason or "").strip():
+        raise CollectionError("reason: required")
+    _lock(payment.account)
+    payment = Payment.objects.select_for_update().get(pk=payment.pk)
+    if hasattr(payment, "reversal"):
+        raise CollectionError(ERR_ALREADY_REVERSED.format(day=payment.reversal.reversed_on))
+    _check_open(reversed_on, "reversed_on")
+    for e in payment.entries.all():
+        LedgerEntry.objects.create(account=e.account, kind=EntryKind.REVERSAL, component=e.component,
+                                   amount=-e.amount, effective_on=reversed_on, bill=e.bill, installment=e.installment,
+                                   payment=payment, reverses=e, created_by=_user(acting_user),
+                                   memo=f"Reversal of payment {payment.pk}: {reason}")
+    rev = PaymentReversal.objects.create(payment=payment, reversed_on=reversed_on, reason=reason,
+                                         created_by=_user(acting_user))
+    audit_record(actor=acting_user, action="payment.reverse", obj=payment, why=reason)
+    return rev
+
+
+# --- Lockbox / bank files -------------------------------------------------------------------------
+
+BATCH_COLUMNS = ("account", "amount", "received_on", "reference")
+
+
+@dataclass
+class BatchResult:
+    batch: PaymentBatch | None
+    posted: int
+    total: Decimal
+    already_posted: bool = False
+    message: str = ""
+
+
+class BatchRejected(CollectionError):
+    def __init__(self, errors: list[str]):
+        self.errors = errors
+        super().__init__("The file was not posted: " + "; ".join(errors))
+
+
+def _parse_batch(text: str) -> list[tuple[int, Account, Decimal, date, str, str]]:
+    reader = csv.DictReader(io.StringIO(text))
+    missing = [c for c in BATCH_COLUMNS if c not in (reader.fieldnames or [])]
+    if missing:
+        raise BatchRejected([f"header: missing column(s) {', '.join(missing)} (expected {', '.join(BATCH_COLUMNS)}"
+                             f"[, method])"])
+    accounts = {a.number: a for a in Account.objects.all()}
+    through = closed_through()
+    rows, errors, seen = [], [], set()
+    for line, r in enumerate(reader, start=2):
+        try:
+            number = (r.get("account") or "").strip()
+            acct = accounts.get(number)
+            if acct is None:
+                raise CollectionError(ERR_UNKNOWN_ACCOUNT.format(number=number))
+            amount = to_decimal(r.get("amount"), field="amount")
+            if amount <= 0:
+                raise CollectionError(ERR_AMOUNT)
+            if amount != round_cents(amount):
+                raise CollectionError("amount: must be in whole cents")
+            try:
+                day = date.fromisoformat((r.get("received_on") or "").strip())
+            except ValueError:
+                raise CollectionError(f"received_on: {r.get('received_on')!r} is not a date (YYYY-MM-DD)") from None
+            if day > date.today():
+                raise CollectionError(ERR_FUTURE.format(day=day))
+            if through and day <= through:
+                raise CollectionError(ERR_CLOSED.format(field="received_on", day=day, through=through))
+            ref = (r.get("reference") or "").strip()
+            key = (number, ref, amount, day)
+            if ref and key in seen:
+                raise CollectionError(f"reference: {ref!r} appears twice for account {number}")
+            seen.add(key)
+            method = (r.get("method") or PaymentMethod.LOCKBOX).strip().lower()
+            if method not in PaymentMethod.values:
+                raise CollectionError(f"method: {method!r} is not one of {', '.join(PaymentMethod.values)}")
+            rows.append((line, acct, amount, day, ref, method))
+        except ValueError as e:
+            errors.append(f"row {line}: {e}")
+    if errors:
+        raise BatchRejected(errors)
+    if not rows:
+        raise BatchRejected(["the file has no payment rows"])
+    return rows
+
+
+@transaction.atomic
+def payment_batch_post(*, filename: str, content: bytes, acting_user) -> BatchResult:
+    """Post a lockbox/bank CSV (columns account, amount, received_on, reference[, method]).
+
+    All or nothing: any bad row rejects the whole file, naming each bad row. The same file (same
+    bytes) posted again posts nothing.
+    """
+    digest = hashlib.sha256(content).hexdigest()
+    prior = PaymentBatch.objects.filter(sha256=digest).first()
+    if prior:
+        return BatchResult(prior, 0, ZERO, already_posted=True,
+                           message=f"This file was already posted on {prior.posted_at:%Y-%m-%d %H:%M} "
+                                   f"({prior.rows} payments): nothing posted again.")
+    try:
+        text = content.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise BatchRejected(["file: not UTF-8 text (CSV expected)"]) from None
+    rows = _parse_batch(text)
+    total = sum((r[2] for r in rows), ZERO)
+    batch = PaymentBatch.objects.create(filename=filename, sha256=digest, rows=len(rows), total=total,
+                                        posted_by=_user(acting_user))
+    for line, acct, amount, day, ref, method in rows:
+        payment_post(account=acct, amount=amount, received_on=day, method=method, reference=ref,
+                     acting_user=acting_user, batch=batch, batch_line=line)
+    audit_record(actor=acting_user, action="payment_batch.post", obj=batch,
+                 data={"filename": filename, "rows": len(rows), "total": fmt(total)})
+    return BatchResult(batch, len(rows), total, message=f"Posted {len(rows)} payments, ${fmt(total)}.")
+
+
+# --- Demands and commitment ------------------------------------------------------------------------
+
+@transaction.atomic
+def demand_serve(*, account: Account, served_on: date, acting_user) -> Demand:
+    """Serve a demand (Ch. 295 Art. IV billing ¶D): only once interest accrues; adds the demand charge
+    of the resolution in force (Chapter 189's amount, configuration)."""
+    _check_open(served_on, "served_on")
+    account = _lock(account)
+    pos = account_position(account, as_of=served_on)
+    overdue = pos.overdue(served_on)
+    if not overdue:
+        raise CollectionError(f"Account {account.number}: no interest accrues yet, so no demand may be served "
+                              "(Ch. 295 Art. IV billing ¶D).")
+    if pos.demand > 0:
+        raise CollectionError(f"Account {account.number}: a demand is already outstanding.")
+    res = resolution_in_force(served_on)
+    if res is None:
+        raise CollectionError(f"No rate resolution in force on {served_on}: the demand charge is unknown.")
+    _materialize_interest(account, served_on, acting_user)
+    target = overdue[0].installment
+    LedgerEntry.objects.create(account=account, kind=EntryKind.DEMAND, component=Component.DEMAND,
+                               amount=res.demand_charge, effective_on=served_on, bill=target.bill, installment=target,
+                               created_by=_user(acting_user), memo="Demand charge (Chapter 189)")
+    pos = account_position(account, as_of=served_on)
+    demand = Demand.objects.create(account=account, served_on=served_on, resolution=res,
+                                   demand_charge=res.demand_charge, principal_due=pos.principal,
+                                   interest_due=pos.interest, total_due=pos.total, created_by=_user(acting_user))
+    audit_record(actor=acting_user, action="demand.serve", obj=demand,
+                 data={"account": account.number, "total_due": fmt(pos.total)})
+    return demand
+
+
+def commitment_due_on(demand: Demand) -> date:
+    """The first day a demanded amount may be committed: 14 days after mailing have passed."""
+    return demand.served_on + timedelta(days=DEMAND_TO_COMMITMENT_DAYS + 1)
+
+
+@transaction.atomic
+def commitment_create(*, tax_fiscal_year: int, committed_on: date, demands: list[Demand],
+                      acting_user) -> Commitment:
+    """Commit demanded amounts still unpaid 14 days after mailing to the Board of Assessors for the
+    next annual tax bill (billing ¶D). The amounts leave the stormwater account as lien entries."""
+    _check_open(committed_on, "committed_on")
+    if not demands:
+        raise CollectionError("Select at least one demand to commit.")
+    c = Commitment.objects.create(tax_fiscal_year=tax_fiscal_year, committed_on=committed_on,
+                                  created_by=_user(acting_user))
+    for demand in demands:
+        if committed_on < commitment_due_on(demand):
+            raise CollectionError(f"Account {demand.account.number}: the demand was mailed {demand.served_on}; it "
+                                  f"may be committed from {commitment_due_on(demand)} (14 days after mailing).")
+        if hasattr(demand, "commitment_line"):
+            raise CollectionError(f"Account {demand.account.number}: this demand is already committed.")
+        account = _lock(demand.account)
+        _materialize_interest(account, committed_on, acting_user)
+        pos = account_position(account, as_of=committed_on)
+        parts = {comp: ZERO for comp in ALLOCATION_ORDER}
+        for d in pos.dues:
+            # Only what is past due: a later installment not yet due is not part of the lien.
+            if d.installment.bill.is_back_bill or committed_on < interest_start(d.installment.due_date):
+                continue
+            for comp in ALLOCATION_ORDER:
+                owed = d.buckets[comp]
+                if owed > 0:
+                    LedgerEntry.objects.create(account=account, kind=EntryKind.LIEN, component=comp, amount=-owed,
+                                               effective_on=committed_on, bill=d.installment.bill,
+                                               installment=d.installment, created_by=_user(acting_user),
+                                               memo=f"Committed to the FY{tax_fiscal_year} tax bill (lien)")
+                    parts[comp] += owed
+        total = sum(parts.values(), ZERO)
+        if total <= 0:
+            raise CollectionError(f"Account {account.number}: nothing is unpaid any more; not committed.")
+        CommitmentLine.objects.create(commitment=c, account=account, demand=demand,
+                                      principal=parts[Component.PRINCIPAL], interest=parts[Component.INTEREST],
+                                      demand_charges=parts[Component.DEMAND], total=total)
+    audit_record(actor=acting_user, action="commitment.create", obj=c,
+                 data={"tax_fiscal_year": tax_fiscal_year, "lines": len(demands)})
+    return c
+
+
+@transaction.atomic
+def lien_paid_record(*, line: CommitmentLine, paid_on: date, amount: Decimal, acting_user) -> CommitmentLine:
+    """A committed amount paid through the tax bill closes the lien line."""
+    line = CommitmentLine.objects.select_for_update().get(pk=line.pk)
+    if line.paid_on:
+        raise CollectionError(f"This lien was already closed on {line.paid_on}.")
+    amount = round_cents(Decimal(amount))
+    if amount <= 0:
+        raise CollectionError(ERR_AMOUNT)
+    line.paid_on, line.paid_amount = paid_on, amount
+    line.save(update_fields=["paid_on", "paid_amount"])
+    audit_record(actor=acting_user, action="lien.paid", obj=line, data={"amount": fmt(amount), "on": str(paid_on)})
+    return line
+
+
+# --- Back billing -----------------------------------------------------------------------------------
+
+@transaction.atomic
+def back_bill_issue(*, parcel, period_start: date, period_end: date, issue_date: date, acting_user) -> Bill:
+    """Back bill a parcel found unbilled (Ch. 295 Art. IV billing ¶A): at most one year of charges, and no
+    late fees or delinquency charges of any kind (the bill is marked so interest and demands skip it).
+
+    The amount is the annual fee under the resolution in force on ``period_start``, prorated by days
+    when the period is shorter than a year.
+    """
+    from stormwater.utility.selectors import BillingProblem, assess, parcel_facts
+
+    days = (period_end - period_start).days + 1
+    year_days = (add_months(period_start, 12) - period_start).days
+    if period_end < period_start:
+        raise CollectionError("period_end: before period_start")
+    if days > year_days:
+        raise CollectionError(ERR_BACK_BILL_LONG.format(start=period_start, end=period_end, days=days))
+    if period_start > issue_date:
+        raise CollectionError("period_start: a back bill covers a past period")
+    _check_open(issue_date, "issue_date")
+    prior = Bill.objects.filter(parcel=parcel, is_back_bill=True, issue_date__gt=issue_date - timedelta(days=365))
+    if prior.exists():
+        raise CollectionError(ERR_BACK_BILL_AGAIN.format(pid=parcel.parcel_id, day=prior.first().issue_date))
+    overlap = Bill.objects.filter(parcel=parcel, period_start__lte=period_end, period_end__gte=period_start).first()
+    if overlap:
+        raise CollectionError(ERR_BACK_BILL_OVERLAP.format(pid=parcel.parcel_id, start=period_start, end=period_end,
+                                                           bill=overlap.number))
+    res = resolution_in_force(period_start)
+    if res is None:
+        raise CollectionError(f"No rate resolution in force on {period_start}.")
+    try:
+        fee = assess(parcel_facts(parcel, as_of=period_end), res.fee_terms())
+    except BillingProblem as e:
+        raise CollectionError(str(e)) from None
+    amount = fee.annual_fee if days == year_days else round_cents(fee.annual_fee * days / year_days)
+    if amount <= 0:
+        raise CollectionError(f"Parcel {parcel.parcel_id} owes no fee for the period: nothing to back bill.")
+    if parcel.owner is None:
+        raise CollectionError("No record owner: nothing to bill.")
+    account, _ = Account.objects.get_or_create(parcel=parcel, unit=None, defaults={"number": f"SW-{parcel.parcel_id}"})
+    run = BillRun.objects.create(period_label=f"Back bill {period_start}–{period_end}", period_start=period_start,
+                                 period_end=period_end, issue_date=issue_date, resolution=res,
+                                 created_by=_user(acting_user), bill_count=1, total_billed=amount)
+    expl = (fee.explanation + f"\nBack bill for {period_start} – {period_end} ({days} of {year_days} days"
+            f"{'' if days == year_days else ', prorated'}): ${fmt(amount)}. No interest or late charges of any kind "
+            "apply to a back bill (Ch. 295 Art. IV billing ¶A).")
+    bill = Bill.objects.create(
+        number=f"BB-{issue_date:%Y%m%d}-{parcel.parcel_id}", run=run, account=account, parcel=parcel,
+        period_start=period_start, period_end=period_end, issue_date=issue_date, owner_name=parcel.owner.name,
+        mailing_address=parcel.owner.mailing_address, property_class=fee.property_class.value,
+        impervious_sqft=fee.impervious_sqft, erus=fee.erus, gross_fee=fee.gross_fee, credit_percent=fee.credit_percent,
+        amount=amount, blocks=[b.as_json() for b in fee.blocks], explanation=expl, is_back_bill=True,
+        water_sewer_account=parcel.water_sewer_account)
+    inst = Installment.objects.create(bill=bill, seq=1, amount=amount, issue_date=issue_date,
+                                      due_date=add_calendar_days(issue_date, 30))
+    LedgerEntry.objects.create(account=account, kind=EntryKind.CHARGE, amount=amount, effective_on=issue_date,
+                               bill=bill, installment=inst, memo=f"{bill.number} back bill",
+                               created_by=_user(acting_user))
+    audit_record(actor=acting_user, action="back_bill.issue", obj=bill,
+                 data={"parcel": parcel.parcel_id, "amount": fmt(amount), "days": days})
+    return bill
+
+
+@transaction.atomic
+def period_close(*, closed_through: date, acting_user) -> PeriodClose:
+    closed_through_value = closed_through
+    prior = PeriodClose.objects.order_by("-closed_through").first()
+    if prior and prior.closed_through >= closed_through_value:
+        raise CollectionError(f"The books are already closed through {prior.closed_through}.")
+    if closed_through_value >= date.today():
+        raise CollectionError("closed_through: only past days can be closed")
+    pc = PeriodClose.objects.create(closed_through=closed_through_value, created_by=_user(acting_user))
+    audit_record(actor=acting_user, action="period.close", obj=pc, data={"through": str(closed_through_value)})
+    return pc
