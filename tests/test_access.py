@@ -21,7 +21,7 @@ def test_every_url_is_guarded_or_deliberately_public():
     assert unguarded == []
 
 
-PUBLIC = {"login", "logout", "healthz", "api_calc_fee", "api_calc_split", "api_calc_engineering"}
+PUBLIC = {"login", "logout", "healthz", "api_calc_fee", "api_calc_split", "api_calc_engineering", "api_calc_interest"}
 
 
 def test_only_the_expected_urls_are_public():

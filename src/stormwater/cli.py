@@ -21,26 +21,34 @@ def _setup_django() -> None:
     django.setup()
 
 
-def _terms_in_force():
-    """Fee terms of the resolution in force today; the shipped town defaults if no database has one."""
-    from stormwater.rules.town import demo_terms
-
+def _resolution_today():
+    """The rate resolution in force today, or None when there is no database (or none in it)."""
     data_dir = Path(os.environ.get("STORMWATER_DATA_DIR") or (Path.cwd() / "data"))
     if not os.environ.get("DATABASE_URL") and not (data_dir / "stormwater.sqlite3").exists():
-        return demo_terms()
+        return None
     try:
         _setup_django()
-        from django.db import DatabaseError
-
         from stormwater.utility.selectors import resolution_in_force
 
-        try:
-            res = resolution_in_force(date.today())
-        except DatabaseError:  # not migrated yet
-            return demo_terms()
-        return res.fee_terms() if res else demo_terms()
-    except Exception:  # noqa: BLE001 - an unreachable database must not stop the calculator
-        return demo_terms()
+        return resolution_in_force(date.today())
+    except Exception:  # noqa: BLE001 - an unmigrated or unreachable database must not stop the calculator
+        return None
+
+
+def _terms_in_force():
+    """Fee terms of the resolution in force today; the shipped town defaults without one."""
+    from stormwater.rules.town import demo_terms
+
+    res = _resolution_today()
+    return res.fee_terms() if res else demo_terms()
+
+
+def _interest_rate_in_force():
+    """The resolution's interest rate; 12 % per annum (Ch. 295 Art. IV billing ¶C) without one."""
+    from stormwater.rules.town import DEMO_INTEREST_RATE_PERCENT
+
+    res = _resolution_today()
+    return res.interest_rate_percent if res else DEMO_INTEREST_RATE_PERCENT
 
 
 def _emit(obj: dict, code: int = 0) -> int:
@@ -51,9 +59,10 @@ def _emit(obj: dict, code: int = 0) -> int:
 def _calculators() -> dict:
     """name → function(payload) of every calculator (the same table serves /api/calc/<name>)."""
     from stormwater.engineering import calc as eng
-    from stormwater.utility.calc import calc_fee, calc_split
+    from stormwater.utility.calc import calc_fee, calc_interest, calc_split
 
     return {"fee": lambda p: calc_fee(p, terms=_terms_in_force()), "split": calc_split,
+            "interest": lambda p: calc_interest(p, rate_percent=_interest_rate_in_force()),
             "runoff": eng.calc_runoff, "retention": eng.calc_retention, "noaa-plus": eng.calc_noaa_plus,
             "peak": eng.calc_peak, "bmp": eng.calc_bmp}
 

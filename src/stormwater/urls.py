@@ -32,6 +32,7 @@ urlpatterns = [
     # JSON API
     path("api/calc/fee", utility_api.api_calc_fee, name="api_calc_fee"),
     path("api/calc/split", utility_api.api_calc_split, name="api_calc_split"),
+    path("api/calc/interest", utility_api.api_calc_interest, name="api_calc_interest"),
     re_path(r"^api/calc/(?P<name>runoff|retention|noaa-plus|peak|bmp)$", utility_api.api_calc_engineering,
             name="api_calc_engineering"),
     path("api/parcels/", parcels_api.api_parcel_list, name="api_parcel_list"),

@@ -126,3 +126,28 @@ def test_api_calc_uses_the_resolution_in_force_today(client, resolution):
     r = client.post("/api/calc/fee", json.dumps({"property_class": "nonresidential", "impervious_sqft": 3400}),
                     content_type="application/json")
     assert r.json()["installments"] == ["26.58", "26.58"]  # the fixture resolution bills twice a year
+
+
+@pytest.mark.parametrize("payload,interest,days", [
+    ({"unpaid_principal": "1000.00", "due_date": "2026-10-15", "as_of": "2026-10-15"}, "0.00", 0),
+    ({"unpaid_principal": "1000.00", "due_date": "2026-10-15", "as_of": "2026-10-16"}, "0.33", 1),
+    ({"unpaid_principal": 1000, "due_date": "2026-10-10", "as_of": "2026-11-13"}, "10.19", 31),  # Sat → Tue Oct 13
+    ({"unpaid_principal": "1000.00", "due_date": "2026-10-15", "as_of": "2027-10-15"}, "120.00", 365),
+])
+def test_cli_and_api_calc_interest(payload, interest, days, tmp_path, client, db):
+    code, out, _ = cli(["interest"], payload, tmp_path)
+    got = json.loads(out)
+    assert code == 0 and (got["interest"], got["days"]) == (interest, days)
+    r = client.post("/api/calc/interest", json.dumps(payload), content_type="application/json")
+    assert r.status_code == 200 and (r.json()["interest"], r.json()["days"]) == (interest, days)
+
+
+@pytest.mark.parametrize("payload,field", [
+    ({"due_date": "2026-10-15", "as_of": "2026-10-16"}, "unpaid_principal"),
+    ({"unpaid_principal": -1, "due_date": "2026-10-15", "as_of": "2026-10-16"}, "unpaid_principal"),
+    ({"unpaid_principal": 1, "due_date": "15/10/2026", "as_of": "2026-10-16"}, "due_date"),
+    ({"unpaid_principal": 1, "due_date": "2026-10-15"}, "as_of"),
+])
+def test_calc_interest_bad_input(payload, field, tmp_path):
+    code, out, err = cli(["interest"], payload, tmp_path)
+    assert code == 2 and field in json.loads(out)["error"] and "Traceback" not in err

@@ -52,6 +52,19 @@ def api_calc_fee(request):
 @public
 @csrf_exempt
 @require_POST
+def api_calc_interest(request):
+    from decimal import Decimal
+
+    from .calc import calc_interest
+
+    res = resolution_in_force(date.today())
+    rate = res.interest_rate_percent if res else Decimal(12)
+    return _calc(lambda p: calc_interest(p, rate_percent=rate), request)
+
+
+@public
+@csrf_exempt
+@require_POST
 def api_calc_split(request):
     return _calc(calc_split, request)
 

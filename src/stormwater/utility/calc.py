@@ -118,3 +118,44 @@ def calc_split(payload: Any) -> dict:
     amounts = allocate(amount, percents)
     return {"amount": fmt(amount), "shares": [{"unit": u, "percent": str(pc), "amount": fmt(a)}
                                               for u, pc, a in zip(units, percents, amounts)]}
+
+
+INTEREST_FIELDS = {"unpaid_principal", "due_date", "as_of", "rate_percent"}
+
+
+def _date(p: dict, name: str):
+    from datetime import date
+
+    raw = p.get(name)
+    if raw is None:
+        raise CalcInputError(f"{name}: required (YYYY-MM-DD)")
+    try:
+        return date.fromisoformat(str(raw))
+    except ValueError:
+        raise CalcInputError(f"{name}: {raw!r} is not a date (YYYY-MM-DD)") from None
+
+
+def calc_interest(payload: Any, *, rate_percent: Decimal) -> dict:
+    """Interest on an unpaid principal (Ch. 295 Art. IV billing ¶C): 12 % a year (the resolution's
+    rate) from the day after the due date, the due date rolled past weekends and Massachusetts
+    holidays (MGL c.4 §9); simple, per day, /365, rounded to the cent."""
+    from stormwater.rules.calendar import roll_forward
+    from stormwater.rules.interest import interest_start, simple_interest
+
+    p = _object(payload)
+    unknown = sorted(set(p) - INTEREST_FIELDS)
+    if unknown:
+        raise CalcInputError(f"{unknown[0]}: unknown field (expected {', '.join(sorted(INTEREST_FIELDS))})")
+    principal = _num(p, "unpaid_principal", minimum=Decimal(0))
+    if principal is None:
+        raise CalcInputError("unpaid_principal: required")
+    due, as_of = _date(p, "due_date"), _date(p, "as_of")
+    rate = _num(p, "rate_percent", minimum=Decimal(0), maximum=Decimal(100))
+    rate = rate_percent if rate is None else rate
+    interest, days = simple_interest(unpaid_principal=principal, due_date=due, as_of=as_of, rate_percent=rate)
+    return {"interest": fmt(interest), "days": days, "rate_percent": str(rate),
+            "due_date_rolled": str(roll_forward(due)), "accrues_from": str(interest_start(due)),
+            "explanation": f"${fmt(principal)} × {rate}% × {days} days / 365 = ${fmt(interest)} (interest from "
+                           f"{interest_start(due)}, the day after the due date"
+                           f"{' rolled to ' + str(roll_forward(due)) if roll_forward(due) != due else ''}; "
+                           "Ch. 295 Art. IV billing ¶C, MGL c.4 §9)."}
