@@ -24,6 +24,8 @@ class Perm:
     BILLING_VIEW_ALL = "billing.view_all"        # every bill, account and ledger
     BILLING_RUN = "billing.run"                  # prepare and issue bill runs
     AUDIT_VIEW = "audit.view"
+    PAYMENT_POST = "payment.post"                # post payments and lockbox files
+    COLLECT = "collect"                          # demands, commitments/liens, back bills, reversals, close periods
     FUND_VIEW = "fund.view"                      # Stormwater Management Account, rate model, fund reports
     FUND_BUDGET = "fund.budget"                  # enter budget lines and other revenue of the account
 
@@ -35,6 +37,7 @@ ROLE_PERMS: dict[str, frozenset[str]] = {
     Role.STAFF: frozenset({Perm.PARCEL_VIEW_ALL, Perm.PARCEL_CLASSIFY, Perm.PARCEL_EDIT, Perm.RATES_VIEW,
                            Perm.BILLING_VIEW_ALL, Perm.BILLING_RUN, Perm.AUDIT_VIEW, Perm.FUND_VIEW}),
     Role.COLLECTOR: frozenset({Perm.PARCEL_VIEW_ALL, Perm.RATES_VIEW, Perm.BILLING_VIEW_ALL, Perm.BILLING_RUN,
+                               Perm.PAYMENT_POST, Perm.COLLECT,
                                Perm.AUDIT_VIEW, Perm.FUND_VIEW, Perm.FUND_BUDGET}),
     Role.ASSESSOR: frozenset({Perm.PARCEL_VIEW_ALL, Perm.PARCEL_EDIT, Perm.RATES_VIEW}),
     Role.CLERK: frozenset({Perm.PARCEL_VIEW_ALL, Perm.RATES_VIEW, Perm.RATES_ADOPT, Perm.BILLING_VIEW_ALL,
