@@ -68,6 +68,8 @@ INSTALLED_APPS = [
     "stormwater.utility",
     "stormwater.receivables",
     "stormwater.fund",
+    "stormwater.cases",
+    "stormwater.permits",
     "stormwater.web",
 ]
 
