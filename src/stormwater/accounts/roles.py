@@ -28,6 +28,14 @@ class Perm:
     COLLECT = "collect"                          # demands, commitments/liens, back bills, reversals, close periods
     FUND_VIEW = "fund.view"                      # Stormwater Management Account, rate model, fund reports
     FUND_BUDGET = "fund.budget"                  # enter budget lines and other revenue of the account
+    # Ch. 380 permits (docs/permits.md "Who does what")
+    PERMIT_APPLY = "permit.apply"                # start/file an application (owner or agent; staff for walk-ins)
+    PERMIT_VIEW_ALL = "permit.view_all"          # every permit file, not only one's own
+    PERMIT_REVIEW = "permit.review"              # completeness, notices, information requests, extensions
+    PERMIT_DECIDE = "permit.decide"              # Director: decisions, consultant selection, waivers, rules
+    PERMIT_ACCOUNT = "permit.account"            # 53G special account: deposits, interest, refunds
+    PERMIT_APPEAL_RECORD = "permit.appeal_record"  # record the Select Board's decision on a consultant appeal
+    PERMIT_CONSULT = "permit.consult"            # outside consultant: the files they are engaged on
 
 
 _ALL = {v for k, v in vars(Perm).items() if k.isupper()}
@@ -35,16 +43,18 @@ _ALL = {v for k, v in vars(Perm).items() if k.isupper()}
 ROLE_PERMS: dict[str, frozenset[str]] = {
     Role.DIRECTOR: frozenset(_ALL),
     Role.STAFF: frozenset({Perm.PARCEL_VIEW_ALL, Perm.PARCEL_CLASSIFY, Perm.PARCEL_EDIT, Perm.RATES_VIEW,
-                           Perm.BILLING_VIEW_ALL, Perm.BILLING_RUN, Perm.AUDIT_VIEW, Perm.FUND_VIEW}),
+                           Perm.BILLING_VIEW_ALL, Perm.BILLING_RUN, Perm.AUDIT_VIEW, Perm.FUND_VIEW,
+                           Perm.PERMIT_APPLY, Perm.PERMIT_VIEW_ALL, Perm.PERMIT_REVIEW}),
     Role.COLLECTOR: frozenset({Perm.PARCEL_VIEW_ALL, Perm.RATES_VIEW, Perm.BILLING_VIEW_ALL, Perm.BILLING_RUN,
                                Perm.PAYMENT_POST, Perm.COLLECT,
-                               Perm.AUDIT_VIEW, Perm.FUND_VIEW, Perm.FUND_BUDGET}),
+                               Perm.AUDIT_VIEW, Perm.FUND_VIEW, Perm.FUND_BUDGET,
+                               Perm.PERMIT_VIEW_ALL, Perm.PERMIT_ACCOUNT}),
     Role.ASSESSOR: frozenset({Perm.PARCEL_VIEW_ALL, Perm.PARCEL_EDIT, Perm.RATES_VIEW}),
     Role.CLERK: frozenset({Perm.PARCEL_VIEW_ALL, Perm.RATES_VIEW, Perm.RATES_ADOPT, Perm.BILLING_VIEW_ALL,
-                        Perm.FUND_VIEW}),
-    Role.INSPECTOR: frozenset({Perm.PARCEL_VIEW_ALL}),
-    Role.CONSULTANT: frozenset(),
-    Role.OWNER: frozenset(),
+                        Perm.FUND_VIEW, Perm.PERMIT_VIEW_ALL, Perm.PERMIT_APPEAL_RECORD}),
+    Role.INSPECTOR: frozenset({Perm.PARCEL_VIEW_ALL, Perm.PERMIT_VIEW_ALL}),
+    Role.CONSULTANT: frozenset({Perm.PERMIT_CONSULT}),
+    Role.OWNER: frozenset({Perm.PERMIT_APPLY}),
 }
 
 
