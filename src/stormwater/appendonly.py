@@ -20,6 +20,31 @@ def sqlite_drop_sql(table: str) -> list[str]:
     return [f"DROP TRIGGER IF EXISTS {table}_no_{op};" for op in ("update", "delete")]
 
 
+def postgres_create_sql(table: str) -> list[str]:
+    return [
+        f"CREATE OR REPLACE FUNCTION {table}_append_only() RETURNS trigger AS $$ "
+        f"BEGIN RAISE EXCEPTION '{APPEND_ONLY_MESSAGE}'; END; $$ LANGUAGE plpgsql;",
+        f"DROP TRIGGER IF EXISTS {table}_append_only ON {table};",
+        f"CREATE TRIGGER {table}_append_only BEFORE UPDATE OR DELETE ON {table} "
+        f"FOR EACH ROW EXECUTE FUNCTION {table}_append_only();",
+    ]
+
+
+def ensure_append_only(connection) -> None:
+    """(Re)install the triggers of every append-only table. Run after every migrate (post_migrate):
+    SQLite drops a table's triggers whenever a migration rebuilds the table (e.g. AddField), so the
+    guarantee must not depend on each migration remembering it."""
+    tables = set(connection.introspection.table_names()) & append_only_tables()
+    make = sqlite_create_sql if connection.vendor == "sqlite" else postgres_create_sql \
+        if connection.vendor == "postgresql" else None
+    if make is None:
+        return
+    with connection.cursor() as c:
+        for t in sorted(tables):
+            for sql in make(t):
+                c.execute(sql)
+
+
 def append_only_tables() -> set[str]:
     from django.apps import apps
 
@@ -42,14 +67,8 @@ class AppendOnly(Operation):
             for sql in sqlite_create_sql(t):
                 schema_editor.execute(sql)
         elif schema_editor.connection.vendor == "postgresql":
-            schema_editor.execute(
-                f"CREATE OR REPLACE FUNCTION {t}_append_only() RETURNS trigger AS $$ "
-                f"BEGIN RAISE EXCEPTION '{APPEND_ONLY_MESSAGE}'; END; $$ LANGUAGE plpgsql;"
-            )
-            schema_editor.execute(
-                f"CREATE TRIGGER {t}_append_only BEFORE UPDATE OR DELETE ON {t} "
-                f"FOR EACH ROW EXECUTE FUNCTION {t}_append_only();"
-            )
+            for sql in postgres_create_sql(t):
+                schema_editor.execute(sql)
 
     def database_backwards(self, app_label, schema_editor, from_state, to_state):
         t = self.table

@@ -108,6 +108,21 @@ def _ensure_accounts(parcel_pks: list[int], units_by_parcel: dict[int, list[Asso
     return existing
 
 
+def _apply_credit_balances(account_ids: set[int], on: date, acting_user) -> None:
+    """Accounts carrying an overpayment credit: apply it to the new bills, so no interest accrues on a
+    bill the owner has in effect already paid."""
+    from django.db.models import Sum
+
+    from stormwater.receivables.services import credit_apply
+
+    from .models import Component
+
+    with_credit = (LedgerEntry.objects.filter(account_id__in=account_ids, component=Component.UNAPPLIED)
+                   .values("account_id").annotate(s=Sum("amount")).filter(s__lt=0).values_list("account_id", flat=True))
+    for acct in Account.objects.filter(pk__in=list(with_credit)):
+        credit_apply(account=acct, on=on, acting_user=acting_user)
+
+
 @transaction.atomic
 def bill_run_issue(*, period_label: str, period_start: date, period_end: date, issue_date: date,
                    acting_user) -> BillRunResult:
@@ -134,7 +149,8 @@ def bill_run_issue(*, period_label: str, period_start: date, period_end: date, i
 
     parcels = list(Parcel.objects.values_list(
         "pk", "parcel_id", "owner_id", "land_use_code", "dwelling_units", "public_way", "road_maintenance",
-        "class_override", "class_override_reason", "lot_sqft", "owner__name", "owner__mailing_address"))
+        "class_override", "class_override_reason", "lot_sqft", "owner__name", "owner__mailing_address",
+        "water_sewer_account"))
     impervious = impervious_as_of(as_of=issue_date)
     units_by_parcel: dict[int, list[AssociationUnit]] = {}
     for u in AssociationUnit.objects.select_related("association", "owner").order_by("association__parcel_id", "unit"):
@@ -144,7 +160,7 @@ def bill_run_issue(*, period_label: str, period_start: date, period_end: date, i
     result = BillRunResult(run=None)
     to_bill: list[tuple[tuple, object]] = []
     for row in parcels:
-        pk, pid, owner_id, luc, du, pw, rm, ov, ovr, lot, _, _ = row
+        pk, pid, owner_id, luc, du, pw, rm, ov, ovr, lot, _, _, _ = row
         facts = ParcelFacts(has_owner=owner_id is not None, land_use_code=luc, dwelling_units=du, public_way=pw,
                             road_maintenance=rm, class_override=ov, class_override_reason=ovr, lot_sqft=lot,
                             impervious_sqft=impervious.get(pk))
@@ -174,7 +190,7 @@ def bill_run_issue(*, period_label: str, period_start: date, period_end: date, i
                   created_by=acting_user if getattr(acting_user, "is_authenticated", False) else None)
     bills: list[Bill] = []
     for row, fee in to_bill:
-        pk, pid, _, _, _, _, _, _, _, _, owner_name, owner_addr = row
+        pk, pid, _, _, _, _, _, _, _, _, owner_name, owner_addr, water_account = row
         units = units_by_parcel.get(pk)
         blocks = [b.as_json() for b in fee.blocks]
         if units:
@@ -200,7 +216,7 @@ def bill_run_issue(*, period_label: str, period_start: date, period_end: date, i
                 property_class=fee.property_class.value, impervious_sqft=fee.impervious_sqft, erus=fee.erus,
                 gross_fee=fee.gross_fee, credit_percent=fee.credit_percent,
                 share_percent=unit.percent if unit else None, amount=amount, blocks=blocks, explanation=expl,
-                flagged=fee.over_last_block))
+                flagged=fee.over_last_block, water_sewer_account="" if unit else water_account))
     if not bills:
         result.message = (f"Nothing to bill for {period_label}: every billable account is already billed."
                           if result.already_billed else f"Nothing to bill for {period_label}.")
@@ -226,6 +242,7 @@ def bill_run_issue(*, period_label: str, period_start: date, period_end: date, i
                            .values_list("parcel_id", "pk"))
     BillRunException.objects.bulk_create(
         BillRunException(run=run, parcel_id=problem_parcels[p], message=m) for p, m in result.problems)
+    _apply_credit_balances({b.account_id for b in bills}, issue_date, acting_user)
     result.run, result.bills, result.total = run, len(bills), run.total_billed
     result.message = f"Issued {len(bills)} bills for {period_label}, total ${fmt(run.total_billed)}."
     audit_record(actor=acting_user, action="bill_run.issue", obj=run, why=result.message,
