@@ -36,6 +36,9 @@ class Perm:
     PERMIT_ACCOUNT = "permit.account"            # 53G special account: deposits, interest, refunds
     PERMIT_APPEAL_RECORD = "permit.appeal_record"  # record the Select Board's decision on a consultant appeal
     PERMIT_CONSULT = "permit.consult"            # outside consultant: the files they are engaged on
+    # Ch. 295 Art. IV ¶B, ¶E, ¶F: GIS (docs/gis.md)
+    GIS_VIEW = "gis.view"                        # impervious surveys, ERU determination, change reports, exports
+    GIS_IMPORT = "gis.import"                    # import assessor records and GIS layers as a dated survey
 
 
 _ALL = {v for k, v in vars(Perm).items() if k.isupper()}
@@ -43,14 +46,15 @@ _ALL = {v for k, v in vars(Perm).items() if k.isupper()}
 ROLE_PERMS: dict[str, frozenset[str]] = {
     Role.DIRECTOR: frozenset(_ALL),
     Role.STAFF: frozenset({Perm.PARCEL_VIEW_ALL, Perm.PARCEL_CLASSIFY, Perm.PARCEL_EDIT, Perm.RATES_VIEW,
+                           Perm.GIS_VIEW, Perm.GIS_IMPORT,
                            Perm.BILLING_VIEW_ALL, Perm.BILLING_RUN, Perm.AUDIT_VIEW, Perm.FUND_VIEW,
                            Perm.PERMIT_APPLY, Perm.PERMIT_VIEW_ALL, Perm.PERMIT_REVIEW}),
     Role.COLLECTOR: frozenset({Perm.PARCEL_VIEW_ALL, Perm.RATES_VIEW, Perm.BILLING_VIEW_ALL, Perm.BILLING_RUN,
                                Perm.PAYMENT_POST, Perm.COLLECT,
                                Perm.AUDIT_VIEW, Perm.FUND_VIEW, Perm.FUND_BUDGET,
                                Perm.PERMIT_VIEW_ALL, Perm.PERMIT_ACCOUNT}),
-    Role.ASSESSOR: frozenset({Perm.PARCEL_VIEW_ALL, Perm.PARCEL_EDIT, Perm.RATES_VIEW}),
-    Role.CLERK: frozenset({Perm.PARCEL_VIEW_ALL, Perm.RATES_VIEW, Perm.RATES_ADOPT, Perm.BILLING_VIEW_ALL,
+    Role.ASSESSOR: frozenset({Perm.PARCEL_VIEW_ALL, Perm.PARCEL_EDIT, Perm.RATES_VIEW, Perm.GIS_VIEW, Perm.GIS_IMPORT}),
+    Role.CLERK: frozenset({Perm.PARCEL_VIEW_ALL, Perm.RATES_VIEW, Perm.RATES_ADOPT, Perm.BILLING_VIEW_ALL, Perm.GIS_VIEW,
                         Perm.FUND_VIEW, Perm.PERMIT_VIEW_ALL, Perm.PERMIT_APPEAL_RECORD}),
     Role.INSPECTOR: frozenset({Perm.PARCEL_VIEW_ALL, Perm.PERMIT_VIEW_ALL}),
     Role.CONSULTANT: frozenset({Perm.PERMIT_CONSULT}),
