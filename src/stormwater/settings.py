@@ -70,6 +70,7 @@ INSTALLED_APPS = [
     "stormwater.fund",
     "stormwater.cases",
     "stormwater.permits",
+    "stormwater.review",
     "stormwater.web",
 ]
 

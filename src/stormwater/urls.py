@@ -4,6 +4,7 @@ from django.urls import path, re_path
 from stormwater.accounts.access import public
 from stormwater.parcels import api as parcels_api
 from stormwater.parcels import views as parcels_views
+from stormwater.review import urls as review_urls
 from stormwater.utility import api as utility_api
 from stormwater.utility import views as utility_views
 from stormwater.web import views as web_views
@@ -40,4 +41,6 @@ urlpatterns = [
     path("api/bills/<str:number>/", utility_api.api_bill_detail, name="api_bill_detail"),
     path("api/bill-runs/", utility_api.api_bill_run_issue, name="api_bill_run_issue"),
     path("api/bill-runs/<int:run_id>/", utility_api.api_bill_run_detail, name="api_bill_run_detail"),
+    # Engineering review (issue 7): spread, not include(), so each pattern is checked by test_access
+    *review_urls.urlpatterns,
 ]

@@ -39,6 +39,10 @@ class Perm:
     # Ch. 295 Art. IV ¶B, ¶E, ¶F: GIS (docs/gis.md)
     GIS_VIEW = "gis.view"                        # impervious surveys, ERU determination, change reports, exports
     GIS_IMPORT = "gis.import"                    # import assessor records and GIS layers as a dated survey
+    # Ch. 380 engineering review (issue 7; docs/engineering.md "Review")
+    REVIEW_RUN = "review.run"                    # upload a plan, run the review, see one's own/case's reviews
+    REVIEW_VIEW_ALL = "review.view_all"          # every review run
+    BMP_TABLES_LOAD = "bmp_tables.load"          # load / retire official BMP performance tables (DPW engineer)
 
 
 _ALL = {v for k, v in vars(Perm).items() if k.isupper()}
@@ -48,7 +52,8 @@ ROLE_PERMS: dict[str, frozenset[str]] = {
     Role.STAFF: frozenset({Perm.PARCEL_VIEW_ALL, Perm.PARCEL_CLASSIFY, Perm.PARCEL_EDIT, Perm.RATES_VIEW,
                            Perm.GIS_VIEW, Perm.GIS_IMPORT,
                            Perm.BILLING_VIEW_ALL, Perm.BILLING_RUN, Perm.AUDIT_VIEW, Perm.FUND_VIEW,
-                           Perm.PERMIT_APPLY, Perm.PERMIT_VIEW_ALL, Perm.PERMIT_REVIEW}),
+                           Perm.PERMIT_APPLY, Perm.PERMIT_VIEW_ALL, Perm.PERMIT_REVIEW,
+                           Perm.REVIEW_RUN, Perm.REVIEW_VIEW_ALL, Perm.BMP_TABLES_LOAD}),
     Role.COLLECTOR: frozenset({Perm.PARCEL_VIEW_ALL, Perm.RATES_VIEW, Perm.BILLING_VIEW_ALL, Perm.BILLING_RUN,
                                Perm.PAYMENT_POST, Perm.COLLECT,
                                Perm.AUDIT_VIEW, Perm.FUND_VIEW, Perm.FUND_BUDGET,
@@ -57,7 +62,7 @@ ROLE_PERMS: dict[str, frozenset[str]] = {
     Role.CLERK: frozenset({Perm.PARCEL_VIEW_ALL, Perm.RATES_VIEW, Perm.RATES_ADOPT, Perm.BILLING_VIEW_ALL, Perm.GIS_VIEW,
                         Perm.FUND_VIEW, Perm.PERMIT_VIEW_ALL, Perm.PERMIT_APPEAL_RECORD}),
     Role.INSPECTOR: frozenset({Perm.PARCEL_VIEW_ALL, Perm.PERMIT_VIEW_ALL}),
-    Role.CONSULTANT: frozenset({Perm.PERMIT_CONSULT}),
+    Role.CONSULTANT: frozenset({Perm.PERMIT_CONSULT, Perm.REVIEW_RUN}),
     Role.OWNER: frozenset({Perm.PERMIT_APPLY}),
 }
 

@@ -13,4 +13,6 @@ def nav(request):
         items.append(("billing_problems", "Billing problems"))
     if user.can(Perm.RATES_VIEW):
         items.append(("resolution_list", "Rates"))
+    if user.can(Perm.REVIEW_RUN):
+        items.append(("review_list", "Engineering reviews"))
     return {"nav": items}

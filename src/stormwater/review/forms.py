@@ -1,0 +1,56 @@
+from django import forms
+
+from .services import MAX_INPUT_BYTES
+
+
+def _read_upload(f) -> str:
+    if f.size > MAX_INPUT_BYTES:
+        raise forms.ValidationError("The file is larger than 2 MB.")
+    raw = f.read()
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise forms.ValidationError("The file is not UTF-8 text (a JSON or YAML plan file).") from None
+
+
+class ReviewForm(forms.Form):
+    plan_file = forms.FileField(required=False, label="Plan file (JSON or YAML)",
+                                help_text="Schema longmeadow-swmp/1; see docs/examples/commercial-5-acre.yaml.")
+    plan_text = forms.CharField(required=False, label="…or paste the plan",
+                                widget=forms.Textarea(attrs={"rows": 10, "spellcheck": "false"}))
+    title = forms.CharField(required=False, max_length=300, help_text="Defaults to the project name in the plan.")
+    case_number = forms.CharField(required=False, max_length=30, label="Permit case number (optional)")
+
+    def clean(self):
+        data = super().clean()
+        f = data.get("plan_file")
+        text = data.get("plan_text") or ""
+        if f and text.strip():
+            raise forms.ValidationError("Upload a file or paste the plan, not both.")
+        if f:
+            data["input_text"] = _read_upload(f)
+            data["input_name"] = f.name
+        elif text.strip():
+            data["input_text"] = text
+            data["input_name"] = ""
+        else:
+            raise forms.ValidationError("Upload a plan file or paste it.")
+        return data
+
+
+class BmpTableForm(forms.Form):
+    name = forms.CharField(max_length=200, help_text="Shown on every result, e.g. “MS4 App. F Att. 3 (TP)”. "
+                                                     "Loading a name again makes its next version.")
+    source_citation = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}),
+                                      help_text="Document, table, page and date the numbers come from.")
+    csv_file = forms.FileField(label="CSV of points",
+                               help_text="Columns bmp, pollutant, infiltration_rate_in_hr (blank if not "
+                                         "rate-dependent), storage_depth_in, removal (fraction or %).")
+    provisional = forms.BooleanField(required=False, help_text="Flag every result from this table provisional.")
+
+    def clean_csv_file(self):
+        return _read_upload(self.cleaned_data["csv_file"])
+
+
+class RetireForm(forms.Form):
+    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}))

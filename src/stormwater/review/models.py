@@ -1,0 +1,77 @@
+"""Engineering review: official BMP performance tables and stored review runs (issue 7).
+
+A table is never edited: a corrected table is loaded again under the same name and becomes the next
+version; the latest version of each name that is not retired is "in force". A review run keeps the
+file as uploaded, the results as computed and the tables in force at that moment, so a report can
+be re-opened exactly as it was.
+"""
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class BmpTable(models.Model):
+    """An official BMP performance table (CSV of points) loaded by a DPW engineer (§ 380-11 A(4))."""
+
+    name = models.CharField(max_length=200, help_text="as shown on every result, e.g. 'MS4 App. F Att. 3 Table 3-1'")
+    version = models.PositiveIntegerField()
+    source_citation = models.TextField(help_text="where the numbers come from (document, table, page, date)")
+    provisional = models.BooleanField(default=False, help_text="mark every result from it provisional")
+    csv_text = models.TextField()
+    sha256 = models.CharField(max_length=64)
+    summary = models.JSONField(default=dict, help_text="BMPs, pollutants and curve count, for listing")
+    loaded_at = models.DateTimeField(auto_now_add=True)
+    loaded_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+                                  related_name="+")
+    retired_at = models.DateTimeField(null=True, blank=True)
+    retired_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+                                   related_name="+")
+    retired_reason = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["name", "-version"]
+        constraints = [models.UniqueConstraint(fields=["name", "version"], name="review_bmptable_name_version")]
+
+    def __str__(self) -> str:
+        return f"{self.name} v{self.version}"
+
+    @property
+    def label(self) -> str:
+        """The name results carry: the table's name and version."""
+        return f"{self.name} (v{self.version})"
+
+
+class Review(models.Model):
+    """One run of the review on one uploaded plan file (re-running makes a new row)."""
+
+    class Overall(models.TextChoices):
+        PASS = "pass", "Pass"
+        FAIL = "fail", "Fail"
+        NOT_ASSESSABLE = "not_assessable", "Not assessable"
+
+    title = models.CharField(max_length=300)
+    input_name = models.CharField(max_length=255, blank=True)
+    input_format = models.CharField(max_length=10)  # json | yaml
+    input_text = models.TextField()
+    input_sha256 = models.CharField(max_length=64)
+    results = models.JSONField()
+    overall = models.CharField(max_length=20, choices=Overall.choices)
+    provisional = models.BooleanField(default=False)
+    engine_version = models.CharField(max_length=40)
+    tables = models.ManyToManyField(BmpTable, blank=True, related_name="reviews",
+                                    help_text="official tables in force when the review ran")
+    # The permit case (stormwater.cases) the review belongs to, if any; a review can also be run on a
+    # plan before any application is filed.
+    case = models.ForeignKey("cases.Case", null=True, blank=True, on_delete=models.PROTECT,
+                             related_name="engineering_reviews")
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+                                   related_name="+")
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["created_by", "-created_at"], name="review_by_user")]
+
+    def __str__(self) -> str:
+        return f"Review {self.pk}: {self.title}"

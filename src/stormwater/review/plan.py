@@ -1,0 +1,515 @@
+"""A stormwater management plan as data: parse and check the JSON/YAML file a reviewer uploads.
+
+Pure Python (no Django): :func:`plan_parse` turns the file's text into a :class:`Plan` or raises
+:class:`PlanError` whose message starts with the path of the offending field
+(``"post[1].cover[0].hsg: must be A, B, C or D"``). The file format is documented in
+docs/engineering.md ("Review") and shown by docs/examples/commercial-5-acre.yaml.
+
+What the plan holds follows Ch. 380 § 380-12 A(3)(g) (hydrologic and hydraulic calculations for the
+pre- and post-development conditions: HSG, design storms, Tc, curve numbers, infiltration rates,
+drawdown) and § 380-11 D/E (post-construction impervious area, new development vs redevelopment).
+"""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+SCHEMA = "longmeadow-swmp/1"
+DEFAULT_STORMS_YEARS = (2, 10, 100)  # § 380-12 A(3)(g)[5]: 2-, 10- and 100-year 24-hour storms
+SQFT_PER_ACRE = 43560.0
+AREA_TOLERANCE = 0.005  # cover parts must add up to the subcatchment area within 0.5 %
+
+
+class PlanError(ValueError):
+    """The plan file is unreadable or inconsistent; the message starts with the field's path."""
+
+
+# --- the plan's parts --------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class CoverPart:
+    area_acres: float
+    cover: str  # TR-55 Table 2-2 row key, or "" when a CN is given directly
+    hsg: str    # A-D, or "" with a direct CN
+    cn: float | None = None
+    impervious: bool = False
+    connected: bool = True  # impervious parts only
+
+
+@dataclass(frozen=True)
+class TcSegment:
+    flow: str  # sheet | shallow | channel
+    length_ft: float
+    slope_ft_per_ft: float
+    manning_n: float | None = None
+    surface: str = ""  # shallow: paved/unpaved; sheet: Table 3-1 description (optional)
+    p2_in: float | None = None  # sheet flow: 2-yr 24-h rainfall; default the plan's 2-yr design depth
+    flow_area_sqft: float | None = None
+    wetted_perimeter_ft: float | None = None
+
+
+@dataclass(frozen=True)
+class Subcatchment:
+    phase: str  # pre | post
+    id: str
+    area_acres: float
+    to: str
+    description: str = ""
+    cn: float | None = None
+    impervious_acres: float | None = None  # with a direct CN
+    hsg: str = ""  # with a direct CN: for the recharge target
+    cover: tuple[CoverPart, ...] = ()
+    tc_hr: float | None = None
+    tc: tuple[TcSegment, ...] = ()
+
+
+@dataclass(frozen=True)
+class OutletSpec:
+    kind: str  # orifice | weir
+    name: str
+    elevation_ft: float  # orifice invert or weir crest
+    diameter_in: float | None = None
+    length_ft: float | None = None
+    coefficient: float | None = None
+    emergency: bool = False
+
+
+@dataclass(frozen=True)
+class Bmp:
+    id: str
+    type: str  # performance-table BMP name (e.g. infiltration_trench)
+    to: str
+    description: str = ""
+    infiltration_rate_in_hr: float | None = None
+    bottom_area_sqft: float | None = None
+    stage_storage: tuple[tuple[float, float], ...] = ()
+    outlets: tuple[OutletSpec, ...] = ()
+    treatment_storage_cuft: float | None = None
+
+
+@dataclass(frozen=True)
+class DesignPoint:
+    id: str
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class Rainfall:
+    storm_type: str
+    storms_years: tuple[int, ...]
+    pfds_csv: tuple[str, ...] = ()
+    upper_ci_in: dict[int, float] = field(default_factory=dict)
+    design_in: dict[int, float] = field(default_factory=dict)
+    source_note: str = ""
+
+
+@dataclass(frozen=True)
+class Project:
+    name: str
+    disturbance_acres: float
+    previously_developed_with_impervious: bool
+    part_of_common_plan: bool = False
+    location: str = ""
+    applicant: str = ""
+    preparer: str = ""
+    post_impervious_sqft: float | None = None
+    recharge_target_depth_in: float | None = None
+
+
+@dataclass(frozen=True)
+class Plan:
+    project: Project
+    rainfall: Rainfall
+    pre: tuple[Subcatchment, ...]
+    post: tuple[Subcatchment, ...]
+    bmps: tuple[Bmp, ...]
+    design_points: tuple[DesignPoint, ...]
+
+
+# --- reading -----------------------------------------------------------------------------------
+
+def plan_load_text(text: str, *, name: str = "") -> tuple[dict, str]:
+    """Decode the file: JSON if it parses as JSON (or the name ends in .json), else YAML.
+
+    Returns the decoded mapping and the format (``"json"`` or ``"yaml"``).
+    """
+    stripped = text.lstrip("\ufeff").strip()
+    if not stripped:
+        raise PlanError("file: empty")
+    if name.lower().endswith(".json") or stripped.startswith("{"):
+        try:
+            data = json.loads(stripped)
+        except json.JSONDecodeError as e:
+            raise PlanError(f"file: not valid JSON ({e.msg} at line {e.lineno} column {e.colno})") from None
+        fmt = "json"
+    else:
+        import yaml  # PyYAML; safe_load builds only plain values
+
+        try:
+            data = yaml.safe_load(stripped)
+        except yaml.YAMLError as e:
+            mark = getattr(e, "problem_mark", None)
+            where = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
+            raise PlanError(f"file: not valid YAML ({getattr(e, 'problem', None) or e}{where})") from None
+        fmt = "yaml"
+    if not isinstance(data, dict):
+        raise PlanError("file: expected a mapping with project, rainfall, pre, post, bmps and design_points")
+    return data, fmt
+
+
+def plan_parse(text: str, *, name: str = "") -> tuple[Plan, dict, str]:
+    """Parse and check a plan file. Returns ``(plan, decoded_mapping, format)``."""
+    data, fmt = plan_load_text(text, name=name)
+    return plan_from_dict(data), data, fmt
+
+
+class _Obj:
+    """A mapping being read: tracks its path and refuses unknown keys."""
+
+    def __init__(self, raw: Any, path: str, known: set[str]):
+        if not isinstance(raw, dict):
+            raise PlanError(f"{path}: expected a mapping")
+        unknown = sorted(str(k) for k in raw if str(k) not in known)
+        if unknown:
+            raise PlanError(f"{path}.{unknown[0]}: unknown field (expected {', '.join(sorted(known))})")
+        self.raw = {str(k): v for k, v in raw.items()}
+        self.path = path
+
+    def at(self, key: str) -> str:
+        return f"{self.path}.{key}" if self.path else key
+
+    def has(self, key: str) -> bool:
+        return self.raw.get(key) is not None
+
+    def str(self, key: str, *, required: bool = False, default: str = "") -> str:
+        v = self.raw.get(key)
+        if v is None:
+            if required:
+                raise PlanError(f"{self.at(key)}: required")
+            return default
+        if isinstance(v, (dict, list)):
+            raise PlanError(f"{self.at(key)}: must be text")
+        return str(v).strip()
+
+    def num(self, key: str, *, required: bool = False, lo: float | None = None, hi: float | None = None,
+            positive: bool = False) -> float | None:
+        v = self.raw.get(key)
+        if v is None:
+            if required:
+                raise PlanError(f"{self.at(key)}: required")
+            return None
+        return _number(v, self.at(key), lo=lo, hi=hi, positive=positive)
+
+    def bool(self, key: str, *, required: bool = False, default: bool = False) -> bool:
+        v = self.raw.get(key)
+        if v is None:
+            if required:
+                raise PlanError(f"{self.at(key)}: required (true or false)")
+            return default
+        if not isinstance(v, bool):
+            raise PlanError(f"{self.at(key)}: must be true or false")
+        return v
+
+    def list(self, key: str, *, required: bool = False) -> list:
+        v = self.raw.get(key)
+        if v is None:
+            if required:
+                raise PlanError(f"{self.at(key)}: required (a list)")
+            return []
+        if not isinstance(v, list):
+            raise PlanError(f"{self.at(key)}: must be a list")
+        return v
+
+
+def _number(v: Any, path: str, *, lo: float | None = None, hi: float | None = None, positive: bool = False) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float, str)):
+        raise PlanError(f"{path}: must be a number")
+    try:
+        x = float(v)
+    except ValueError:
+        raise PlanError(f"{path}: {v!r} is not a number") from None
+    if not math.isfinite(x):
+        raise PlanError(f"{path}: must be a finite number")
+    if positive and x <= 0:
+        raise PlanError(f"{path}: must be greater than zero")
+    if lo is not None and x < lo:
+        raise PlanError(f"{path}: must be at least {lo:g}")
+    if hi is not None and x > hi:
+        raise PlanError(f"{path}: must be at most {hi:g}")
+    return x
+
+
+def _by_year(raw: Any, path: str) -> dict[int, float]:
+    if not isinstance(raw, dict) or not raw:
+        raise PlanError(f"{path}: expected a mapping of recurrence interval (years) to depth (in), e.g. {{2: 3.3}}")
+    out = {}
+    for k, v in raw.items():
+        try:
+            years = int(str(k).strip().removesuffix("yr").removesuffix("-").strip())
+        except ValueError:
+            raise PlanError(f"{path}.{k}: the key must be a recurrence interval in years") from None
+        out[years] = _number(v, f"{path}.{k}", positive=True, hi=60)
+    return out
+
+
+_HSGS = ("A", "B", "C", "D")
+
+
+def _hsg(v: str, path: str, *, required: bool) -> str:
+    if not v:
+        if required:
+            raise PlanError(f"{path}: required (A, B, C or D)")
+        return ""
+    h = v.strip().upper()
+    if h not in _HSGS:
+        raise PlanError(f"{path}: must be A, B, C or D (a dual group such as A/D: give the drained or undrained group)")
+    return h
+
+
+def _cover_part(raw: Any, path: str) -> CoverPart:
+    o = _Obj(raw, path, {"area_acres", "cover", "hsg", "cn", "impervious", "connected", "description"})
+    area = o.num("area_acres", required=True, positive=True)
+    cover = o.str("cover")
+    cn = o.num("cn", lo=30, hi=100)
+    if not cover and cn is None:
+        raise PlanError(f"{path}: give a cover (TR-55 Table 2-2 row key) with hsg, or a cn")
+    if cover and cn is not None:
+        raise PlanError(f"{path}.cn: give either cover + hsg or cn, not both")
+    hsg = _hsg(o.str("hsg"), o.at("hsg"), required=bool(cover))
+    impervious = o.bool("impervious", default=cover == "impervious")
+    if cover:
+        from stormwater.engineering.runoff import curve_number_rows
+
+        if cover not in curve_number_rows():
+            raise PlanError(f"{o.at('cover')}: {cover!r} is not a TR-55 Table 2-2 row key "
+                            "(e.g. impervious, open_space_good, woods_good, pasture_good, newly_graded)")
+    connected = o.bool("connected", default=True)
+    if not impervious and o.has("connected"):
+        raise PlanError(f"{o.at('connected')}: only impervious parts are connected or unconnected")
+    return CoverPart(area, cover, hsg, cn, impervious, connected)
+
+
+def _tc_segment(raw: Any, path: str) -> TcSegment:
+    o = _Obj(raw, path, {"flow", "length_ft", "slope", "slope_ft_per_ft", "manning_n", "surface", "p2_in",
+                         "flow_area_sqft", "wetted_perimeter_ft", "description"})
+    flow = o.str("flow", required=True).lower()
+    if flow not in ("sheet", "shallow", "channel"):
+        raise PlanError(f"{o.at('flow')}: must be sheet, shallow or channel")
+    length = o.num("length_ft", required=True, positive=True)
+    slope_key = "slope_ft_per_ft" if o.has("slope_ft_per_ft") else "slope"
+    slope = o.num(slope_key, required=True, positive=True, hi=1)
+    seg = dict(flow=flow, length_ft=length, slope_ft_per_ft=slope)
+    if flow == "sheet":
+        n = o.num("manning_n", positive=True, hi=1)
+        surface = o.str("surface")
+        if n is None:
+            from stormwater.engineering.tc import sheet_flow_manning_n_table
+
+            table = sheet_flow_manning_n_table()
+            if surface not in table:
+                raise PlanError(f"{o.at('manning_n')}: required for sheet flow (or a surface from TR-55 Table 3-1: "
+                                f"{'; '.join(table)})")
+            n = table[surface]
+        seg.update(manning_n=n, surface=surface, p2_in=o.num("p2_in", positive=True, hi=60))
+    elif flow == "shallow":
+        surface = o.str("surface", required=True).lower()
+        if surface not in ("paved", "unpaved"):
+            raise PlanError(f"{o.at('surface')}: must be paved or unpaved")
+        seg.update(surface=surface)
+    else:
+        seg.update(manning_n=o.num("manning_n", required=True, positive=True, hi=1),
+                   flow_area_sqft=o.num("flow_area_sqft", required=True, positive=True),
+                   wetted_perimeter_ft=o.num("wetted_perimeter_ft", required=True, positive=True))
+    return TcSegment(**seg)
+
+
+def _subcatchment(raw: Any, path: str, phase: str) -> Subcatchment:
+    o = _Obj(raw, path, {"id", "description", "area_acres", "cn", "impervious_acres", "hsg", "cover", "tc_hr",
+                         "tc", "to"})
+    sid = o.str("id", required=True)
+    area = o.num("area_acres", required=True, positive=True, hi=2000 * 640)
+    cn = o.num("cn", lo=30, hi=100)
+    cover = tuple(_cover_part(c, f"{path}.cover[{i}]") for i, c in enumerate(o.list("cover")))
+    if cn is None and not cover:
+        raise PlanError(f"{path}: give cover (parts by TR-55 cover and HSG) or cn")
+    if cn is not None and cover:
+        raise PlanError(f"{path}.cn: give either cn or cover, not both")
+    imp = o.num("impervious_acres", lo=0)
+    if cover:
+        if imp is not None:
+            raise PlanError(f"{path}.impervious_acres: with cover parts the impervious area is their impervious parts")
+        total = sum(p.area_acres for p in cover)
+        if abs(total - area) > AREA_TOLERANCE * area:
+            raise PlanError(f"{path}.cover: the parts add up to {total:g} acres, not the area_acres {area:g}")
+    elif imp is None:
+        imp = 0.0
+    if imp is not None and imp > area:
+        raise PlanError(f"{path}.impervious_acres: more than the subcatchment's area")
+    tc_hr = o.num("tc_hr", positive=True, hi=10)
+    tc = tuple(_tc_segment(s, f"{path}.tc[{i}]") for i, s in enumerate(o.list("tc")))
+    if tc_hr is None and not tc:
+        raise PlanError(f"{path}: give tc (flow segments) or tc_hr")
+    if tc_hr is not None and tc:
+        raise PlanError(f"{path}.tc_hr: give either tc segments or tc_hr, not both")
+    for i, s in enumerate(tc):
+        if s.flow == "sheet" and i != 0:
+            raise PlanError(f"{path}.tc[{i}]: sheet flow can only be the first segment (TR-55 ch. 3)")
+    return Subcatchment(phase=phase, id=sid, area_acres=area, to=o.str("to", required=True),
+                        description=o.str("description"), cn=cn, impervious_acres=imp,
+                        hsg=_hsg(o.str("hsg"), o.at("hsg"), required=False), cover=cover, tc_hr=tc_hr, tc=tc)
+
+
+def _outlet(raw: Any, path: str) -> OutletSpec:
+    o = _Obj(raw, path, {"kind", "name", "invert_ft", "crest_ft", "diameter_in", "length_ft", "coefficient",
+                         "emergency"})
+    kind = o.str("kind", required=True).lower()
+    if kind == "orifice":
+        return OutletSpec("orifice", o.str("name") or "orifice", o.num("invert_ft", required=True),
+                          diameter_in=o.num("diameter_in", required=True, positive=True, hi=240),
+                          coefficient=o.num("coefficient", positive=True, hi=1), emergency=o.bool("emergency"))
+    if kind == "weir":
+        return OutletSpec("weir", o.str("name") or "weir", o.num("crest_ft", required=True),
+                          length_ft=o.num("length_ft", required=True, positive=True),
+                          coefficient=o.num("coefficient", positive=True, hi=4), emergency=o.bool("emergency"))
+    raise PlanError(f"{o.at('kind')}: must be orifice or weir (infiltration is the BMP's infiltration_rate_in_hr "
+                    "over its bottom_area_sqft)")
+
+
+def _bmp(raw: Any, path: str) -> Bmp:
+    o = _Obj(raw, path, {"id", "type", "description", "to", "infiltration_rate_in_hr", "bottom_area_sqft",
+                         "stage_storage", "outlets", "treatment_storage_cuft"})
+    rate = o.num("infiltration_rate_in_hr", positive=True, hi=100)
+    bottom = o.num("bottom_area_sqft", positive=True)
+    if (rate is None) != (bottom is None):
+        raise PlanError(f"{path}: an infiltrating BMP needs both infiltration_rate_in_hr and bottom_area_sqft")
+    ss = []
+    for i, row in enumerate(o.list("stage_storage")):
+        p = f"{path}.stage_storage[{i}]"
+        if isinstance(row, dict):
+            r = _Obj(row, p, {"stage_ft", "storage_cuft"})
+            ss.append((r.num("stage_ft", required=True), r.num("storage_cuft", required=True, lo=0)))
+        elif isinstance(row, list) and len(row) == 2:
+            ss.append((_number(row[0], p + "[0]"), _number(row[1], p + "[1]", lo=0)))
+        else:
+            raise PlanError(f"{p}: expected [stage_ft, storage_cuft]")
+    if ss:
+        if len(ss) < 2:
+            raise PlanError(f"{path}.stage_storage: at least two points")
+        for i, (a, b) in enumerate(zip(ss, ss[1:]), 1):
+            if not (b[0] > a[0] and b[1] > a[1]):
+                raise PlanError(f"{path}.stage_storage[{i}]: stage and storage must both increase")
+    outlets = tuple(_outlet(x, f"{path}.outlets[{i}]") for i, x in enumerate(o.list("outlets")))
+    if outlets and not ss:
+        raise PlanError(f"{path}.stage_storage: required with outlets (the basin is routed)")
+    if ss and not outlets and rate is None:
+        raise PlanError(f"{path}.outlets: a routed BMP needs at least one outlet or an infiltration rate")
+    for i, x in enumerate(outlets):
+        if not ss[0][0] <= x.elevation_ft <= ss[-1][0]:
+            raise PlanError(f"{path}.outlets[{i}]: elevation {x.elevation_ft:g} ft is outside the stage-storage "
+                            f"table ({ss[0][0]:g} to {ss[-1][0]:g} ft)")
+    return Bmp(id=o.str("id", required=True), type=o.str("type", required=True), to=o.str("to", required=True),
+               description=o.str("description"), infiltration_rate_in_hr=rate, bottom_area_sqft=bottom,
+               stage_storage=tuple(ss), outlets=outlets,
+               treatment_storage_cuft=o.num("treatment_storage_cuft", positive=True))
+
+
+def _rainfall(raw: Any) -> Rainfall:
+    o = _Obj(raw, "rainfall", {"storm_type", "storms_years", "pfds_csv", "upper_ci_in", "design_in", "source"})
+    storm = o.str("storm_type", default="III").upper()
+    if storm not in ("II", "III"):
+        raise PlanError("rainfall.storm_type: must be II or III (Longmeadow: III)")
+    years = tuple(int(_number(y, f"rainfall.storms_years[{i}]", positive=True))
+                  for i, y in enumerate(o.list("storms_years"))) or DEFAULT_STORMS_YEARS
+    pfds = o.raw.get("pfds_csv")
+    if isinstance(pfds, str):
+        pfds = (pfds,)
+    elif isinstance(pfds, list):
+        if not all(isinstance(x, str) for x in pfds):
+            raise PlanError("rainfall.pfds_csv: the text of one or more NOAA PFDS CSV files")
+        pfds = tuple(pfds)
+    elif pfds is None:
+        pfds = ()
+    else:
+        raise PlanError("rainfall.pfds_csv: the text of one or more NOAA PFDS CSV files")
+    upper = _by_year(o.raw["upper_ci_in"], "rainfall.upper_ci_in") if o.has("upper_ci_in") else {}
+    design = _by_year(o.raw["design_in"], "rainfall.design_in") if o.has("design_in") else {}
+    given = sum(1 for x in (pfds, upper, design) if x)
+    if given != 1:
+        raise PlanError("rainfall: give exactly one of pfds_csv (NOAA PFDS CSV text), upper_ci_in "
+                        "(NOAA upper 90 % bounds by year) or design_in (design depths by year)")
+    for key, d in (("upper_ci_in", upper), ("design_in", design)):
+        missing = [y for y in years if d and y not in d]
+        if missing:
+            raise PlanError(f"rainfall.{key}: no depth for the {', '.join(map(str, missing))}-year storm")
+    if 2 not in years:
+        raise PlanError("rainfall.storms_years: must include the 2-year storm (§ 380-12 A(3)(g)[5])")
+    return Rainfall(storm, years, pfds, upper, design, o.str("source"))
+
+
+def _project(raw: Any) -> Project:
+    o = _Obj(raw, "project", {"name", "location", "applicant", "preparer", "disturbance_acres",
+                              "previously_developed_with_impervious", "part_of_common_plan",
+                              "post_impervious_sqft", "recharge_target_depth_in", "description"})
+    return Project(name=o.str("name", required=True),
+                   disturbance_acres=o.num("disturbance_acres", required=True, lo=0),
+                   previously_developed_with_impervious=o.bool("previously_developed_with_impervious", required=True),
+                   part_of_common_plan=o.bool("part_of_common_plan"), location=o.str("location"),
+                   applicant=o.str("applicant"), preparer=o.str("preparer"),
+                   post_impervious_sqft=o.num("post_impervious_sqft", lo=0),
+                   recharge_target_depth_in=o.num("recharge_target_depth_in", positive=True, hi=2))
+
+
+def plan_from_dict(data: dict) -> Plan:
+    """Build and cross-check a :class:`Plan` from the decoded file."""
+    top = _Obj(data, "", {"schema", "project", "rainfall", "pre", "post", "bmps", "design_points"})
+    schema = top.str("schema", default=SCHEMA)
+    if schema != SCHEMA:
+        raise PlanError(f"schema: {schema!r} is not supported (expected {SCHEMA})")
+    if "project" not in top.raw or "rainfall" not in top.raw:
+        raise PlanError(f"{'project' if 'project' not in top.raw else 'rainfall'}: required")
+    project = _project(top.raw["project"])
+    rainfall = _rainfall(top.raw["rainfall"])
+    pre = tuple(_subcatchment(s, f"pre[{i}]", "pre") for i, s in enumerate(top.list("pre", required=True)))
+    post = tuple(_subcatchment(s, f"post[{i}]", "post") for i, s in enumerate(top.list("post", required=True)))
+    bmps = tuple(_bmp(b, f"bmps[{i}]") for i, b in enumerate(top.list("bmps")))
+    dps = []
+    for i, d in enumerate(top.list("design_points", required=True)):
+        o = _Obj(d, f"design_points[{i}]", {"id", "description"})
+        dps.append(DesignPoint(o.str("id", required=True), o.str("description")))
+    if not pre or not post or not dps:
+        raise PlanError(f"{'pre' if not pre else 'post' if not post else 'design_points'}: at least one is required")
+    ids: dict[str, str] = {}
+    for kind, items in (("design point", dps), ("BMP", bmps)):
+        for x in items:
+            if x.id in ids:
+                raise PlanError(f"{x.id}: the id is used twice ({ids[x.id]} and {kind})")
+            ids[x.id] = kind
+    for phase, items in (("pre", pre), ("post", post)):
+        seen = set()
+        for i, s in enumerate(items):
+            if s.id in seen or s.id in ids:
+                raise PlanError(f"{phase}[{i}].id: {s.id!r} is used twice")
+            seen.add(s.id)
+            if phase == "pre" and ids.get(s.to) != "design point":
+                raise PlanError(f"pre[{i}].to: {s.to!r} is not a design point (pre-development flows go to design points)")
+            if phase == "post" and s.to not in ids:
+                raise PlanError(f"post[{i}].to: {s.to!r} is neither a design point nor a BMP")
+    dp_ids = {d.id for d in dps}
+    bmp_ids = {b.id for b in bmps}
+    for i, b in enumerate(bmps):
+        if b.to not in dp_ids and b.to not in bmp_ids:
+            raise PlanError(f"bmps[{i}].to: {b.to!r} is neither a design point nor a BMP")
+        if b.to == b.id:
+            raise PlanError(f"bmps[{i}].to: a BMP cannot discharge to itself")
+    # BMP chains must end at a design point (no loops).
+    nxt = {b.id: b.to for b in bmps}
+    for b in bmps:
+        seen, cur = set(), b.id
+        while cur in nxt:
+            if cur in seen:
+                raise PlanError(f"bmps: {b.id} is in a loop ({' -> '.join(seen)})")
+            seen.add(cur)
+            cur = nxt[cur]
+    return Plan(project, rainfall, pre, post, bmps, tuple(dps))

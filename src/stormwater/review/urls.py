@@ -1,0 +1,22 @@
+"""URLs of the engineering review. Spread into the root urlpatterns (not include()) so every pattern
+stays a plain URLPattern that tests/test_access.py checks for its guard."""
+from django.urls import path, re_path
+
+from . import api, views
+
+urlpatterns = [
+    path("reviews/", views.review_list, name="review_list"),
+    path("reviews/new/", views.review_new, name="review_new"),
+    path("reviews/<int:review_id>/", views.review_detail, name="review_detail"),
+    re_path(r"^reviews/(?P<review_id>\d+)/report\.pdf$", views.review_report_pdf, name="review_pdf"),
+    path("reviews/<int:review_id>/input/", views.review_input, name="review_input"),
+    re_path(r"^reviews/(?P<review_id>\d+)/results\.json$", views.review_results_json, name="review_results_json"),
+    path("reviews/bmp-tables/", views.bmp_table_list, name="bmp_table_list"),
+    path("reviews/bmp-tables/new/", views.bmp_table_new, name="bmp_table_new"),
+    path("reviews/bmp-tables/<int:table_id>/", views.bmp_table_detail, name="bmp_table_detail"),
+    path("reviews/bmp-tables/<int:table_id>/csv/", views.bmp_table_csv, name="bmp_table_csv"),
+    path("reviews/bmp-tables/<int:table_id>/retire/", views.bmp_table_retire_view, name="bmp_table_retire"),
+    path("api/reviews/", api.api_review_run, name="api_review_run"),
+    path("api/reviews/<int:review_id>/", api.api_review_detail, name="api_review_detail"),
+    path("api/bmp-tables/", api.api_bmp_tables, name="api_bmp_tables"),
+]
