@@ -2,16 +2,19 @@
 from datetime import date
 
 import pytest
-from django.urls import URLPattern, get_resolver
+from django.urls import URLPattern, URLResolver, get_resolver
 
 from stormwater.utility.models import Bill
 from stormwater.utility.services import bill_run_issue, fiscal_year
 
 
-def _callbacks():
-    for p in get_resolver().url_patterns:
-        assert isinstance(p, URLPattern)
-        yield p.name, p.callback
+def _callbacks(patterns=None):
+    for p in get_resolver().url_patterns if patterns is None else patterns:
+        if isinstance(p, URLResolver):
+            yield from _callbacks(p.url_patterns)
+        else:
+            assert isinstance(p, URLPattern)
+            yield p.name, p.callback
 
 
 def test_every_url_is_guarded_or_deliberately_public():

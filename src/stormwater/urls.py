@@ -1,5 +1,5 @@
 from django.contrib.auth import views as auth_views
-from django.urls import path, re_path
+from django.urls import include, path, re_path
 
 from stormwater.accounts.access import public
 from stormwater.parcels import api as parcels_api
@@ -43,4 +43,14 @@ urlpatterns = [
     path("api/bill-runs/<int:run_id>/", utility_api.api_bill_run_detail, name="api_bill_run_detail"),
     # Engineering review (issue 7): spread, not include(), so each pattern is checked by test_access
     *review_urls.urlpatterns,
+    # Apps with their own URL modules
+    path("", include("stormwater.receivables.urls")),
 ]
+
+# GIS (stormwater.gis): its own URL module, spread in so every pattern stays a flat, checked URLPattern.
+from stormwater.gis.urls import urlpatterns as gis_urlpatterns  # noqa: E402
+urlpatterns += gis_urlpatterns
+
+# Stormwater Management Account (stormwater.fund): spread in like GIS, flat checked URLPatterns.
+from stormwater.fund.urls import urlpatterns as fund_urlpatterns  # noqa: E402
+urlpatterns += fund_urlpatterns

@@ -11,8 +11,12 @@ def nav(request):
     items.append(("bill_list", "Bills"))
     if user.can(Perm.BILLING_RUN):
         items.append(("billing_problems", "Billing problems"))
+    if user.can(Perm.PAYMENT_POST):
+        items.append(("collections_home", "Collections"))
     if user.can(Perm.RATES_VIEW):
         items.append(("resolution_list", "Rates"))
+    if user.can(Perm.FUND_VIEW):
+        items.append(("fund_home", "Fund"))
     if user.can(Perm.REVIEW_RUN):
         items.append(("review_list", "Engineering reviews"))
     return {"nav": items}

@@ -1,0 +1,168 @@
+"""JSON API of collections. Money as strings with two decimals; errors as {"error": ...}."""
+from __future__ import annotations
+
+import json
+from datetime import date
+
+from django.http import JsonResponse
+from django.shortcuts import get_object_or_404
+from django.views.decorators.http import require_POST
+
+from stormwater.accounts.access import require_perm
+from stormwater.accounts.roles import Perm
+from stormwater.rules.money import fmt, to_decimal
+from stormwater.utility.models import Account
+
+from .access import account_get_for_user
+from .ledger import account_position
+from .models import Demand, Payment
+from .selectors import aging
+from .services import (BatchRejected, CollectionError, commitment_create, demand_serve, payment_batch_post,
+                       payment_post, payment_reverse)
+
+
+class BadInput(ValueError):
+    pass
+
+
+def _json(request) -> dict:
+    try:
+        body = json.loads(request.body or b"{}")
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise BadInput("input: not valid JSON") from None
+    if not isinstance(body, dict):
+        raise BadInput("input: expected one JSON object")
+    return body
+
+
+def _date(body, name, default=None):
+    raw = body.get(name, default)
+    if raw is None:
+        raise BadInput(f"{name}: required (YYYY-MM-DD)")
+    try:
+        return raw if isinstance(raw, date) else date.fromisoformat(str(raw))
+    except ValueError:
+        raise BadInput(f"{name}: {raw!r} is not a date (YYYY-MM-DD)") from None
+
+
+def _errors(fn):
+    def wrapper(request, *a, **kw):
+        try:
+            return fn(request, *a, **kw)
+        except BatchRejected as e:
+            return JsonResponse({"error": str(e), "rows": e.errors}, status=400)
+        except (BadInput, CollectionError, ValueError) as e:
+            return JsonResponse({"error": str(e)}, status=400)
+    wrapper.__name__ = fn.__name__
+    return wrapper
+
+
+def position_json(account, as_of: date) -> dict:
+    pos = account_position(account, as_of=as_of)
+    return {"account": account.number, "parcel_id": account.parcel.parcel_id, "as_of": str(as_of),
+            "principal": fmt(pos.principal), "interest": fmt(pos.interest), "demand_charges": fmt(pos.demand),
+            "credit": fmt(pos.credit), "balance": fmt(pos.total),
+            "installments": [{"bill": d.installment.bill.number, "seq": d.installment.seq,
+                              "due_date": str(d.installment.due_date), "principal": fmt(d.principal),
+                              "interest": fmt(d.interest), "demand_charges": fmt(d.demand), "total": fmt(d.total),
+                              "back_bill": d.no_interest} for d in pos.dues]}
+
+
+def payment_json(p: Payment) -> dict:
+    return {"id": p.pk, "account": p.account.number, "amount": fmt(p.amount), "received_on": str(p.received_on),
+            "method": p.method, "reference": p.reference,
+            "applied": [{"bill": e.bill.number if e.bill else None, "component": e.component, "amount": fmt(-e.amount)}
+                        for e in p.entries.select_related("bill").order_by("id")]}
+
+
+@require_POST
+@require_perm(Perm.PAYMENT_POST, api=True)
+@_errors
+def api_payment_post(request):
+    """POST {account, amount, received_on, method?, reference?} → the payment and how it was applied."""
+    b = _json(request)
+    acct = Account.objects.filter(number=str(b.get("account", "")).strip()).first()
+    if acct is None:
+        raise BadInput(f"account: no account {b.get('account')!r}")
+    if b.get("amount") is None:
+        raise BadInput("amount: required")
+    p = payment_post(account=acct, amount=to_decimal(b["amount"], field="amount"),
+                     received_on=_date(b, "received_on"), method=b.get("method") or "check",
+                     reference=str(b.get("reference") or ""), acting_user=request.user)
+    return JsonResponse(payment_json(p), status=201)
+
+
+@require_POST
+@require_perm(Perm.PAYMENT_POST, api=True)
+@_errors
+def api_payment_batch(request):
+    """POST a lockbox CSV (multipart field "file", or the CSV as the request body)."""
+    f = request.FILES.get("file")
+    content, name = (f.read(), f.name) if f else (request.body, request.headers.get("X-Filename", "upload.csv"))
+    r = payment_batch_post(filename=name, content=content, acting_user=request.user)
+    return JsonResponse({"posted": r.posted, "total": fmt(r.total), "already_posted": r.already_posted,
+                         "message": r.message}, status=200 if r.already_posted else 201)
+
+
+@require_POST
+@require_perm(Perm.COLLECT, api=True)
+@_errors
+def api_payment_reverse(request, payment_id: int):
+    b = _json(request)
+    p = get_object_or_404(Payment, pk=payment_id)
+    payment_reverse(payment=p, reason=str(b.get("reason") or ""), reversed_on=_date(b, "reversed_on", date.today()),
+                    acting_user=request.user)
+    return JsonResponse({"reversed": p.pk})
+
+
+@require_perm(api=True)
+@_errors
+def api_account(request, number: str):
+    account = account_get_for_user(user=request.user, number=number)
+    return JsonResponse(position_json(account, _date(request.GET, "as_of", date.today())))
+
+
+@require_POST
+@require_perm(Perm.COLLECT, api=True)
+@_errors
+def api_demands(request):
+    """POST {accounts: [...], served_on} → the demands served (each account that cannot be served is listed)."""
+    b = _json(request)
+    served_on = _date(b, "served_on", date.today())
+    out, errors = [], []
+    for number in b.get("accounts") or []:
+        acct = Account.objects.filter(number=number).first()
+        try:
+            if acct is None:
+                raise CollectionError(f"account: no account {number!r}")
+            d = demand_serve(account=acct, served_on=served_on, acting_user=request.user)
+            out.append({"id": d.pk, "account": number, "total_due": fmt(d.total_due)})
+        except CollectionError as e:
+            errors.append({"account": number, "error": str(e)})
+    return JsonResponse({"served": out, "errors": errors}, status=201 if out else 400)
+
+
+@require_POST
+@require_perm(Perm.COLLECT, api=True)
+@_errors
+def api_commitments(request):
+    b = _json(request)
+    demands = list(Demand.objects.filter(pk__in=b.get("demand_ids") or []).select_related("account"))
+    try:
+        fy = int(b["tax_fiscal_year"])
+    except (KeyError, TypeError, ValueError):
+        raise BadInput("tax_fiscal_year: required, e.g. 2028") from None
+    c = commitment_create(tax_fiscal_year=fy, committed_on=_date(b, "committed_on", date.today()), demands=demands,
+                          acting_user=request.user)
+    return JsonResponse({"id": c.pk, "lines": [{"account": ln.account.number, "total": fmt(ln.total)}
+                                               for ln in c.lines.select_related("account")]}, status=201)
+
+
+@require_perm(Perm.BILLING_VIEW_ALL, api=True)
+@_errors
+def api_aging(request):
+    as_of = _date(request.GET, "as_of", date.today())
+    return JsonResponse({"as_of": str(as_of), "accounts": [
+        {"account": r.account.number, "parcel_id": r.account.parcel.parcel_id,
+         "buckets": {k: fmt(v) for k, v in r.buckets.items()}, "total": fmt(r.total),
+         "oldest_due": str(r.oldest_due) if r.oldest_due else None} for r in aging(as_of=as_of)]})

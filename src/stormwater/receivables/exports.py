@@ -1,0 +1,76 @@
+"""Collector exports: commitment list, aging, water/sewer consolidation (CSV and Excel)."""
+from __future__ import annotations
+
+import csv
+import io
+from decimal import Decimal
+
+
+def to_csv(columns: list[str], rows) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(columns)
+    w.writerows(rows)
+    return buf.getvalue()
+
+
+def to_xlsx(title: str, columns: list[str], rows) -> bytes:
+    from openpyxl import Workbook
+
+    wb = Workbook(write_only=True)
+    ws = wb.create_sheet(title[:31])
+    ws.append(columns)
+    for r in rows:
+        ws.append([Decimal(v) if isinstance(v, str) and _is_money(v) else v for v in r])
+    buf = io.BytesIO()
+    wb.save(buf)
+    return buf.getvalue()
+
+
+def _is_money(v: str) -> bool:
+    try:
+        Decimal(v)
+    except Exception:  # noqa: BLE001
+        return False
+    return "." in v and v.replace("-", "").replace(".", "").isdigit()
+
+
+COMMITMENT_COLUMNS = ["parcel_id", "account", "owner", "address", "principal", "interest", "demand_charges", "total",
+                      "demand_served_on"]
+
+
+def commitment_rows(commitment):
+    for line in commitment.lines.select_related("account__parcel__owner", "demand").order_by("account__number"):
+        p = line.account.parcel
+        yield [p.parcel_id, line.account.number, p.owner.name if p.owner else "", p.address, str(line.principal),
+               str(line.interest), str(line.demand_charges), str(line.total), str(line.demand.served_on)]
+
+
+AGING_COLUMNS = ["account", "parcel_id", "address", "current", "1-30", "31-60", "61-90", "over 90", "total",
+                 "oldest_due"]
+
+
+def aging_rows(rows):
+    for r in rows:
+        yield [r.account.number, r.account.parcel.parcel_id, r.account.parcel.address,
+               *[str(r.buckets[k]) for k in ("current", "1-30", "31-60", "61-90", "over 90")], str(r.total),
+               str(r.oldest_due or "")]
+
+
+# The water/sewer billing import (Ch. 295 Art. IV fee ¶B: consolidated with the water/sewer bill).
+# Documented in docs/consolidated-billing.md; one row per stormwater installment.
+WATER_SEWER_COLUMNS = ["water_account", "parcel_id", "service_address", "owner_name", "stormwater_bill",
+                       "installment", "charge_code", "description", "amount", "issue_date", "due_date"]
+
+
+def water_sewer_rows(run):
+    from stormwater.utility.models import Installment
+
+    qs = (Installment.objects.filter(bill__run=run).exclude(bill__water_sewer_account="")
+          .select_related("bill", "bill__parcel").order_by("bill__water_sewer_account", "bill__number", "seq"))
+    for i in qs:
+        b = i.bill
+        yield [b.water_sewer_account, b.parcel.parcel_id, b.parcel.address, b.owner_name, b.number, i.seq, "SW",
+               f"Stormwater fee {b.period_start:%m/%d/%Y}-{b.period_end:%m/%d/%Y} ({b.erus} ERU)"
+               if b.blocks else f"Stormwater fee {b.period_start:%m/%d/%Y}-{b.period_end:%m/%d/%Y} (flat)",
+               str(i.amount), i.issue_date.isoformat(), i.due_date.isoformat()]

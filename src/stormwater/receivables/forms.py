@@ -1,0 +1,50 @@
+from datetime import date
+
+from django import forms
+
+from .models import PaymentMethod
+
+
+class PaymentForm(forms.Form):
+    account = forms.CharField(label="Account number", max_length=60)
+    amount = forms.DecimalField(label="Amount ($)", decimal_places=2, min_value=0.01)
+    received_on = forms.DateField(label="Received on", initial=date.today, widget=forms.DateInput(attrs={"type": "date"}))
+    method = forms.ChoiceField(choices=PaymentMethod.choices, initial=PaymentMethod.CHECK)
+    reference = forms.CharField(label="Reference (check number …)", max_length=80, required=False)
+
+
+class BatchForm(forms.Form):
+    file = forms.FileField(label="Lockbox / bank file (CSV: account, amount, received_on, reference[, method])")
+
+
+class ReverseForm(forms.Form):
+    reason = forms.CharField(label="Why (e.g. returned for insufficient funds)", max_length=300)
+    reversed_on = forms.DateField(label="Reversed on", initial=date.today, widget=forms.DateInput(attrs={"type": "date"}))
+
+
+class AsOfForm(forms.Form):
+    as_of = forms.DateField(label="As of", required=False, widget=forms.DateInput(attrs={"type": "date"}))
+
+    def day(self) -> date:
+        return (self.cleaned_data.get("as_of") if self.is_valid() else None) or date.today()
+
+
+class CommitForm(forms.Form):
+    tax_fiscal_year = forms.IntegerField(label="Tax bill fiscal year (FY)", min_value=2000, max_value=2100)
+    committed_on = forms.DateField(label="Committed on", initial=date.today, widget=forms.DateInput(attrs={"type": "date"}))
+
+
+class BackBillForm(forms.Form):
+    parcel_id = forms.CharField(label="Parcel id", max_length=40)
+    period_start = forms.DateField(widget=forms.DateInput(attrs={"type": "date"}))
+    period_end = forms.DateField(widget=forms.DateInput(attrs={"type": "date"}))
+    issue_date = forms.DateField(initial=date.today, widget=forms.DateInput(attrs={"type": "date"}))
+
+
+class CloseForm(forms.Form):
+    closed_through = forms.DateField(label="Close the books through", widget=forms.DateInput(attrs={"type": "date"}))
+
+
+class LienPaidForm(forms.Form):
+    paid_on = forms.DateField(initial=date.today, widget=forms.DateInput(attrs={"type": "date"}))
+    amount = forms.DecimalField(decimal_places=2, min_value=0.01)

@@ -1,0 +1,237 @@
+"""Collector and Finance pages (Ch. 295 Art. IV billing and collection ¶A–¶D). Thin: parse, call one
+service, render."""
+from __future__ import annotations
+
+from datetime import date
+
+from django.contrib import messages
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from stormwater.accounts.access import require_perm
+from stormwater.accounts.roles import Perm
+from stormwater.parcels.models import Parcel
+from stormwater.utility.documents import render_pdf
+from stormwater.utility.models import Account, BillRun
+
+from . import exports
+from .access import account_get_for_user
+from .forms import AsOfForm, BackBillForm, BatchForm, CloseForm, CommitForm, LienPaidForm, PaymentForm, ReverseForm
+from .ledger import account_position
+from .models import Commitment, CommitmentLine, Demand, Payment
+from .selectors import aging, commitment_candidates, delinquency, demand_candidates
+from .services import (BatchRejected, CollectionError, back_bill_issue, closed_through, commitment_create,
+                       demand_serve, lien_paid_record, payment_batch_post, payment_post, payment_reverse,
+                       period_close)
+
+
+def _download(content, name: str, fmt: str):
+    types = {"csv": "text/csv; charset=utf-8", "pdf": "application/pdf",
+             "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"}
+    resp = HttpResponse(content, content_type=types[fmt])
+    resp["Content-Disposition"] = f'{"inline" if fmt == "pdf" else "attachment"}; filename="{name}.{fmt}"'
+    return resp
+
+
+@require_perm(Perm.PAYMENT_POST)
+def collections_home(request):
+    pay_form = PaymentForm(prefix="pay")
+    batch_form = BatchForm(prefix="batch")
+    if request.method == "POST" and "pay-account" in request.POST:
+        pay_form = PaymentForm(request.POST, prefix="pay")
+        if pay_form.is_valid():
+            cd = pay_form.cleaned_data
+            acct = Account.objects.filter(number=cd["account"].strip()).first()
+            if acct is None:
+                pay_form.add_error("account", f"No account {cd['account']!r}.")
+            else:
+                try:
+                    p = payment_post(account=acct, amount=cd["amount"], received_on=cd["received_on"],
+                                     method=cd["method"], reference=cd["reference"], acting_user=request.user)
+                    messages.success(request, f"Posted ${p.amount} to {acct.number}.")
+                    return redirect("collections_home")
+                except CollectionError as e:
+                    pay_form.add_error(None, str(e))
+    elif request.method == "POST":
+        batch_form = BatchForm(request.POST, request.FILES, prefix="batch")
+        if batch_form.is_valid():
+            f = batch_form.cleaned_data["file"]
+            try:
+                r = payment_batch_post(filename=f.name, content=f.read(), acting_user=request.user)
+                (messages.info if r.already_posted else messages.success)(request, r.message)
+                return redirect("collections_home")
+            except BatchRejected as e:
+                for err in e.errors:
+                    batch_form.add_error(None, err)
+    return render(request, "receivables/home.html", {
+        "pay_form": pay_form, "batch_form": batch_form, "closed_through": closed_through(),
+        "payments": Payment.objects.select_related("account", "batch", "reversal")[:25]})
+
+
+@require_perm()
+def account_statement(request, number: str):
+    account = account_get_for_user(user=request.user, number=number)
+    as_of = AsOfForm(request.GET).day()
+    pos = account_position(account, as_of=as_of)
+    return render(request, "receivables/account.html", {
+        "account": account, "pos": pos, "as_of": as_of,
+        "entries": account.entries.filter(effective_on__lte=as_of).order_by("effective_on", "id"),
+        "payments": account.payments.select_related("reversal"), "can_reverse": request.user.can(Perm.COLLECT),
+        "reverse_form": ReverseForm()})
+
+
+@require_POST
+@require_perm(Perm.COLLECT)
+def payment_reverse_view(request, payment_id: int):
+    payment = get_object_or_404(Payment, pk=payment_id)
+    form = ReverseForm(request.POST)
+    if form.is_valid():
+        try:
+            payment_reverse(payment=payment, reason=form.cleaned_data["reason"],
+                            reversed_on=form.cleaned_data["reversed_on"], acting_user=request.user)
+            messages.success(request, f"Payment {payment.pk} reversed.")
+        except CollectionError as e:
+            messages.error(request, str(e))
+    else:
+        messages.error(request, "A reason and a date are required to reverse a payment.")
+    return redirect("account_statement", number=payment.account.number)
+
+
+@require_perm(Perm.COLLECT)
+def demands(request):
+    as_of = AsOfForm(request.GET).day()
+    if request.method == "POST":
+        served_on = date.fromisoformat(request.POST.get("served_on") or str(date.today()))
+        n, errors = 0, []
+        for acct in Account.objects.filter(number__in=request.POST.getlist("account")):
+            try:
+                demand_serve(account=acct, served_on=served_on, acting_user=request.user)
+                n += 1
+            except CollectionError as e:
+                errors.append(str(e))
+        if n:
+            messages.success(request, f"Served {n} demand{'s' if n != 1 else ''} dated {served_on}.")
+        for e in errors:
+            messages.error(request, e)
+        return redirect("demands")
+    return render(request, "receivables/demands.html", {
+        "as_of": as_of, "candidates": demand_candidates(as_of=as_of),
+        "served": Demand.objects.select_related("account", "account__parcel")[:100]})
+
+
+@require_perm(Perm.COLLECT)
+def demand_pdf(request, demand_id: int):
+    d = get_object_or_404(Demand.objects.select_related("account__parcel__owner", "resolution"), pk=demand_id)
+    pos = account_position(d.account, as_of=d.served_on)
+    return _download(render_pdf("receivables/demand_pdf.html", {"d": d, "pos": pos}), f"demand-{d.pk}", "pdf")
+
+
+@require_perm(Perm.COLLECT)
+def commitments(request):
+    as_of = AsOfForm(request.GET).day()
+    form = CommitForm(request.POST or None, initial={"tax_fiscal_year": as_of.year + 1 if as_of.month >= 7
+                                                     else as_of.year})
+    if request.method == "POST" and form.is_valid():
+        ds = list(Demand.objects.filter(pk__in=request.POST.getlist("demand")).select_related("account"))
+        try:
+            c = commitment_create(tax_fiscal_year=form.cleaned_data["tax_fiscal_year"],
+                                  committed_on=form.cleaned_data["committed_on"], demands=ds, acting_user=request.user)
+            messages.success(request, f"Committed {c.lines.count()} accounts to the Board of Assessors.")
+            return redirect("commitment_detail", commitment_id=c.pk)
+        except CollectionError as e:
+            form.add_error(None, str(e))
+    return render(request, "receivables/commitments.html", {
+        "as_of": as_of, "form": form, "candidates": commitment_candidates(as_of=as_of),
+        "commitments": Commitment.objects.all()[:50]})
+
+
+@require_perm(Perm.COLLECT)
+def commitment_detail(request, commitment_id: int):
+    c = get_object_or_404(Commitment, pk=commitment_id)
+    return render(request, "receivables/commitment_detail.html", {
+        "c": c, "lines": c.lines.select_related("account__parcel__owner", "demand"), "form": LienPaidForm()})
+
+
+@require_perm(Perm.COLLECT)
+def commitment_export(request, commitment_id: int, fmt: str):
+    c = get_object_or_404(Commitment, pk=commitment_id)
+    name = f"commitment-FY{c.tax_fiscal_year}-{c.pk}"
+    rows = list(exports.commitment_rows(c))
+    if fmt == "csv":
+        return _download(exports.to_csv(exports.COMMITMENT_COLUMNS, rows), name, "csv")
+    if fmt == "xlsx":
+        return _download(exports.to_xlsx(name, exports.COMMITMENT_COLUMNS, rows), name, "xlsx")
+    lines = c.lines.select_related("account__parcel__owner", "demand")
+    return _download(render_pdf("receivables/commitment_pdf.html", {"c": c, "lines": lines}), name, "pdf")
+
+
+@require_POST
+@require_perm(Perm.COLLECT)
+def lien_paid(request, line_id: int):
+    line = get_object_or_404(CommitmentLine, pk=line_id)
+    form = LienPaidForm(request.POST)
+    if form.is_valid():
+        try:
+            lien_paid_record(line=line, paid_on=form.cleaned_data["paid_on"], amount=form.cleaned_data["amount"],
+                             acting_user=request.user)
+            messages.success(request, "Lien closed: paid through the tax bill.")
+        except CollectionError as e:
+            messages.error(request, str(e))
+    return redirect("commitment_detail", commitment_id=line.commitment_id)
+
+
+@require_perm(Perm.COLLECT)
+def back_bill(request):
+    form = BackBillForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        cd = form.cleaned_data
+        parcel = Parcel.objects.filter(parcel_id=cd["parcel_id"].strip()).first()
+        if parcel is None:
+            form.add_error("parcel_id", "No such parcel.")
+        else:
+            try:
+                bill = back_bill_issue(parcel=parcel, period_start=cd["period_start"], period_end=cd["period_end"],
+                                       issue_date=cd["issue_date"], acting_user=request.user)
+                messages.success(request, f"Back bill {bill.number} issued: ${bill.amount}.")
+                return redirect("bill_detail", number=bill.number)
+            except CollectionError as e:
+                form.add_error(None, str(e))
+    return render(request, "receivables/back_bill.html", {"form": form})
+
+
+@require_perm(Perm.COLLECT)
+def close_period(request):
+    form = CloseForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            period_close(closed_through=form.cleaned_data["closed_through"], acting_user=request.user)
+            messages.success(request, f"Books closed through {form.cleaned_data['closed_through']}.")
+            return redirect("collections_home")
+        except CollectionError as e:
+            form.add_error(None, str(e))
+    return render(request, "receivables/close.html", {"form": form, "closed_through": closed_through()})
+
+
+@require_perm(Perm.BILLING_VIEW_ALL)
+def aging_report(request, fmt: str = "html", which: str = "aging"):
+    as_of = AsOfForm(request.GET).day()
+    rows = aging(as_of=as_of) if which == "aging" else delinquency(as_of=as_of)
+    if fmt in ("csv", "xlsx"):
+        data = list(exports.aging_rows(rows))
+        name = f"{which}-{as_of}"
+        return _download(exports.to_csv(exports.AGING_COLUMNS, data) if fmt == "csv"
+                         else exports.to_xlsx(name, exports.AGING_COLUMNS, data), name, fmt)
+    totals = {k: sum((r.buckets[k] for r in rows), 0) for k in ("current", "1-30", "31-60", "61-90", "over 90")}
+    peak = max(list(totals.values()) + [1])
+    bars = [(k, v, int(280 * v / peak)) for k, v in totals.items()]
+    return render(request, "receivables/aging.html", {"rows": rows, "as_of": as_of, "which": which,
+                                                      "totals": totals, "bars": bars,
+                                                      "grand": sum((r.total for r in rows), 0)})
+
+
+@require_perm(Perm.BILLING_VIEW_ALL)
+def water_sewer_export(request, run_id: int):
+    run = get_object_or_404(BillRun, pk=run_id)
+    data = list(exports.water_sewer_rows(run))
+    return _download(exports.to_csv(exports.WATER_SEWER_COLUMNS, data), f"water-sewer-import-run{run.pk}", "csv")
