@@ -25,6 +25,7 @@ class InstallmentDue:
     demand: Decimal
     no_interest: bool = False
     buckets: dict = field(default_factory=dict)
+    as_of: date | None = None
 
     @property
     def interest(self) -> Decimal:
@@ -33,6 +34,10 @@ class InstallmentDue:
     @property
     def total(self) -> Decimal:
         return self.principal + self.interest + self.demand
+
+    @property
+    def issued(self) -> bool:
+        return self.as_of >= self.installment.issue_date
 
     @property
     def past_due(self) -> bool:
@@ -85,7 +90,8 @@ def account_dues(account: Account, *, as_of: date) -> list[InstallmentDue]:
         unposted = max(ZERO, accrued - charged) if not inst.bill.is_back_bill else ZERO
         out.append(InstallmentDue(installment=inst, principal=b[Component.PRINCIPAL],
                                   interest_posted=b[Component.INTEREST], interest_accrued=unposted,
-                                  demand=b[Component.DEMAND], no_interest=inst.bill.is_back_bill, buckets=b))
+                                  demand=b[Component.DEMAND], no_interest=inst.bill.is_back_bill, buckets=b,
+                                  as_of=as_of))
     return out
 
 
@@ -100,6 +106,7 @@ def unapplied_credit(account: Account, *, as_of: date) -> Decimal:
 class AccountPosition:
     dues: list[InstallmentDue]
     credit: Decimal
+    ledger_balance: Decimal = ZERO  # every entry effective on or before as_of
 
     @property
     def principal(self) -> Decimal:
@@ -115,7 +122,9 @@ class AccountPosition:
 
     @property
     def total(self) -> Decimal:
-        return self.principal + self.interest + self.demand - self.credit
+        """The balance as of the date: the ledger through that day plus interest earned and not yet
+        posted (a later installment's charge is not owed before its issue date)."""
+        return self.ledger_balance + sum((d.interest_accrued for d in self.dues), ZERO)
 
     def overdue(self, as_of: date) -> list[InstallmentDue]:
         """Installments whose interest has started and that still owe principal (not back bills)."""
@@ -123,4 +132,6 @@ class AccountPosition:
 
 
 def account_position(account: Account, *, as_of: date) -> AccountPosition:
-    return AccountPosition(dues=account_dues(account, as_of=as_of), credit=unapplied_credit(account, as_of=as_of))
+    bal = LedgerEntry.objects.filter(account=account, effective_on__lte=as_of).aggregate(s=Sum("amount"))["s"]
+    return AccountPosition(dues=account_dues(account, as_of=as_of), credit=unapplied_credit(account, as_of=as_of),
+                           ledger_balance=bal or ZERO)

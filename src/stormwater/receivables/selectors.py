@@ -59,7 +59,7 @@ def aging(*, as_of: date) -> list[AgingRow]:
         oldest = None
         for d in pos.dues:
             owed = d.total
-            if owed <= 0:
+            if owed <= 0 or not d.issued:
                 continue
             start = interest_start(d.installment.due_date)
             late = (as_of - start).days + 1 if as_of >= start else 0
@@ -68,7 +68,7 @@ def aging(*, as_of: date) -> list[AgingRow]:
             b[key] += owed
             if late > 0 and (oldest is None or d.installment.due_date < oldest):
                 oldest = d.installment.due_date
-        total = sum(b.values(), ZERO) - pos.credit
+        total = pos.total
         if total != 0 or any(b.values()):
             rows.append(AgingRow(acct, b, total, oldest))
     return rows

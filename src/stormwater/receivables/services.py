@@ -157,6 +157,8 @@ def payment_reverse(*, payment: Payment, reason: str, reversed_on: date | None =
                                    memo=f"Reversal of payment {payment.pk}: {reason}")
     rev = PaymentReversal.objects.create(payment=payment, reversed_on=reversed_on, reason=reason,
                                          created_by=_user(acting_user))
+    # A credit balance left by other payments now covers what the bounced payment no longer pays.
+    credit_apply(account=payment.account, on=reversed_on, acting_user=acting_user)
     audit_record(actor=acting_user, action="payment.reverse", obj=payment, why=reason)
     return rev
 
