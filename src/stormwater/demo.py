@@ -53,7 +53,7 @@ def _addr(rng: random.Random) -> tuple[str, str]:
 
 
 @transaction.atomic
-def demo_load(*, parcels: int = 300, seed: int = 1783, issue_run: bool = True) -> dict:
+def demo_load(*, parcels: int = 400, seed: int = 1783, issue_run: bool = True) -> dict:
     """Load the demo town into an empty database; returns what was made. Refuses if parcels exist."""
     if Parcel.objects.exists():
         return {"loaded": False, "message": "Parcels already exist: the demo town is not loaded twice."}
@@ -176,12 +176,46 @@ def demo_load(*, parcels: int = 300, seed: int = 1783, issue_run: bool = True) -
         blocks=list(TABLE_1_BLOCKS), is_demo=True,
         notes="Demo values: ERU and rate as reported for Longmeadow in the WKU Stormwater Utility Survey 2021; "
               "replace with the Select Board's current resolution.", acting_user=director)
+    # Most parcels have a Town water/sewer account: their stormwater fee rides on that bill.
+    wet = [p.pk for p in Parcel.objects.order_by("pk") if rng.random() < 0.8]
+    for pk in wet:
+        Parcel.objects.filter(pk=pk).update(water_sewer_account=f"W{pk:06d}")
     out = {"loaded": True, "parcels": Parcel.objects.count(), "resolution": res.pk}
     if issue_run:
         label, start, end = fiscal_year(DEMO_FY)
         result = bill_run_issue(period_label=label, period_start=start, period_end=end, issue_date=DEMO_ISSUE_DATE,
                                 acting_user=users["collector"])
         out["bill_run"] = result.as_json()
+        out["collections"] = _demo_collections(rng, users["collector"])
     return out
+
+
+def _demo_collections(rng: random.Random, collector) -> dict:
+    """Most owners paid in October; some paid part; the rest are late, and a few were served demands."""
+    from datetime import timedelta
+
+    from stormwater.receivables.services import demand_serve, payment_post
+    from stormwater.utility.models import Account, Bill
+
+    paid = partial = demanded = 0
+    late = []
+    for acct in Account.objects.filter(bills__isnull=False).distinct().order_by("number"):
+        owed = sum(b.amount for b in Bill.objects.filter(account=acct))
+        roll = rng.random()
+        day = DEMO_ISSUE_DATE + timedelta(days=rng.randint(5, 29))
+        if roll < 0.78:
+            payment_post(account=acct, amount=owed, received_on=day, method="lockbox", reference=f"LB{acct.pk:05d}",
+                         acting_user=collector)
+            paid += 1
+        elif roll < 0.85:
+            payment_post(account=acct, amount=(owed / 2).quantize(Decimal("0.01")), received_on=day, method="check",
+                         reference=f"CK{acct.pk:05d}", acting_user=collector)
+            partial += 1
+        else:
+            late.append(acct)
+    for acct in late[: len(late) // 2]:
+        demand_serve(account=acct, served_on=date(2026, 11, 2), acting_user=collector)
+        demanded += 1
+    return {"paid": paid, "partial": partial, "unpaid": len(late), "demands": demanded}
 
 

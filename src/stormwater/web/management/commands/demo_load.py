@@ -9,7 +9,7 @@ class Command(BaseCommand):
     help = "Load the demo town (synthetic Longmeadow-like parcels, demo rates, one issued bill run)."
 
     def add_arguments(self, parser):
-        parser.add_argument("--parcels", type=int, default=300)
+        parser.add_argument("--parcels", type=int, default=400)
         parser.add_argument("--no-bill-run", action="store_true")
 
     def handle(self, *args, **opts):
