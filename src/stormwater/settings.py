@@ -71,6 +71,7 @@ INSTALLED_APPS = [
     "stormwater.cases",
     "stormwater.permits",
     "stormwater.review",
+    "stormwater.gis",
     "stormwater.web",
 ]
 
@@ -160,6 +161,11 @@ EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.conso
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "stormwater@longmeadow.example")
 
 TOWN_NAME = os.environ.get("TOWN_NAME", "Town of Longmeadow")
+
+# GIS maps: a background tile URL such as https://tile.openstreetmap.org/{z}/{x}/{y}.png (blank = none;
+# the maps draw the stored polygons and work offline without it), and its attribution text.
+GIS_TILE_URL = os.environ.get("GIS_TILE_URL", "")
+GIS_TILE_ATTRIBUTION = os.environ.get("GIS_TILE_ATTRIBUTION", "")
 
 LOGGING = {
     "version": 1,

@@ -1,0 +1,410 @@
+"""Reads of the GIS app: surveys, the ERU determination, change reports, map GeoJSON, exports."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+
+import numpy as np
+import shapely
+from django.db.models import Count, Sum
+from django.http import Http404
+
+from stormwater.parcels.models import ImperviousSurvey, Parcel, ParcelImpervious
+from stormwater.parcels.selectors import parcel_classification
+from stormwater.rules.classes import ClassificationError, PropertyClass, normalize_use_code
+from stormwater.rules.fees import erus_for_area
+from stormwater.rules.town import demo_terms
+from stormwater.utility.selectors import BillingProblem, ParcelFacts, assess, resolution_in_force
+
+from . import overlay
+from .models import GisImport, ImperviousPiece, ParcelShape, SurveyParcelFacts
+from .stats import EruStats, eru_stats, is_outlier
+
+SINGLE_FAMILY_CODE = "101"  # DOR property type 101: single-family residence (Ch. 295 Art. IV ¶B)
+ERR_NO_SINGLE_FAMILY = "No single-family residence (land use 101) has an area in this survey."
+
+
+def surveys() -> list[ImperviousSurvey]:
+    return list(ImperviousSurvey.objects.annotate(n=Count("areas"), total=Sum("areas__impervious_sqft"))
+                .select_related("gis_import").order_by("-surveyed_on", "-id"))
+
+
+def survey_get(survey_id: int) -> ImperviousSurvey:
+    try:
+        return ImperviousSurvey.objects.get(pk=survey_id)
+    except ImperviousSurvey.DoesNotExist:
+        raise Http404("No such survey.") from None
+
+
+def gis_import_get(import_id: int) -> GisImport:
+    try:
+        return GisImport.objects.get(pk=import_id)
+    except GisImport.DoesNotExist:
+        raise Http404("No such import.") from None
+
+
+def gis_imports() -> list[GisImport]:
+    return list(GisImport.objects.select_related("survey", "created_by")[:50])
+
+
+# ---------------------------------------------------------------------------------------------
+# ERU determination (¶B)
+# ---------------------------------------------------------------------------------------------
+
+@dataclass
+class EruDetermination:
+    survey: ImperviousSurvey
+    stats: EruStats | None
+    rows: list[dict]       # every single-family parcel with its area, outliers flagged
+    outliers: list[dict]
+    excluded: list[dict]   # single-family parcels the survey has no area for
+    error: str | None = None
+
+    def as_json(self) -> dict:
+        s = self.stats
+        return {
+            "survey": {"id": self.survey.pk, "name": self.survey.name, "surveyed_on": str(self.survey.surveyed_on)},
+            "method": "median of the impervious area of all single-family residences (DOR land use 101), "
+                      "Ch. 295 Art. IV ¶B; outliers by Tukey's fences (1.5 × IQR) are listed, not removed",
+            "error": self.error,
+            "n": s.n if s else 0,
+            "median_sqft": str(s.median_sqft) if s else None,
+            "eru_sqft_rounded": str(s.eru_sqft) if s else None,
+            "q1_sqft": str(s.q1_sqft) if s else None, "q3_sqft": str(s.q3_sqft) if s else None,
+            "mean_sqft": str(s.mean_sqft) if s else None,
+            "min_sqft": str(s.min_sqft) if s else None, "max_sqft": str(s.max_sqft) if s else None,
+            "fences_sqft": [str(s.low_fence_sqft), str(s.high_fence_sqft)] if s else None,
+            "histogram": [{"from_sqft": str(b.lo), "to_sqft": str(b.hi), "count": b.count} for b in s.bins] if s else [],
+            "outliers": self.outliers,
+            "without_area": self.excluded,
+        }
+
+
+def _is_single_family(code: str) -> bool:
+    try:
+        return normalize_use_code(code) == SINGLE_FAMILY_CODE
+    except ClassificationError:
+        return False
+
+
+def eru_determination(*, survey: ImperviousSurvey) -> EruDetermination:
+    """The median impervious area of single-family residences in ``survey`` (Ch. 295 Art. IV ¶B).
+
+    Single-family = DOR land use 101 in the assessor facts the survey was imported with (or the
+    parcel's current record for surveys made before facts were kept). Zero areas count: a house
+    with no mapped impervious surface is a fact of the data (and shows up as an outlier to check).
+    """
+    snap = dict(SurveyParcelFacts.objects.filter(survey=survey).values_list("parcel_id", "land_use_code"))
+    areas = {pk: (pid, addr, sqft, lot) for pk, pid, addr, sqft, lot in
+             ParcelImpervious.objects.filter(survey=survey).values_list(
+                 "parcel_id", "parcel__parcel_id", "parcel__address", "impervious_sqft", "parcel__lot_sqft")}
+    rows, excluded = [], []
+    for p in Parcel.objects.only("pk", "parcel_id", "address", "land_use_code").order_by("parcel_id"):
+        code = snap.get(p.pk, p.land_use_code)
+        if not _is_single_family(code):
+            continue
+        if p.pk not in areas:
+            excluded.append({"parcel_id": p.parcel_id, "address": p.address})
+            continue
+        _, _, sqft, lot = areas[p.pk]
+        rows.append({"parcel_id": p.parcel_id, "address": p.address, "impervious_sqft": sqft, "lot_sqft": lot})
+    if not rows:
+        return EruDetermination(survey, None, [], [], excluded, ERR_NO_SINGLE_FAMILY)
+    stats = eru_stats([r["impervious_sqft"] for r in rows])
+    outliers = []
+    for r in rows:
+        reasons = []
+        if is_outlier(r["impervious_sqft"], stats):
+            reasons.append("outside Tukey's fences")
+        if r["impervious_sqft"] == 0:
+            reasons.append("no impervious area mapped")
+        if r["lot_sqft"] and r["impervious_sqft"] > r["lot_sqft"]:
+            reasons.append("more than the lot size")
+        r["outlier"] = bool(reasons)
+        if reasons:
+            outliers.append({"parcel_id": r["parcel_id"], "address": r["address"],
+                             "impervious_sqft": str(r["impervious_sqft"]), "why": "; ".join(reasons)})
+    return EruDetermination(survey, stats, rows, outliers, excluded)
+
+
+def histogram_svg_bars(stats: EruStats, *, width: int = 720, height: int = 220) -> dict:
+    """Coordinates for the server-side SVG histogram (no JavaScript, no CDN)."""
+    bins = stats.bins
+    top = max((b.count for b in bins), default=1) or 1
+    pad_l, pad_b, pad_t = 40, 30, 10
+    plot_w, plot_h = width - pad_l - 10, height - pad_b - pad_t
+    bw = plot_w / max(len(bins), 1)
+    lo, hi = float(bins[0].lo), float(bins[-1].hi)
+
+    def x_of(v: float) -> float:
+        return pad_l + (v - lo) / ((hi - lo) or 1) * plot_w
+
+    bars = [{"x": round(pad_l + i * bw, 1), "w": round(max(bw - 1, 1), 1),
+             "y": round(pad_t + plot_h - b.count / top * plot_h, 1), "h": round(b.count / top * plot_h, 1),
+             "lo": b.lo, "hi": b.hi, "count": b.count,
+             "outside": b.hi <= stats.low_fence_sqft or b.lo > stats.high_fence_sqft} for i, b in enumerate(bins)]
+    return {"width": width, "height": height, "bars": bars, "base_y": pad_t + plot_h, "pad_l": pad_l,
+            "right": width - 10, "top": top, "bin_sqft": bins[0].hi - bins[0].lo, "median_x": round(x_of(float(stats.median_sqft)), 1), "pad_t": pad_t,
+            "ticks": [{"x": round(x_of(float(b.lo)), 1), "label": f"{b.lo:,.0f}"} for b in bins[::max(1, len(bins) // 6)]]}
+
+
+# ---------------------------------------------------------------------------------------------
+# Change report between two surveys
+# ---------------------------------------------------------------------------------------------
+
+@dataclass
+class ChangeRow:
+    parcel_id: str
+    address: str
+    class_from: str
+    class_to: str
+    sqft_from: Decimal | None
+    sqft_to: Decimal | None
+    erus_from: int | None
+    erus_to: int | None
+    fee_from: Decimal | None
+    fee_to: Decimal | None
+    problem_from: str | None
+    problem_to: str | None
+
+    @property
+    def fee_delta(self) -> Decimal:
+        return (self.fee_to or Decimal(0)) - (self.fee_from or Decimal(0))
+
+    @property
+    def sqft_delta(self) -> Decimal:
+        return (self.sqft_to or Decimal(0)) - (self.sqft_from or Decimal(0))
+
+    def as_json(self) -> dict:
+        s = (lambda v: None if v is None else str(v))
+        return {"parcel_id": self.parcel_id, "address": self.address, "class_from": self.class_from,
+                "class_to": self.class_to, "impervious_sqft_from": s(self.sqft_from),
+                "impervious_sqft_to": s(self.sqft_to), "erus_from": self.erus_from, "erus_to": self.erus_to,
+                "annual_fee_from": s(self.fee_from), "annual_fee_to": s(self.fee_to),
+                "fee_change": str(self.fee_delta), "problem_from": self.problem_from, "problem_to": self.problem_to}
+
+
+@dataclass
+class ChangeReport:
+    survey_from: ImperviousSurvey
+    survey_to: ImperviousSurvey
+    resolution: object
+    rows: list[ChangeRow]
+    parcels_compared: int
+    error: str | None = None
+
+    @property
+    def fee_delta(self) -> Decimal:
+        return sum((r.fee_delta for r in self.rows), Decimal(0))
+
+    def as_json(self) -> dict:
+        return {"from": {"id": self.survey_from.pk, "name": self.survey_from.name,
+                         "surveyed_on": str(self.survey_from.surveyed_on)},
+                "to": {"id": self.survey_to.pk, "name": self.survey_to.name,
+                       "surveyed_on": str(self.survey_to.surveyed_on)},
+                "resolution": str(self.resolution) if self.resolution else None, "error": self.error,
+                "parcels_compared": self.parcels_compared, "parcels_changed": len(self.rows),
+                "annual_fee_change": str(self.fee_delta), "rows": [r.as_json() for r in self.rows]}
+
+
+def _facts_for(survey: ImperviousSurvey) -> dict[int, tuple[str, int | None]]:
+    return {pk: (code, units) for pk, code, units in
+            SurveyParcelFacts.objects.filter(survey=survey).values_list("parcel_id", "land_use_code", "dwelling_units")}
+
+
+BY_AREA = (PropertyClass.NONRESIDENTIAL, PropertyClass.LARGE_RESIDENTIAL)
+
+
+def _erus(cls, sqft, terms) -> int | None:
+    if cls not in BY_AREA or sqft is None:
+        return None
+    return erus_for_area(Decimal(sqft), terms.eru_sqft)
+
+
+def survey_changes(*, survey_from: ImperviousSurvey, survey_to: ImperviousSurvey, as_of: date) -> ChangeReport:
+    """Parcels whose ERUs, class or fee differ between two surveys, priced under the resolution in force.
+
+    Both sides go through ``utility.selectors.assess`` (the one fee path) with the same resolution,
+    so the fee change is what the ground change (and any class change) does to the bill.
+    """
+    res = resolution_in_force(as_of)
+    a = dict(ParcelImpervious.objects.filter(survey=survey_from).values_list("parcel_id", "impervious_sqft"))
+    b = dict(ParcelImpervious.objects.filter(survey=survey_to).values_list("parcel_id", "impervious_sqft"))
+    fa, fb = _facts_for(survey_from), _facts_for(survey_to)
+    pks = set(a) | set(b)
+    rows: list[ChangeRow] = []
+    # With no resolution in force the shipped demo terms price the change (labelled as such).
+    terms = res.fee_terms() if res else demo_terms()
+    for p in Parcel.objects.filter(pk__in=pks).order_by("parcel_id"):
+        sides = []
+        for area, facts in ((a, fa), (b, fb)):
+            code, units = facts.get(p.pk, (p.land_use_code, p.dwelling_units))
+            pf = ParcelFacts(has_owner=p.owner_id is not None, land_use_code=code, dwelling_units=units,
+                             public_way=p.public_way, road_maintenance=p.road_maintenance,
+                             class_override=p.class_override, class_override_reason=p.class_override_reason,
+                             lot_sqft=p.lot_sqft, impervious_sqft=area.get(p.pk))
+            try:
+                cls = parcel_classification(pf).property_class
+            except ClassificationError:
+                cls = None
+            fee = problem = None
+            try:
+                fee = assess(pf, terms)
+            except BillingProblem as e:
+                problem = str(e)
+            sides.append((cls, area.get(p.pk), fee, problem))
+        (ca, sa, fee_a, pa), (cb, sb, fee_b, pb) = sides
+        # ERUs straight from the area (rules.fees), so a parcel that cannot be billed (e.g. no owner
+        # on record) still shows its ground change.
+        erus_a, erus_b = _erus(ca, sa, terms), _erus(cb, sb, terms)
+        row = ChangeRow(p.parcel_id, p.address, ca.label if ca else "unknown", cb.label if cb else "unknown",
+                        sa, sb, erus_a, erus_b, fee_a.annual_fee if fee_a else None,
+                        fee_b.annual_fee if fee_b else None, pa, pb)
+        if ca != cb or erus_a != erus_b or row.fee_delta != 0 or (pa is None) != (pb is None):
+            rows.append(row)
+    rows.sort(key=lambda r: (-abs(r.fee_delta), r.parcel_id))
+    return ChangeReport(survey_from, survey_to, res, rows, len(pks),
+                        None if res else f"No rate resolution is in force on {as_of}: priced with the demo values.")
+
+
+# ---------------------------------------------------------------------------------------------
+# GeoJSON for the maps (WGS84 lon/lat)
+# ---------------------------------------------------------------------------------------------
+
+def _to_lonlat(wkbs: list[bytes]) -> np.ndarray:
+    if not wkbs:
+        return np.array([], dtype=object)
+    geoms = shapely.from_wkb([bytes(w) for w in wkbs])
+    return overlay.from_target_crs(geoms)
+
+
+def _feature(geom, props: dict) -> dict:
+    return {"type": "Feature", "geometry": shapely.geometry.mapping(geom), "properties": props}
+
+
+def parcel_latest_shape(parcel: Parcel) -> ParcelShape | None:
+    return parcel.shapes.select_related("survey").order_by("-survey__surveyed_on", "-survey_id").first()
+
+
+def parcel_has_geometry(parcel: Parcel) -> bool:
+    return ParcelShape.objects.filter(parcel=parcel).exists()
+
+
+def parcel_geojson(*, parcel: Parcel, survey: ImperviousSurvey | None = None) -> dict:
+    """The parcel polygon and its impervious pieces by layer for ``survey`` (default: the latest)."""
+    shape = (ParcelShape.objects.filter(parcel=parcel, survey=survey).first() if survey
+             else parcel_latest_shape(parcel))
+    if shape is None:
+        return {"type": "FeatureCollection", "features": [], "layers": [], "survey": None}
+    survey = shape.survey
+    pieces = list(ImperviousPiece.objects.filter(survey=survey, parcel=parcel).order_by("layer", "id"))
+    geoms = _to_lonlat([shape.geom_wkb] + [p.geom_wkb for p in pieces])
+    feats = [_feature(geoms[0], {"kind": "parcel", "parcel_id": parcel.parcel_id, "address": parcel.address,
+                                 "area_sqft": str(shape.area_sqft)})]
+    feats += [_feature(g, {"kind": "impervious", "layer": p.layer, "source_fid": p.source_fid,
+                           "area_sqft": str(p.area_sqft)}) for g, p in zip(geoms[1:], pieces)]
+    return {"type": "FeatureCollection", "features": feats, "layers": sorted({p.layer for p in pieces}),
+            "survey": {"id": survey.pk, "name": survey.name, "surveyed_on": str(survey.surveyed_on)}}
+
+
+def changes_geojson(*, report: ChangeReport, limit: int = 500) -> dict:
+    """Changed parcels (fee change in the properties) and the impervious area added and removed on them."""
+    pids = [r.parcel_id for r in report.rows[:limit]]
+    by_pid = {r.parcel_id: r for r in report.rows}
+    parcels = dict(Parcel.objects.filter(parcel_id__in=pids).values_list("pk", "parcel_id"))
+    shapes = {}
+    for s in ParcelShape.objects.filter(parcel_id__in=parcels, survey__in=[report.survey_from, report.survey_to]) \
+            .order_by("survey__surveyed_on"):
+        shapes[s.parcel_id] = s.geom_wkb  # the later survey's polygon wins
+    pieces: dict[tuple[int, int], list] = {}
+    for sid, pk, wkb in ImperviousPiece.objects.filter(
+            parcel_id__in=parcels, survey__in=[report.survey_from, report.survey_to]).values_list(
+            "survey_id", "parcel_id", "geom_wkb"):
+        pieces.setdefault((sid, pk), []).append(shapely.from_wkb(bytes(wkb)))
+    feats = []
+    for pk, pid in parcels.items():
+        r = by_pid[pid]
+        props = {"parcel_id": pid, "address": r.address, "fee_change": str(r.fee_delta),
+                 "sqft_change": str(r.sqft_delta), "class_from": r.class_from, "class_to": r.class_to}
+        if pk in shapes:
+            feats.append(_feature(_to_lonlat([shapes[pk]])[0], {"kind": "parcel", **props}))
+        before = shapely.union_all(pieces.get((report.survey_from.pk, pk), []))
+        after = shapely.union_all(pieces.get((report.survey_to.pk, pk), []))
+        for kind, g in (("added", shapely.difference(after, before)), ("removed", shapely.difference(before, after))):
+            g = overlay._polygonal_part(g)
+            if not g.is_empty and g.area > 1.0:  # ≥ 1 ft²: below that it is digitizing noise
+                feats.append(_feature(overlay.from_target_crs(np.array([g], dtype=object))[0],
+                                      {"kind": kind, "parcel_id": pid, "area_sqft": f"{g.area:.2f}"}))
+    return {"type": "FeatureCollection", "features": feats}
+
+
+# ---------------------------------------------------------------------------------------------
+# Exports
+# ---------------------------------------------------------------------------------------------
+
+def survey_layers(survey: ImperviousSurvey) -> list[str]:
+    return sorted(set(ImperviousPiece.objects.filter(survey=survey).values_list("layer", flat=True).distinct()))
+
+
+def survey_rows(survey: ImperviousSurvey) -> tuple[list[str], list[dict]]:
+    """Per-parcel results: parcel_id, address, land use, class, impervious_sqft, <layer>_sqft."""
+    layers = survey_layers(survey)
+    if not layers:
+        layers = sorted({k for bl in ParcelImpervious.objects.filter(survey=survey).values_list("by_layer", flat=True)
+                         for k in (bl or {})})
+    facts = {pk: cls for pk, cls in SurveyParcelFacts.objects.filter(survey=survey)
+             .values_list("parcel_id", "property_class")}
+    rows = []
+    for pi in ParcelImpervious.objects.filter(survey=survey).select_related("parcel").order_by("parcel__parcel_id"):
+        row = {"parcel_id": pi.parcel.parcel_id, "address": pi.parcel.address,
+               "land_use_code": pi.parcel.land_use_code, "property_class": facts.get(pi.parcel_id, ""),
+               "impervious_sqft": f"{pi.impervious_sqft:.2f}"}
+        for lyr in layers:
+            row[f"{lyr}_sqft"] = f"{float((pi.by_layer or {}).get(lyr, 0)):.2f}"
+        rows.append(row)
+    cols = ["parcel_id", "address", "land_use_code", "property_class", "impervious_sqft", *[f"{x}_sqft" for x in layers]]
+    return cols, rows
+
+
+def survey_geopackage(survey: ImperviousSurvey, path: str) -> None:
+    """Write ``parcels`` (polygon + per-parcel areas) and ``impervious_pieces`` layers, EPSG:2249."""
+    import geopandas as gpd
+    import pandas as pd
+
+    cols, rows = survey_rows(survey)
+    shapes = {pid: bytes(w) for pid, w in ParcelShape.objects.filter(survey=survey)
+              .values_list("parcel__parcel_id", "geom_wkb")}
+    df = pd.DataFrame(rows, columns=cols)
+    for c in cols[4:]:
+        df[c] = df[c].astype(float)
+    geoms = [shapely.from_wkb(shapes[p]) if p in shapes else None for p in df["parcel_id"]]
+    gpd.GeoDataFrame(df, geometry=geoms, crs=overlay.TARGET_CRS).to_file(path, layer="parcels", driver="GPKG")
+    pcs = list(ImperviousPiece.objects.filter(survey=survey).values_list(
+        "parcel__parcel_id", "layer", "source_fid", "area_sqft", "geom_wkb"))
+    pdf = pd.DataFrame({"parcel_id": [r[0] for r in pcs], "layer": [r[1] for r in pcs],
+                        "source_fid": [r[2] for r in pcs], "area_sqft": [float(r[3]) for r in pcs]})
+    gpd.GeoDataFrame(pdf, geometry=[shapely.from_wkb(bytes(r[4])) for r in pcs], crs=overlay.TARGET_CRS) \
+        .to_file(path, layer="impervious_pieces", driver="GPKG")
+
+
+def upload_sources(gi: GisImport) -> list[dict]:
+    """Each uploaded source with its layers, their geometry type, fields, CRS and count (for mapping)."""
+    from .services import import_folder
+
+    out = []
+    folder = import_folder(gi)
+    for name in gi.files:
+        path = str(folder / name)
+        if name.lower().endswith((".csv", ".xlsx", ".xlsm", ".txt")):
+            out.append({"source": name, "layer": "", "geometry_type": None, "fields": [], "crs": None, "features": 0})
+            continue
+        try:
+            for lname, gtype in overlay.list_layers(path):
+                info = overlay.layer_info(path, lname)
+                out.append({"source": name, "layer": lname, "geometry_type": gtype, "fields": info["fields"],
+                            "crs": info["crs"], "features": info["features"]})
+        except Exception as e:  # noqa: BLE001 - a file GDAL cannot open is shown to the user, not a 500
+            out.append({"source": name, "layer": "", "geometry_type": None, "fields": [], "crs": None,
+                        "features": 0, "error": str(e)})
+    return out

@@ -1,0 +1,426 @@
+"""State changes of the GIS app: uploads, assessor imports, impervious surveys. Each atomic, each audited.
+
+The heavy work (reading files, the overlay) runs before the transaction; the writes run in one
+``transaction.atomic`` with one audit row for the import and one per parcel whose assessor record
+changed. A survey is never edited: a new import is a new dated survey (the history).
+"""
+from __future__ import annotations
+
+import shutil
+import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date
+from decimal import Decimal
+from pathlib import Path
+
+import numpy as np
+import shapely
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from stormwater.audit.services import audit_record
+from stormwater.parcels.models import ImperviousSurvey, Owner, Parcel, ParcelImpervious
+from stormwater.parcels.selectors import parcel_classification
+from stormwater.rules.classes import ClassificationError
+
+from . import assessor as assessor_mod
+from . import overlay
+from .models import GisImport, ImperviousPiece, ParcelShape, SurveyParcelFacts
+
+CENT = Decimal("0.01")
+BATCH = 2000
+GIS_SUFFIXES = {".gpkg", ".geojson", ".json", ".shp", ".zip", ".csv", ".xlsx", ".xlsm", ".txt"}
+ERR_SUFFIX = "{name}: upload a GeoPackage, GeoJSON, zipped Shapefile or zipped File Geodatabase, or CSV/Excel"
+ERR_NOT_CHECKED = "Check the import before importing it."
+ERR_ALREADY = "This import was already imported."
+ERR_UNSAFE_ZIP = "{name}: the zip holds a path outside its folder"
+
+
+def _dec(x: float) -> Decimal:
+    return Decimal(repr(float(x))).quantize(CENT)
+
+
+def _envelope(g) -> dict:
+    minx, miny, maxx, maxy = shapely.bounds(g)
+    return {"minx": float(minx), "miny": float(miny), "maxx": float(maxx), "maxy": float(maxy)}
+
+
+# ---------------------------------------------------------------------------------------------
+# Uploads
+# ---------------------------------------------------------------------------------------------
+
+def import_folder(gi: GisImport) -> Path:
+    return Path(settings.MEDIA_ROOT) / "gis" / gi.folder
+
+
+@transaction.atomic
+def gis_import_upload(*, kind: str, files: list, acting_user) -> GisImport:
+    """Store uploaded files (zips unpacked) in a folder of their own; the mapping step comes next."""
+    for f in files:
+        if Path(f.name).suffix.lower() not in GIS_SUFFIXES:
+            raise ValueError(ERR_SUFFIX.format(name=f.name))
+    gi = GisImport.objects.create(kind=GisImport.Kind(kind), created_by=_user(acting_user))
+    gi.folder = f"import-{gi.pk}"
+    folder = import_folder(gi)
+    folder.mkdir(parents=True, exist_ok=True)
+    names = []
+    for f in files:
+        name = Path(f.name).name
+        dest = folder / name
+        with dest.open("wb") as out:
+            for chunk in f.chunks():
+                out.write(chunk)
+        if dest.suffix.lower() == ".zip":
+            names += _unzip(dest, folder)
+            dest.unlink()
+        else:
+            names.append(name)
+    gi.files = sorted(set(names))
+    gi.save(update_fields=["folder", "files"])
+    audit_record(actor=acting_user, action="gis.upload", obj=gi, data={"kind": kind, "files": gi.files})
+    return gi
+
+
+def _unzip(path: Path, folder: Path) -> list[str]:
+    """Unpack; return the usable sources: .shp files, .gdb folders, and other GIS/table files."""
+    with zipfile.ZipFile(path) as z:
+        for m in z.namelist():
+            target = (folder / m).resolve()
+            if not str(target).startswith(str(folder.resolve())):
+                raise ValueError(ERR_UNSAFE_ZIP.format(name=path.name))
+        z.extractall(folder)
+    out = []
+    for p in sorted(folder.rglob("*")):
+        rel = p.relative_to(folder).as_posix()
+        if p.is_dir() and p.suffix.lower() == ".gdb":
+            out.append(rel)
+        elif p.is_file() and p.suffix.lower() in (GIS_SUFFIXES - {".zip"}) and ".gdb/" not in rel + "/":
+            out.append(rel)
+    return out
+
+
+def _user(u):
+    return u if (u is not None and getattr(u, "is_authenticated", False)) else None
+
+
+# ---------------------------------------------------------------------------------------------
+# Assessor records
+# ---------------------------------------------------------------------------------------------
+
+@dataclass
+class AssessorResult:
+    created: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    unchanged: int = 0
+    owners_created: int = 0
+    problems: list[overlay.Problem] = field(default_factory=list)
+    dry_run: bool = False
+
+    def as_json(self) -> dict:
+        return {"created": len(self.created), "updated": len(self.updated), "unchanged": self.unchanged,
+                "owners_created": self.owners_created, "dry_run": self.dry_run,
+                "created_ids": self.created[:200], "updated_ids": self.updated[:200],
+                "problems": [p.as_json() for p in self.problems]}
+
+
+PARCEL_FIELDS = ("address", "land_use_code", "dwelling_units", "lot_sqft")
+
+
+def assessor_records_import(*, records: list[assessor_mod.AssessorRecord], problems: list[overlay.Problem],
+                            source: str, acting_user, dry_run: bool = False) -> AssessorResult:
+    """Create or update parcels and owners from mapped assessor records (Ch. 295 Art. IV ¶E).
+
+    A parcel keeps its staff class override; an owner is matched by name and mailing address.
+    Records with no owner name leave the parcel's owner as it is (and a new parcel without one).
+    """
+    result = AssessorResult(problems=list(problems), dry_run=dry_run)
+    with transaction.atomic():
+        existing = {p.parcel_id: p for p in Parcel.objects.select_related("owner")
+                    .filter(parcel_id__in=[r.parcel_id for r in records])}
+        owners = {(o.name, o.mailing_address): o for o in Owner.objects.all()}
+        for rec in records:
+            owner = None
+            if rec.owner_name:
+                key = (rec.owner_name, rec.owner_address)
+                owner = owners.get(key)
+                if owner is None:
+                    owner = Owner(name=rec.owner_name, mailing_address=rec.owner_address)
+                    if not dry_run:
+                        owner.save()
+                        audit_record(actor=acting_user, action="owner.create", obj=owner, why=f"Assessor import: {source}")
+                    owners[key] = owner
+                    result.owners_created += 1
+            new = {"address": rec.address, "land_use_code": rec.land_use_code,
+                   "dwelling_units": rec.dwelling_units, "lot_sqft": rec.lot_sqft}
+            p = existing.get(rec.parcel_id)
+            if p is None:
+                result.created.append(rec.parcel_id)
+                if not dry_run:
+                    p = Parcel.objects.create(parcel_id=rec.parcel_id, owner=owner, **new)
+                    audit_record(actor=acting_user, action="parcel.import", obj=p, why=f"Assessor import: {source}",
+                                 data={"created": True, **_jsonable(new), "owner": rec.owner_name})
+                continue
+            changes = {k: [_jsonable_value(getattr(p, k)), _jsonable_value(v)] for k, v in new.items()
+                       if _norm(getattr(p, k)) != _norm(v)}
+            if owner is not None and p.owner_id != owner.pk:
+                changes["owner"] = [p.owner.name if p.owner else None, owner.name]
+            if not changes:
+                result.unchanged += 1
+                continue
+            result.updated.append(rec.parcel_id)
+            if not dry_run:
+                for k, v in new.items():
+                    setattr(p, k, v)
+                if owner is not None:
+                    p.owner = owner
+                p.save()
+                audit_record(actor=acting_user, action="parcel.import", obj=p, why=f"Assessor import: {source}",
+                             data={"changes": changes})
+        if dry_run:
+            transaction.set_rollback(True)
+    return result
+
+
+def _norm(v):
+    if isinstance(v, Decimal):
+        return v.quantize(CENT)
+    return v
+
+
+def _jsonable_value(v):
+    return str(v) if isinstance(v, Decimal) else v
+
+
+def _jsonable(d: dict) -> dict:
+    return {k: _jsonable_value(v) for k, v in d.items()}
+
+
+def _source_path(gi: GisImport, name: str) -> str:
+    path = (import_folder(gi) / name).resolve()
+    if not str(path).startswith(str(import_folder(gi).resolve())) or name not in gi.files:
+        raise ValueError(f"{name}: not a file of this import")
+    return str(path)
+
+
+def assessor_import_check(*, gis_import: GisImport, mapping: dict, acting_user) -> GisImport:
+    """Read the assessor file with ``mapping`` and store what an import would do (dry run)."""
+    gi = gis_import
+    try:
+        cols, rows = assessor_mod.read_table(_source_path(gi, mapping["source"]), mapping.get("layer") or None)
+        records, problems = assessor_mod.map_rows(rows, mapping)
+        res = assessor_records_import(records=records, problems=problems, source=mapping["source"],
+                                      acting_user=acting_user, dry_run=True)
+        gi.report = {"rows": len(rows), "records": len(records), **res.as_json()}
+        gi.status = GisImport.Status.CHECKED
+    except (ValueError, KeyError, overlay.LayerError) as e:
+        gi.report = {"error": str(e)}
+        gi.status = GisImport.Status.FAILED
+    gi.mapping = mapping
+    gi.save(update_fields=["report", "status", "mapping"])
+    return gi
+
+
+def assessor_import_commit(*, gis_import: GisImport, acting_user) -> AssessorResult:
+    gi = GisImport.objects.get(pk=gis_import.pk)
+    if gi.status == GisImport.Status.IMPORTED:
+        raise ValueError(ERR_ALREADY)
+    if gi.status != GisImport.Status.CHECKED:
+        raise ValueError(ERR_NOT_CHECKED)
+    cols, rows = assessor_mod.read_table(_source_path(gi, gi.mapping["source"]), gi.mapping.get("layer") or None)
+    records, problems = assessor_mod.map_rows(rows, gi.mapping)
+    with transaction.atomic():
+        res = assessor_records_import(records=records, problems=problems, source=gi.mapping["source"],
+                                      acting_user=acting_user)
+        gi.report = {"rows": len(rows), "records": len(records), **res.as_json()}
+        gi.status = GisImport.Status.IMPORTED
+        gi.imported_at = timezone.now()
+        gi.save(update_fields=["report", "status", "imported_at"])
+        audit_record(actor=acting_user, action="gis.assessor_import", obj=gi, why=gi.mapping["source"],
+                     data={k: v for k, v in gi.report.items() if k not in {"problems", "created_ids", "updated_ids"}})
+    return res
+
+
+# ---------------------------------------------------------------------------------------------
+# Impervious surveys
+# ---------------------------------------------------------------------------------------------
+
+@dataclass
+class LayerSpec:
+    """One input: a file (or FileGDB folder) and optionally its layer; ``name`` in results."""
+
+    path: str
+    layer: str | None = None
+    name: str | None = None
+
+    @property
+    def label(self) -> str:
+        return self.name or self.layer or Path(self.path.rstrip("/")).stem
+
+
+@dataclass
+class SurveySpec:
+    parcels: LayerSpec
+    id_field: str
+    impervious: list[LayerSpec]
+    right_of_way: list[LayerSpec] = field(default_factory=list)
+    row_where: dict[str, list[str]] = field(default_factory=dict)
+    source_crs: str | None = None
+    partitions: int = 1
+
+
+def survey_compute(spec: SurveySpec, *, progress: Callable[[int, int], None] | None = None):
+    """Read, validate and overlay (no database). → (inputs, OverlayResult)."""
+    problems: list[overlay.Problem] = []
+    pdf, pr = overlay.read_layer(spec.parcels.path, spec.parcels.layer, name="parcels", source_crs=spec.source_crs,
+                                 fields=list(dict.fromkeys([spec.id_field, *spec.row_where])))
+    problems += pr
+    parcels, row_in_parcels, pr = overlay.prepare_parcels(pdf, id_field=spec.id_field, row_where=spec.row_where)
+    problems += pr
+    layers, row = [], ([row_in_parcels] if len(row_in_parcels) else [])
+    for group, target in ((spec.impervious, layers), (spec.right_of_way, row)):
+        for ls in group:
+            df, pr = overlay.read_layer(ls.path, ls.layer, name=ls.label, source_crs=spec.source_crs)
+            lyr, pr2 = overlay.clean_polygons(np.arange(1, len(df) + 1), df["geometry"].to_numpy(), layer=ls.label)
+            problems += pr + pr2
+            target.append(lyr)
+    result = overlay.impervious_partitioned(parcels, layers, row, partitions=spec.partitions, progress=progress)
+    result.problems = problems + result.problems
+    return parcels, result
+
+
+@dataclass
+class SurveyOutcome:
+    survey: ImperviousSurvey | None
+    report: dict
+
+
+def survey_import(*, spec: SurveySpec, name: str, surveyed_on: date, acting_user, source: str = "",
+                  dry_run: bool = False, gis_import: GisImport | None = None,
+                  progress: Callable[[int, int], None] | None = None) -> SurveyOutcome:
+    """Import GIS layers as a new dated impervious survey (Ch. 295 Art. IV ¶E, ¶F).
+
+    Every parcel of the assessor records that has a polygon gets a ``ParcelImpervious`` row
+    (0 ft² where nothing lies on it), its polygon and its impervious pieces. Parcels without a
+    polygon and polygons without a parcel are reported with their ids, never silently dropped.
+    """
+    parcels, result = survey_compute(spec, progress=progress)
+    known = dict(Parcel.objects.values_list("parcel_id", "pk"))
+    poly_ids = [str(x) for x in parcels.fids]
+    matched = [pid for pid in poly_ids if pid in known]
+    problems = list(result.problems)
+    no_parcel = [pid for pid in poly_ids if pid not in known]
+    if no_parcel:
+        problems.append(overlay.Problem("polygon_without_parcel", "parcels",
+                                        "parcel polygons with no assessor record: areas computed, not stored "
+                                        "(import the assessor records first)", no_parcel))
+    have = set(poly_ids)
+    no_poly = sorted(pid for pid in known if pid not in have)
+    if no_poly:
+        problems.append(overlay.Problem("parcel_without_polygon", "parcels",
+                                        "assessor parcels with no polygon: no area in this survey (their fee by "
+                                        "impervious area cannot be computed from it)", no_poly))
+    report = {
+        "parcels_in_layer": len(poly_ids), "parcels_matched": len(matched),
+        "layers": result.layer_names,
+        "impervious_sqft_total": round(float(result.areas.loc[matched, "impervious_sqft"].sum()), 2) if matched else 0.0,
+        "row_removed_sqft": {k: round(v, 2) for k, v in result.row_removed_sqft.items()},
+        "outside_parcels_sqft": {k: round(v, 2) for k, v in result.outside_sqft.items()},
+        "problems": [p.as_json() for p in problems],
+        "dry_run": dry_run,
+    }
+    if dry_run:
+        return SurveyOutcome(None, report)
+    with transaction.atomic():
+        survey = ImperviousSurvey.objects.create(name=name, surveyed_on=surveyed_on, source=source)
+        _write_survey(survey, parcels, result, known, matched)
+        report["survey_id"] = survey.pk
+        if gis_import is not None:
+            gi = GisImport.objects.select_for_update().get(pk=gis_import.pk)
+            if gi.status == GisImport.Status.IMPORTED:
+                raise ValueError(ERR_ALREADY)
+            gi.survey, gi.status, gi.imported_at, gi.report = survey, GisImport.Status.IMPORTED, timezone.now(), report
+            gi.save(update_fields=["survey", "status", "imported_at", "report"])
+        audit_record(actor=acting_user, action="gis.survey_import", obj=survey, why=source or name,
+                     data={k: v for k, v in report.items() if k != "problems"}
+                     | {"problems": {p.code + " " + p.layer: len(p.ids) for p in problems}})
+    return SurveyOutcome(survey, report)
+
+
+def _write_survey(survey, parcels: overlay.Layer, result: overlay.OverlayResult, known: dict, matched: list[str]):
+    areas = result.areas
+    layer_cols = [f"{n}_sqft" for n in result.layer_names]
+    ParcelImpervious.objects.bulk_create(
+        (ParcelImpervious(survey=survey, parcel_id=known[pid], impervious_sqft=_dec(areas.at[pid, "impervious_sqft"]),
+                          by_layer={n: round(float(areas.at[pid, c]), 2) for n, c in zip(result.layer_names, layer_cols)
+                                    if areas.at[pid, c] > 0})
+         for pid in matched), batch_size=BATCH)
+    index = {str(pid): i for i, pid in enumerate(parcels.fids)}
+    ParcelShape.objects.bulk_create(
+        (ParcelShape(survey=survey, parcel_id=known[pid], area_sqft=_dec(parcels.geoms[index[pid]].area),
+                     geom_wkb=shapely.to_wkb(parcels.geoms[index[pid]]), **_envelope(parcels.geoms[index[pid]]))
+         for pid in matched), batch_size=BATCH)
+    pcs = result.pieces
+    keep = pcs["parcel_id"].isin(set(matched)).to_numpy() if len(pcs) else np.array([], dtype=bool)
+    pcs = pcs[keep]
+    ImperviousPiece.objects.bulk_create(
+        (ImperviousPiece(survey=survey, parcel_id=known[r.parcel_id], layer=r.layer, source_fid=str(r.fid)[:80],
+                         area_sqft=_dec(r.area_sqft), geom_wkb=shapely.to_wkb(r.geometry), **_envelope(r.geometry))
+         for r in pcs.itertuples(index=False)), batch_size=BATCH)
+    facts = []
+    for p in Parcel.objects.filter(parcel_id__in=matched).only(
+            "pk", "land_use_code", "dwelling_units", "public_way", "road_maintenance", "class_override",
+            "class_override_reason").iterator(chunk_size=BATCH):
+        try:
+            cls = parcel_classification(p).property_class.value
+        except ClassificationError:
+            cls = ""
+        facts.append(SurveyParcelFacts(survey=survey, parcel_id=p.pk, land_use_code=p.land_use_code,
+                                       dwelling_units=p.dwelling_units, property_class=cls))
+    SurveyParcelFacts.objects.bulk_create(facts, batch_size=BATCH)
+
+
+def layers_import_check(*, gis_import: GisImport, mapping: dict, acting_user) -> GisImport:
+    """Run the import as a dry run with the mapping from the form; store the report."""
+    gi = gis_import
+    try:
+        spec = spec_from_mapping(gi, mapping)
+        outcome = survey_import(spec=spec, name=mapping.get("name", ""), surveyed_on=date.today(),
+                                acting_user=acting_user, dry_run=True)
+        gi.report, gi.status = outcome.report, GisImport.Status.CHECKED
+    except (ValueError, KeyError, overlay.LayerError) as e:
+        gi.report, gi.status = {"error": str(e)}, GisImport.Status.FAILED
+    gi.mapping = mapping
+    gi.save(update_fields=["report", "status", "mapping"])
+    return gi
+
+
+def layers_import_commit(*, gis_import: GisImport, acting_user) -> SurveyOutcome:
+    gi = GisImport.objects.get(pk=gis_import.pk)
+    if gi.status == GisImport.Status.IMPORTED:
+        raise ValueError(ERR_ALREADY)
+    if gi.status != GisImport.Status.CHECKED:
+        raise ValueError(ERR_NOT_CHECKED)
+    m = gi.mapping
+    return survey_import(spec=spec_from_mapping(gi, m), name=m["name"], surveyed_on=date.fromisoformat(m["surveyed_on"]),
+                         acting_user=acting_user, source=f"GIS import #{gi.pk}: " + ", ".join(gi.files),
+                         gis_import=gi)
+
+
+def spec_from_mapping(gi: GisImport, m: dict) -> SurveySpec:
+    """The form's mapping (JSON) → a SurveySpec on this import's files."""
+    def ls(d: dict) -> LayerSpec:
+        return LayerSpec(_source_path(gi, d["source"]), d.get("layer") or None, d.get("name") or None)
+
+    row_where = {}
+    if m.get("row_field"):
+        row_where[m["row_field"]] = [v.strip() for v in m.get("row_values", []) if v.strip()]
+    return SurveySpec(parcels=ls(m["parcels"]), id_field=m["id_field"], impervious=[ls(d) for d in m["impervious"]],
+                      right_of_way=[ls(d) for d in m.get("right_of_way", [])], row_where=row_where,
+                      source_crs=m.get("source_crs") or None)
+
+
+def gis_import_discard_files(*, gis_import: GisImport) -> None:
+    """Remove an import's uploaded files (the report and mapping stay)."""
+    shutil.rmtree(import_folder(gis_import), ignore_errors=True)

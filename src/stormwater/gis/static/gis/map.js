@@ -1,0 +1,77 @@
+/* Parcel and change maps: Leaflet (vendored), GeoJSON from the app's API, no tile server needed.
+   A background tile layer is added only when data-tile-url is set (settings.GIS_TILE_URL). */
+(function () {
+  "use strict";
+  var PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+                 "#bcbd22", "#17becf"];
+  function fmt(v) { return Number(v).toLocaleString("en-US", {maximumFractionDigits: 0}); }
+  function esc(s) { return String(s).replace(/[&<>"']/g, function (c) {
+    return {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]; }); }
+
+  function baseMap(el) {
+    var map = L.map(el, {zoomSnap: 0.25, maxZoom: 22});
+    var url = el.getAttribute("data-tile-url");
+    if (url) {
+      L.tileLayer(url, {maxZoom: 22, maxNativeZoom: 19, attribution: el.getAttribute("data-tile-attribution") || ""}).addTo(map);
+    }
+    return map;
+  }
+
+  function parcelMap(el, data) {
+    var map = baseMap(el), overlays = {}, bounds = null;
+    var parcel = L.geoJSON({type: "FeatureCollection", features: data.features.filter(function (f) {
+      return f.properties.kind === "parcel"; })}, {
+      style: {color: "#0b4f6c", weight: 3, fill: true, fillOpacity: 0.05},
+      onEachFeature: function (f, lyr) {
+        lyr.bindPopup("Parcel " + esc(f.properties.parcel_id) + "<br>" + fmt(f.properties.area_sqft) + " ft²");
+      }}).addTo(map);
+    overlays["Parcel"] = parcel;
+    bounds = parcel.getBounds();
+    (data.layers || []).forEach(function (name, i) {
+      var color = PALETTE[i % PALETTE.length];
+      var g = L.geoJSON({type: "FeatureCollection", features: data.features.filter(function (f) {
+        return f.properties.kind === "impervious" && f.properties.layer === name; })}, {
+        style: {color: color, weight: 1, fillColor: color, fillOpacity: 0.55},
+        onEachFeature: function (f, lyr) {
+          lyr.bindPopup(esc(name) + " (feature " + esc(f.properties.source_fid) + ")<br>" +
+                        fmt(f.properties.area_sqft) + " ft² on this parcel");
+        }}).addTo(map);
+      overlays['<span style="color:' + color + '">■</span> ' + esc(name)] = g;
+    });
+    L.control.layers(null, overlays, {collapsed: false}).addTo(map);
+    if (bounds && bounds.isValid()) { map.fitBounds(bounds, {padding: [20, 20]}); }
+    if (data.survey) { el.setAttribute("data-survey", data.survey.name); }
+    el.setAttribute("data-ready", "1");
+  }
+
+  function changeMap(el, data) {
+    var map = baseMap(el);
+    var all = L.geoJSON(data, {
+      style: function (f) {
+        var k = f.properties.kind;
+        if (k === "added") { return {color: "#2e8b57", weight: 1, fillColor: "#2e8b57", fillOpacity: 0.7}; }
+        if (k === "removed") { return {color: "#c0392b", weight: 1, fillColor: "#c0392b", fillOpacity: 0.7}; }
+        var up = Number(f.properties.fee_change) > 0;
+        return {color: up ? "#a1131f" : "#1e6b34", weight: 2, fill: true, fillOpacity: 0.04};
+      },
+      onEachFeature: function (f, lyr) {
+        var p = f.properties;
+        lyr.bindPopup(p.kind === "parcel"
+          ? "Parcel " + esc(p.parcel_id) + " " + esc(p.address) + "<br>impervious " + fmt(p.sqft_change) +
+            " ft², fee $" + esc(p.fee_change) + "/yr"
+          : esc(p.kind) + " on " + esc(p.parcel_id) + ": " + fmt(p.area_sqft) + " ft²");
+      }}).addTo(map);
+    var b = all.getBounds();
+    if (b.isValid()) { map.fitBounds(b, {padding: [20, 20]}); } else { map.setView([42.05, -72.57], 14); }
+    el.setAttribute("data-ready", "1");
+  }
+
+  document.querySelectorAll(".gis-map[data-geojson]").forEach(function (el) {
+    fetch(el.getAttribute("data-geojson"), {credentials: "same-origin", headers: {Accept: "application/json"}})
+      .then(function (r) { if (!r.ok) { throw new Error("HTTP " + r.status); } return r.json(); })
+      .then(function (data) {
+        (el.getAttribute("data-kind") === "changes" ? changeMap : parcelMap)(el, data);
+      })
+      .catch(function (e) { el.textContent = "The map could not be loaded (" + e.message + ")."; });
+  });
+})();

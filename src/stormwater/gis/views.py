@@ -1,0 +1,161 @@
+"""Web pages of the GIS app. Each parses, calls one service or selector, renders."""
+from __future__ import annotations
+
+import csv
+import tempfile
+from datetime import date
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib import messages
+from django.core.paginator import Paginator
+from django.http import FileResponse, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
+
+from stormwater.accounts.access import require_perm
+from stormwater.accounts.roles import Perm
+from stormwater.parcels.models import ParcelImpervious
+
+from . import assessor as assessor_mod
+from .forms import ROLE_CHOICES, ChangeForm, UploadForm, assessor_mapping_from_post, layers_mapping_from_post
+from .models import GisImport
+from .selectors import (eru_determination, gis_import_get, gis_imports, histogram_svg_bars, survey_changes,
+                        survey_geopackage, survey_get, survey_rows, surveys, upload_sources)
+from .services import (assessor_import_check, assessor_import_commit, gis_import_upload, import_folder,
+                       layers_import_check, layers_import_commit)
+
+
+@require_perm(Perm.GIS_VIEW)
+def gis_home(request):
+    return render(request, "gis/home.html", {
+        "surveys": surveys(), "imports": gis_imports() if request.user.can(Perm.GIS_IMPORT) else [],
+        "can_import": request.user.can(Perm.GIS_IMPORT), "change_form": ChangeForm()})
+
+
+@require_perm(Perm.GIS_IMPORT)
+def gis_import_new(request):
+    form = UploadForm(request.POST or None, request.FILES or None, initial={"kind": request.GET.get("kind", "layers")})
+    if request.method == "POST" and form.is_valid():
+        try:
+            gi = gis_import_upload(kind=form.cleaned_data["kind"], files=form.cleaned_data["files"],
+                                   acting_user=request.user)
+        except ValueError as e:
+            form.add_error("files", str(e))
+        else:
+            return redirect("gis_import_detail", import_id=gi.pk)
+    return render(request, "gis/import_new.html", {"form": form})
+
+
+@require_perm(Perm.GIS_IMPORT)
+def gis_import_detail(request, import_id: int):
+    gi = gis_import_get(import_id)
+    sources = upload_sources(gi) if gi.status != GisImport.Status.IMPORTED else []
+    errors: list[str] = []
+    if request.method == "POST" and gi.status != GisImport.Status.IMPORTED:
+        if gi.kind == GisImport.Kind.LAYERS:
+            mapping, errors = layers_mapping_from_post(request.POST, [s for s in sources if s["geometry_type"]])
+            if not errors:
+                gi = layers_import_check(gis_import=gi, mapping=mapping, acting_user=request.user)
+        else:
+            mapping, errors = assessor_mapping_from_post(request.POST)
+            if not errors:
+                gi = assessor_import_check(gis_import=gi, mapping=mapping, acting_user=request.user)
+        if not errors:
+            return redirect("gis_import_detail", import_id=gi.pk)
+    ctx = {"gi": gi, "errors": errors, "report": gi.report, "mapping": gi.mapping}
+    if gi.kind == GisImport.Kind.LAYERS:
+        polys = [s for s in sources if s["geometry_type"]]
+        m = gi.mapping or {}
+        chosen = {(d["source"], d["layer"]): ("impervious", d["name"]) for d in m.get("impervious", [])}
+        chosen |= {(d["source"], d["layer"]): ("right_of_way", d.get("name") or d["layer"])
+                   for d in m.get("right_of_way", [])}
+        for i, s in enumerate(polys):
+            s["i"] = i
+            s["role"], s["name"] = chosen.get((s["source"], s["layer"]), ("", s["layer"]))
+            s["key"] = f"{s['source']}|{s['layer']}"
+        ctx |= {"sources": polys, "role_choices": ROLE_CHOICES, "today": date.today()}
+        return render(request, "gis/import_layers.html", ctx)
+    tables = []
+    for s in sources:
+        path = str(import_folder(gi) / s["source"])
+        try:
+            cols, rows = assessor_mod.read_table(path, s["layer"] or None)
+        except ValueError as e:
+            errors.append(str(e))
+            continue
+        tables.append({"key": f"{s['source']}|{s['layer']}", "label": s["source"] + (f" : {s['layer']}" if s["layer"] else ""),
+                       "columns": cols, "rows": len(rows), "guess": (g := assessor_mod.guess_mapping(cols)),
+                       "preset": g.get("_preset")})
+    current = gi.mapping or (tables[0]["guess"] if tables else {})
+    chosen = next((t for t in tables if t["key"] == f"{current.get('source')}|{current.get('layer')}"),
+                  tables[0] if tables else None)
+    cols = chosen["columns"] if chosen else []
+    ctx |= {"tables": tables, "chosen_key": chosen["key"] if chosen else "", "lot_unit": current.get("_lot_unit", "sqft"),
+            "target_rows": [(k, label, [(c, c in (current.get(k) or [])) for c in cols])
+                            for k, label in assessor_mod.TARGETS.items()],
+            "lot_units": [("sqft", "ft²"), ("acres", "acres"), ("sqm", "m²")]}
+    return render(request, "gis/import_assessor.html", ctx)
+
+
+@require_POST
+@require_perm(Perm.GIS_IMPORT)
+def gis_import_commit(request, import_id: int):
+    gi = gis_import_get(import_id)
+    try:
+        if gi.kind == GisImport.Kind.LAYERS:
+            outcome = layers_import_commit(gis_import=gi, acting_user=request.user)
+            messages.success(request, f"Survey “{outcome.survey.name}” imported.")
+            return redirect("gis_survey_detail", survey_id=outcome.survey.pk)
+        res = assessor_import_commit(gis_import=gi, acting_user=request.user)
+        messages.success(request, f"Assessor records imported: {len(res.created)} parcels created, "
+                                  f"{len(res.updated)} updated, {res.unchanged} unchanged.")
+    except ValueError as e:
+        messages.error(request, str(e))
+    return redirect("gis_import_detail", import_id=gi.pk)
+
+
+@require_perm(Perm.GIS_VIEW)
+def gis_survey_detail(request, survey_id: int):
+    survey = survey_get(survey_id)
+    qs = ParcelImpervious.objects.filter(survey=survey).select_related("parcel").order_by("-impervious_sqft")
+    page = Paginator(qs, 50).get_page(request.GET.get("page"))
+    gi = getattr(survey, "gis_import", None)
+    return render(request, "gis/survey_detail.html", {"survey": survey, "page": page, "gi": gi,
+                                                      "others": [s for s in surveys() if s.pk != survey.pk]})
+
+
+@require_perm(Perm.GIS_VIEW)
+def gis_survey_eru(request, survey_id: int):
+    det = eru_determination(survey=survey_get(survey_id))
+    chart = histogram_svg_bars(det.stats) if det.stats else None
+    return render(request, "gis/eru.html", {"det": det, "chart": chart})
+
+
+@require_perm(Perm.GIS_VIEW)
+def gis_survey_export(request, survey_id: int, fmt: str):
+    survey = survey_get(survey_id)
+    stem = f"impervious-survey-{survey.pk}-{survey.surveyed_on}"
+    if fmt == "csv":
+        cols, rows = survey_rows(survey)
+        resp = HttpResponse(content_type="text/csv; charset=utf-8")
+        resp["Content-Disposition"] = f'attachment; filename="{stem}.csv"'
+        w = csv.DictWriter(resp, fieldnames=cols)
+        w.writeheader()
+        w.writerows(rows)
+        return resp
+    tmp = Path(tempfile.mkdtemp(dir=settings.DATA_DIR if Path(settings.DATA_DIR).exists() else None)) / f"{stem}.gpkg"
+    survey_geopackage(survey, str(tmp))
+    return FileResponse(tmp.open("rb"), as_attachment=True, filename=tmp.name,
+                        content_type="application/geopackage+sqlite3")
+
+
+@require_perm(Perm.GIS_VIEW)
+def gis_changes(request):
+    form = ChangeForm(request.GET or None)
+    report = None
+    if form.is_valid():
+        report = survey_changes(survey_from=form.cleaned_data["survey_from"], survey_to=form.cleaned_data["survey_to"],
+                                as_of=date.today())
+    return render(request, "gis/changes.html", {"form": form, "report": report,
+                                                "tile_url": settings.GIS_TILE_URL})
