@@ -24,7 +24,10 @@ def test_every_url_is_guarded_or_deliberately_public():
     assert unguarded == []
 
 
-PUBLIC = {"login", "logout", "healthz", "api_calc_fee", "api_calc_split", "api_calc_engineering", "api_calc_interest"}
+PUBLIC = {"login", "logout", "healthz", "api_calc_fee", "api_calc_split", "api_calc_engineering", "api_calc_interest",
+          # Ch. 380 applicability questionnaire and its API: the applicant's first question, asked before
+          # any account exists; computes from what is sent and reads no records (like the calculators).
+          "permit_applicability", "api_permit_applicability"}
 
 
 def test_only_the_expected_urls_are_public():

@@ -54,3 +54,7 @@ urlpatterns += gis_urlpatterns
 # Stormwater Management Account (stormwater.fund): spread in like GIS, flat checked URLPatterns.
 from stormwater.fund.urls import urlpatterns as fund_urlpatterns  # noqa: E402
 urlpatterns += fund_urlpatterns
+
+# Ch. 380 permits (stormwater.permits): spread in like GIS, flat checked URLPatterns.
+from stormwater.permits.urls import urlpatterns as permits_urlpatterns  # noqa: E402
+urlpatterns += permits_urlpatterns

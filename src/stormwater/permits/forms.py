@@ -1,0 +1,88 @@
+from __future__ import annotations
+
+from django import forms
+
+from stormwater.rules.applicability import EXEMPTIONS
+
+from .models import ConsultantAppeal, DecisionKind, ProjectType
+from .services import STANDARDS
+
+EXEMPTION_CHOICES = [("", "— none claimed —")] + [(k, f"{k}. {e.title} ({e.citation})") for k, e in EXEMPTIONS.items()]
+CONDITION_KEYS = sorted({c.key for e in EXEMPTIONS.values() for c in e.conditions})
+
+
+class ApplicabilityForm(forms.Form):
+    """§ 380-4 and § 380-5: the applicant's first question."""
+
+    disturbance = forms.DecimalField(min_value=0, max_digits=14, decimal_places=3, label="Land disturbance")
+    unit = forms.ChoiceField(choices=[("sqft", "ft²"), ("acres", "acres")], initial="sqft")
+    on = forms.DateField(label="When the work is to start", widget=forms.DateInput(attrs={"type": "date"}))
+    common_plan = forms.BooleanField(required=False, label="Part of a larger common plan of development or sale")
+    common_plan_total_sqft = forms.DecimalField(required=False, min_value=0, label="The common plan's total "
+                                                                                   "disturbance (ft²), if known")
+    discharges_to_ms4 = forms.BooleanField(required=False, initial=True,
+                                           label="Discharges directly or indirectly to the municipal storm drains")
+    exemption = forms.ChoiceField(choices=EXEMPTION_CHOICES, required=False, label="Exemption claimed (§ 380-5)")
+    other_work = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}),
+                                 label="Other work by the same owner or on adjacent parcels, one per line: "
+                                       "description; ft²; date (YYYY-MM-DD); same owner yes/no; adjacent yes/no")
+
+    def __init__(self, *a, **kw):
+        super().__init__(*a, **kw)
+        for key in CONDITION_KEYS:
+            self.fields[f"c_{key}"] = forms.BooleanField(required=False)
+
+
+class ApplicationForm(forms.Form):
+    owner_name = forms.CharField(max_length=200, label="Permittee: the owner of the site (§ 380-10 B(1))")
+    owner_address = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), label="Owner's mailing address")
+    agent_name = forms.CharField(max_length=200, required=False, label="Agent filing for the owner (if any)")
+    site_address = forms.CharField(max_length=300)
+    parcel_ids = forms.CharField(max_length=300, required=False, label="Assessors' parcel ids, comma-separated")
+    description = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), label="Project description")
+    project_type = forms.ChoiceField(choices=ProjectType.choices)
+    disturbance_sqft = forms.DecimalField(min_value=0, max_digits=14, decimal_places=2, label="Land disturbance (ft²)")
+    common_plan = forms.BooleanField(required=False, label="Part of a larger common plan of development or sale")
+    wetlands_jurisdiction = forms.BooleanField(required=False, label="Subject to the Wetlands Protection Act "
+                                                                     "(Conservation Commission)")
+    planning_board = forms.BooleanField(required=False, label="Also before the Planning Board")
+    other_board_hearing = forms.CharField(max_length=200, required=False,
+                                          label="Board holding a public hearing on the project (waives abutter "
+                                                "notice, § 380-10 H(3))")
+    autocad_plans = forms.BooleanField(required=False, label="Plans drawn in AutoCAD (§ 380-10 B(2))")
+
+
+class DecisionForm(forms.Form):
+    kind = forms.ChoiceField(choices=[(k, v) for k, v in DecisionKind.choices if not k.startswith("deny")])
+    findings = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}))
+    standards = forms.MultipleChoiceField(choices=list(STANDARDS.items()), widget=forms.CheckboxSelectMultiple)
+    conditions = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 4}),
+                                 label="Conditions, one per line")
+    order_of_conditions = forms.CharField(required=False, max_length=200,
+                                          label="Order of Conditions serving as the permit (§ 380-9 A), if any")
+
+
+class ConsultantForm(forms.Form):
+    name = forms.CharField(max_length=200)
+    firm = forms.CharField(max_length=200, required=False)
+    degree = forms.CharField(max_length=200, required=False)
+    years_of_practice = forms.IntegerField(min_value=0, initial=0)
+    services = forms.CharField(widget=forms.Textarea(attrs={"rows": 2}))
+    fee = forms.DecimalField(min_value=0, max_digits=14, decimal_places=2)
+    notice_on = forms.DateField(widget=forms.DateInput(attrs={"type": "date"}), label="Notice mailed/delivered on")
+    username = forms.CharField(required=False, max_length=150, label="Consultant's sign-in (optional)")
+
+
+class AppealForm(forms.Form):
+    received_on = forms.DateField(widget=forms.DateInput(attrs={"type": "date"}))
+    ground = forms.ChoiceField(choices=ConsultantAppeal.Ground.choices)
+    statement = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}))
+
+
+class RuleHearingForm(forms.Form):
+    title = forms.CharField(max_length=300)
+    summary = forms.CharField(widget=forms.Textarea(attrs={"rows": 4}))
+    newspaper = forms.CharField(max_length=200)
+    advertised_on = forms.DateField(widget=forms.DateInput(attrs={"type": "date"}))
+    hearing_at = forms.DateTimeField(widget=forms.DateTimeInput(attrs={"type": "datetime-local"}))
+    location = forms.CharField(max_length=300)

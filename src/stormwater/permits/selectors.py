@@ -1,0 +1,86 @@
+"""Reads of permit files. ``permit_get_for_user`` is the only way a view or endpoint reaches one:
+an applicant reaches their own files, a consultant the files they are engaged on, staff all of them;
+anything else is 404 (no probing of numbers)."""
+from __future__ import annotations
+
+from datetime import date
+from decimal import Decimal
+
+from django.db.models import Q, QuerySet
+from django.http import Http404
+
+from stormwater.accounts.roles import Perm
+from stormwater.cases.selectors import case_clock, case_clocks
+from stormwater.rules.money import ZERO
+from stormwater.rules.permit_fees import FeeTerms, account_summary
+
+from . import workflow as wf
+from .models import AccountEntry, PermitApplication, PermitFeeSchedule
+
+ERR_NOT_FOUND = "No such permit application."
+
+
+def permits_for_user(user) -> QuerySet[PermitApplication]:
+    qs = PermitApplication.objects.select_related("case", "owner")
+    if user.can(Perm.PERMIT_VIEW_ALL):
+        return qs
+    if user.can(Perm.PERMIT_CONSULT):
+        return qs.filter(consultants__user=user).distinct()
+    return qs.filter(Q(case__applicant=user) | Q(owner__user=user)).distinct()
+
+
+def permit_get_for_user(*, user, number: str) -> PermitApplication:
+    app = permits_for_user(user).filter(case__number=number).first()
+    if app is None:
+        raise Http404(ERR_NOT_FOUND)
+    return app
+
+
+def is_applicant(user, app: PermitApplication) -> bool:
+    """The person who filed (owner or agent) or the owner-permittee's own sign-in."""
+    return app.case.applicant_id == user.pk or (app.owner is not None and app.owner.user_id == user.pk)
+
+
+def may_act_for_applicant(user, app: PermitApplication) -> bool:
+    """Applicant acts (upload, file, respond, withdraw, appeal): the applicant, or staff recording a paper filing."""
+    return (user.can(Perm.PERMIT_APPLY) and is_applicant(user, app)) or user.can(Perm.PERMIT_REVIEW)
+
+
+def fee_schedule_in_force(on: date) -> PermitFeeSchedule | None:
+    return PermitFeeSchedule.objects.filter(effective_from__lte=on).order_by("-effective_from", "-id").first()
+
+
+def fee_terms(schedule: PermitFeeSchedule) -> FeeTerms:
+    return FeeTerms(application_fee=schedule.application_fee, inspection_fee_per_acre=schedule.inspection_fee_per_acre,
+                    technical_review_fee_per_acre=schedule.technical_review_fee_per_acre)
+
+
+def account_entries(app: PermitApplication) -> list[AccountEntry]:
+    return list(app.account_entries.order_by("on", "id"))
+
+
+def account_of(app: PermitApplication) -> dict[str, Decimal]:
+    """Deposits, interest, expenditures, refunds and the balance of the project's 53G account."""
+    return account_summary([(e.kind, e.amount) for e in app.account_entries.all()])
+
+
+def account_balance_of(app: PermitApplication) -> Decimal:
+    return account_of(app)["balance"] if app.account_entries.exists() else ZERO
+
+
+def current_engagement(app: PermitApplication):
+    return app.consultants.exclude(state="disqualified").order_by("-id").first()
+
+
+def action_clock(app: PermitApplication):
+    return case_clock(app.case, wf.ACTION)
+
+
+def permit_clocks(app: PermitApplication, *, today: date | None = None):
+    return case_clocks(app.case, today=today)
+
+
+def checklist_missing(app: PermitApplication) -> list[str]:
+    from .checklist import BY_KEY
+
+    return [f"{BY_KEY[i.key].label} ({BY_KEY[i.key].citation})" for i in app.checklist.all() if not i.done]

@@ -1,0 +1,567 @@
+"""Web pages of the permit file. Thin: parse, call one service, render. Every view is guarded by
+``require_perm``; every file is reached through ``permit_get_for_user`` (404 for anyone else's)."""
+from __future__ import annotations
+
+from datetime import date
+from decimal import Decimal, InvalidOperation
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.http import FileResponse, Http404, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_POST
+
+from stormwater.accounts.access import public, require_perm
+from stormwater.accounts.models import User
+from stormwater.accounts.roles import Perm
+from stormwater.cases.services import DocumentError, TransitionError
+from stormwater.parcels.models import Owner, Parcel
+from stormwater.rules.applicability import EXEMPTIONS, OtherWork, determine, to_sqft
+
+from . import documents, services
+from . import workflow as wf
+from .checklist import BY_KEY, ITEMS, OTHER_TAGS
+from .forms import (CONDITION_KEYS, AppealForm, ApplicabilityForm, ApplicationForm, ConsultantForm, DecisionForm,
+                    RuleHearingForm)
+from .models import AccountEntryKind, ProjectChange, RuleHearing, Waiver
+from .selectors import (account_entries, account_of, current_engagement, fee_schedule_in_force, is_applicant,
+                        may_act_for_applicant, permit_clocks, permit_get_for_user, permits_for_user)
+
+
+def _date(value: str | None, default: date | None = None) -> date:
+    if not value:
+        if default is None:
+            raise ValueError("A date is required.")
+        return default
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise ValueError(f"{value!r} is not a date (YYYY-MM-DD).") from None
+
+
+def _money(value: str | None) -> Decimal:
+    try:
+        return Decimal((value or "").replace(",", "").replace("$", "").strip())
+    except InvalidOperation:
+        raise ValueError(f"{value!r} is not an amount.") from None
+
+
+def _for_applicant(request, number):
+    app = permit_get_for_user(user=request.user, number=number)
+    if not may_act_for_applicant(request.user, app):
+        raise PermissionDenied("Only the applicant (or staff recording a paper filing) may do this.")
+    return app
+
+
+def _do(request, app, fn, ok: str):
+    """Run one service; its refusal (table, precondition, bad input) becomes a message, never a 500."""
+    try:
+        fn()
+    except (TransitionError, ValueError, DocumentError) as e:
+        messages.error(request, str(e))
+    else:
+        messages.success(request, ok)
+    return redirect("permit_detail", number=app.case.number)
+
+
+# --- public: the applicant's first question -------------------------------------------------------
+
+def parse_other_work(text: str) -> list[OtherWork]:
+    out = []
+    for n, line in enumerate([x for x in (text or "").splitlines() if x.strip()], 1):
+        parts = [p.strip() for p in line.split(";")]
+        if len(parts) < 3:
+            raise ValueError(f"other work, line {n}: description; ft²; date; same owner; adjacent")
+        yes = lambda i: len(parts) > i and parts[i].lower() in {"yes", "y", "true", "1"}  # noqa: E731
+        out.append(OtherWork(parts[0], _money(parts[1]), _date(parts[2]), same_owner=yes(3), adjacent_parcel=yes(4)))
+    return out
+
+
+@public
+def permit_applicability(request):
+    """Does my project need a permit? Computes from what is entered and reads no records (public, like the
+    fee calculator)."""
+    form = ApplicabilityForm(request.POST or None, initial={"on": timezone.localdate(), "discharges_to_ms4": True})
+    result = None
+    if request.method == "POST" and form.is_valid():
+        d = form.cleaned_data
+        try:
+            sqft = to_sqft(acres=d["disturbance"]) if d["unit"] == "acres" else to_sqft(sqft=d["disturbance"])
+            result = determine(disturbance_sqft=sqft, on=d["on"], common_plan=d["common_plan"],
+                               common_plan_total_sqft=d["common_plan_total_sqft"],
+                               discharges_to_ms4=d["discharges_to_ms4"], exemption=d["exemption"] or None,
+                               exemption_answers={k: d[f"c_{k}"] for k in CONDITION_KEYS},
+                               other_work=parse_other_work(d["other_work"]))
+        except ValueError as e:
+            form.add_error(None, str(e))
+    exemptions = [(k, e, [(c, form[f"c_{c.key}"]) for c in e.conditions]) for k, e in EXEMPTIONS.items()]
+    return render(request, "permits/applicability.html", {"form": form, "result": result, "exemptions": exemptions})
+
+
+# --- lists and the file ---------------------------------------------------------------------------
+
+@require_perm()
+def permit_list(request):
+    apps = permits_for_user(request.user).order_by("-case__opened_at")
+    rows = []
+    for a in apps[:200]:
+        action = next((c for c in permit_clocks(a) if c.clock.kind == wf.ACTION), None)
+        rows.append((a, action))
+    return render(request, "permits/list.html", {"rows": rows, "can_apply": request.user.can(Perm.PERMIT_APPLY)})
+
+
+@require_perm(Perm.PERMIT_APPLY)
+def permit_new(request):
+    form = ApplicationForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        d = form.cleaned_data
+        ids = [x.strip() for x in d["parcel_ids"].split(",") if x.strip()]
+        parcels = list(Parcel.objects.filter(parcel_id__in=ids).select_related("owner"))
+        unknown = set(ids) - {p.parcel_id for p in parcels}
+        if unknown:
+            form.add_error("parcel_ids", f"Unknown parcel ids: {', '.join(sorted(unknown))}")
+        else:
+            owner = parcels[0].owner if parcels and parcels[0].owner else None
+            if owner is None and request.user.can(Perm.PERMIT_APPLY) and not request.user.is_staff_role:
+                owner = Owner.objects.filter(user=request.user).first()
+            det = determine(disturbance_sqft=d["disturbance_sqft"], on=timezone.localdate(),
+                            common_plan=d["common_plan"])
+            app = services.permit_application_start(
+                acting_user=request.user, owner=owner, owner_name=d["owner_name"], owner_address=d["owner_address"],
+                agent_name=d["agent_name"], site_address=d["site_address"], parcels=parcels,
+                description=d["description"], project_type=d["project_type"], disturbance_sqft=d["disturbance_sqft"],
+                determination=det, wetlands_jurisdiction=d["wetlands_jurisdiction"],
+                other_board_hearing=d["other_board_hearing"], planning_board=d["planning_board"],
+                autocad_plans=d["autocad_plans"])
+            messages.success(request, f"Draft {app.case.number} opened. Upload the package, then file it.")
+            return redirect("permit_detail", number=app.case.number)
+    return render(request, "permits/new.html", {"form": form})
+
+
+@require_perm()
+def permit_detail(request, number: str):
+    app = permit_get_for_user(user=request.user, number=number)
+    u = request.user
+    case = app.case
+    checklist = [(BY_KEY[i.key], i) for i in app.checklist.select_related("document")]
+    eng = current_engagement(app)
+    ctx = {
+        "app": app, "case": case, "clocks": permit_clocks(app), "checklist": checklist,
+        "documents": case.documents.select_related("uploaded_by"), "events": case.events.select_related("actor"),
+        "abutters": app.abutters.all(), "engagement": eng, "engagements": app.consultants.prefetch_related("appeals"),
+        "account": account_of(app) if app.account_entries.exists() else None, "entries": account_entries(app),
+        "info_requests": app.info_requests.all(), "waivers": app.waivers.select_related("case"),
+        "changes": app.changes.select_related("amended_case"), "conditions": app.conditions.all(),
+        "notices": app.filing_notices.select_related("document"), "children": case.children.all(),
+        "is_applicant": is_applicant(u, app), "act_applicant": may_act_for_applicant(u, app),
+        "can_review": u.can(Perm.PERMIT_REVIEW), "can_decide": u.can(Perm.PERMIT_DECIDE),
+        "can_account": u.can(Perm.PERMIT_ACCOUNT), "can_appeal_record": u.can(Perm.PERMIT_APPEAL_RECORD),
+        "is_consultant": u.can(Perm.PERMIT_CONSULT),
+        "upload_tags": [(i.key, i.label) for i in ITEMS if i.by_upload] + list(OTHER_TAGS.items()),
+        "decision_form": DecisionForm(), "consultant_form": ConsultantForm(), "appeal_form": AppealForm(),
+        "S": wf.Status, "today": timezone.localdate(), "schedule": fee_schedule_in_force(timezone.localdate()),
+        "allowed": case.machine.transitions.get(case.status, frozenset()),
+    }
+    return render(request, "permits/detail.html", ctx)
+
+
+@require_perm()
+def permit_document(request, number: str, doc_id: int):
+    app = permit_get_for_user(user=request.user, number=number)
+    doc = get_object_or_404(app.case.documents, pk=doc_id)
+    resp = FileResponse(doc.file.open("rb"), content_type=doc.content_type)
+    resp["Content-Disposition"] = f'{"inline" if doc.content_type == "application/pdf" else "attachment"}; ' \
+                                  f'filename="{doc.original_name}"'
+    return resp
+
+
+@require_POST
+@require_perm()
+def permit_upload(request, number: str):
+    app = permit_get_for_user(user=request.user, number=number)
+    tag = request.POST.get("tag", "other")
+    consultant_report = request.user.can(Perm.PERMIT_CONSULT) and tag == "consultant_report"
+    if not (consultant_report or may_act_for_applicant(request.user, app)):
+        raise PermissionDenied("You may not add documents to this file.")
+    if tag not in BY_KEY and tag not in OTHER_TAGS:
+        tag = "other"
+    upload = request.FILES.get("file")
+    if upload is None:
+        messages.error(request, "Choose a file to upload.")
+        return redirect("permit_detail", number=number)
+    return _do(request, app, lambda: services.permit_document_upload(
+        application=app, upload=upload, tag=tag, title=request.POST.get("title", ""), acting_user=request.user),
+        f"{upload.name} added to the file.")
+
+
+# --- applicant acts -------------------------------------------------------------------------------
+
+@require_POST
+@require_perm(Perm.PERMIT_APPLY)
+def permit_file_view(request, number: str):
+    app = _for_applicant(request, number)
+    return _do(request, app, lambda: services.permit_file(application=app, acting_user=request.user),
+               "Application filed. The 42-day clock has started; notices went to the Town Clerk and the boards.")
+
+
+@require_POST
+@require_perm(Perm.PERMIT_APPLY)
+def permit_withdraw_view(request, number: str):
+    app = _for_applicant(request, number)
+    return _do(request, app, lambda: services.permit_withdraw(application=app, acting_user=request.user,
+                                                              why=request.POST.get("why", "")), "Application withdrawn.")
+
+
+@require_POST
+@require_perm(Perm.PERMIT_APPLY)
+def permit_abutters(request, number: str):
+    app = _for_applicant(request, number)
+    return _do(request, app, lambda: services.abutters_set(
+        application=app, text=request.POST.get("abutters", ""), acting_user=request.user,
+        certified_on=_date(request.POST.get("certified_on"))), "Abutter list saved.")
+
+
+@require_POST
+@require_perm(Perm.PERMIT_APPLY)
+def permit_abutters_mailed(request, number: str):
+    app = _for_applicant(request, number)
+    return _do(request, app, lambda: services.abutters_mailed(
+        application=app, mailed_on=_date(request.POST.get("mailed_on")), acting_user=request.user),
+        "Mailing recorded. Upload the certified-mail receipts as the proof of notice.")
+
+
+@require_perm()
+def permit_abutter_letters(request, number: str):
+    app = permit_get_for_user(user=request.user, number=number)
+    pdf = documents.abutter_letters_pdf(app, on=app.abutters_mailed_on or timezone.localdate())
+    return _pdf(pdf, f"{number}-abutter-letters.pdf")
+
+
+@require_perm()
+def permit_abutter_labels(request, number: str):
+    app = permit_get_for_user(user=request.user, number=number)
+    return _pdf(documents.abutter_labels_pdf(app), f"{number}-abutter-labels.pdf")
+
+
+def _pdf(content: bytes, filename: str) -> HttpResponse:
+    resp = HttpResponse(content, content_type="application/pdf")
+    resp["Content-Disposition"] = f'inline; filename="{filename}"'
+    return resp
+
+
+@require_POST
+@require_perm(Perm.PERMIT_APPLY)
+def permit_items_received_view(request, number: str):
+    app = _for_applicant(request, number)
+    return _do(request, app, lambda: services.permit_items_received(application=app, acting_user=request.user,
+                                                                    note=request.POST.get("note", "")),
+               "Missing items submitted: the Director will determine completeness again.")
+
+
+@require_POST
+@require_perm(Perm.PERMIT_APPLY)
+def permit_info_response(request, number: str):
+    app = _for_applicant(request, number)
+    return _do(request, app, lambda: services.permit_information_received(
+        application=app, response=request.POST.get("response", ""), acting_user=request.user),
+        "Response recorded; the review and its clock resume.")
+
+
+@require_POST
+@require_perm(Perm.PERMIT_APPLY)
+def permit_consultant_appeal(request, number: str):
+    app = _for_applicant(request, number)
+    form = AppealForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, f"Appeal not recorded: {form.errors.as_text()}")
+        return redirect("permit_detail", number=number)
+    return _do(request, app, lambda: services.consultant_appeal_file(application=app, acting_user=request.user,
+                                                                     **form.cleaned_data),
+               "Appeal recorded: the payment countdown and the action clock are stopped.")
+
+
+@require_POST
+@require_perm(Perm.PERMIT_APPLY)
+def permit_change_notify(request, number: str):
+    app = _for_applicant(request, number)
+    return _do(request, app, lambda: services.project_change_notify(
+        application=app, notified_on=_date(request.POST.get("notified_on"), timezone.localdate()),
+        description=request.POST.get("description", ""), acting_user=request.user), "Notice of change recorded.")
+
+
+@require_POST
+@require_perm(Perm.PERMIT_APPLY)
+def permit_start_record(request, number: str):
+    app = _for_applicant(request, number)
+    return _do(request, app, lambda: services.project_start_record(
+        application=app, started_on=_date(request.POST.get("started_on")), acting_user=request.user),
+        "Start of construction recorded.")
+
+
+@require_POST
+@require_perm(Perm.PERMIT_APPLY)
+def permit_waiver_request(request, number: str):
+    app = _for_applicant(request, number)
+    return _do(request, app, lambda: services.waiver_request(
+        application=app, requirement=request.POST.get("requirement", ""),
+        justification=request.POST.get("justification", ""), acting_user=request.user), "Waiver request recorded.")
+
+
+@require_POST
+@require_perm(Perm.PERMIT_APPLY)
+def permit_waiver_respond(request, number: str, waiver_number: str):
+    app = _for_applicant(request, number)
+    w = get_object_or_404(Waiver, application=app, case__number=waiver_number)
+    if request.POST.get("answer") == "decline":
+        fn = lambda: services.waiver_applicant_declines(waiver=w, acting_user=request.user,  # noqa: E731
+                                                        reason=request.POST.get("reason") or "applicant objects to "
+                                                                                             "a continuance")
+    else:
+        fn = lambda: services.waiver_info_provided(waiver=w, acting_user=request.user)  # noqa: E731
+    return _do(request, app, fn, "Waiver response recorded.")
+
+
+# --- staff acts -----------------------------------------------------------------------------------
+
+@require_POST
+@require_perm(Perm.PERMIT_REVIEW)
+def permit_checklist_confirm(request, number: str, key: str):
+    app = permit_get_for_user(user=request.user, number=number)
+    if key not in BY_KEY:
+        raise Http404("No such checklist item.")
+    return _do(request, app, lambda: services.checklist_confirm(application=app, key=key, acting_user=request.user,
+                                                                note=request.POST.get("note", "")),
+               f"{BY_KEY[key].label}: received.")
+
+
+@require_POST
+@require_perm(Perm.PERMIT_REVIEW)
+def permit_fees_paid_view(request, number: str):
+    app = permit_get_for_user(user=request.user, number=number)
+    return _do(request, app, lambda: services.permit_fees_paid(
+        application=app, paid_on=_date(request.POST.get("paid_on"), timezone.localdate()),
+        receipt=request.POST.get("receipt", ""), acting_user=request.user), "Fees recorded as paid.")
+
+
+@require_POST
+@require_perm(Perm.PERMIT_REVIEW)
+def permit_complete(request, number: str):
+    app = permit_get_for_user(user=request.user, number=number)
+    return _do(request, app, lambda: services.permit_determine_complete(application=app, acting_user=request.user),
+               "Determined complete: review begins.")
+
+
+@require_POST
+@require_perm(Perm.PERMIT_REVIEW)
+def permit_incomplete(request, number: str):
+    app = permit_get_for_user(user=request.user, number=number)
+    return _do(request, app, lambda: services.permit_determine_incomplete(
+        application=app, cure_by=_date(request.POST.get("cure_by")), note=request.POST.get("note", ""),
+        acting_user=request.user), "Determined incomplete: notice generated, the 42-day clock is stopped.")
+
+
+@require_POST
+@require_perm(Perm.PERMIT_REVIEW)
+def permit_info_request(request, number: str):
+    app = permit_get_for_user(user=request.user, number=number)
+    return _do(request, app, lambda: services.permit_request_information(
+        application=app, items=request.POST.get("items", ""), acting_user=request.user),
+        "Information requested: letter generated, the 42-day clock is stopped.")
+
+
+@require_POST
+@require_perm(Perm.PERMIT_REVIEW)
+def permit_extend_view(request, number: str):
+    app = permit_get_for_user(user=request.user, number=number)
+    return _do(request, app, lambda: services.permit_extend(
+        application=app, days=int(request.POST.get("days") or 0), reason=request.POST.get("reason", ""),
+        acting_user=request.user), "Extension recorded.")
+
+
+@require_POST
+@require_perm(Perm.PERMIT_DECIDE)
+def permit_deny_incomplete_view(request, number: str):
+    app = permit_get_for_user(user=request.user, number=number)
+    return _do(request, app, lambda: services.permit_deny_incomplete(application=app, acting_user=request.user),
+               "Denied as administratively incomplete.")
+
+
+@require_POST
+@require_perm(Perm.PERMIT_DECIDE)
+def permit_consultant_select(request, number: str):
+    app = permit_get_for_user(user=request.user, number=number)
+    form = ConsultantForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, f"Consultant not selected: {form.errors.as_text()}")
+        return redirect("permit_detail", number=number)
+    d = dict(form.cleaned_data)
+    username = d.pop("username")
+    d["user"] = User.objects.filter(username=username).first() if username else None
+    return _do(request, app, lambda: services.consultant_select(application=app, acting_user=request.user, **d),
+               "Consultant selected; the notice and payment request were generated.")
+
+
+@require_POST
+@require_perm(Perm.PERMIT_APPEAL_RECORD)
+def permit_consultant_appeal_decide(request, number: str):
+    app = permit_get_for_user(user=request.user, number=number)
+    return _do(request, app, lambda: services.consultant_appeal_decide(
+        application=app, decided_on=_date(request.POST.get("decided_on")), outcome=request.POST.get("outcome", ""),
+        note=request.POST.get("note", ""), acting_user=request.user), "The Select Board's decision is recorded.")
+
+
+@require_POST
+@require_perm(Perm.PERMIT_DECIDE)
+def permit_deny_nonpayment_view(request, number: str):
+    app = permit_get_for_user(user=request.user, number=number)
+    return _do(request, app, lambda: services.permit_deny_nonpayment(application=app, acting_user=request.user),
+               "Denied: consultant fee not paid.")
+
+
+@require_POST
+@require_perm(Perm.PERMIT_ACCOUNT)
+def permit_account_entry(request, number: str):
+    app = permit_get_for_user(user=request.user, number=number)
+    kind = request.POST.get("kind")
+    on = _date(request.POST.get("on"), timezone.localdate())
+    ref = request.POST.get("reference", "")
+    if kind == AccountEntryKind.DEPOSIT:
+        fn = lambda: services.consultant_fee_deposit(application=app, amount=_money(request.POST.get("amount")),  # noqa
+                                                     on=on, reference=ref, acting_user=request.user)
+    elif kind == AccountEntryKind.INTEREST:
+        fn = lambda: services.account_interest(application=app, amount=_money(request.POST.get("amount")), on=on,  # noqa
+                                               reference=ref, acting_user=request.user)
+    elif kind == AccountEntryKind.REFUND:
+        fn = lambda: services.account_refund(application=app, on=on, payee=request.POST.get("payee", ""),  # noqa
+                                             successor=bool(request.POST.get("successor")), reference=ref,
+                                             acting_user=request.user)
+    else:
+        messages.error(request, "Unknown account entry.")
+        return redirect("permit_detail", number=number)
+    return _do(request, app, fn, "Account entry recorded.")
+
+
+@require_POST
+@require_perm(Perm.PERMIT_DECIDE)
+def permit_account_expenditure(request, number: str):
+    app = permit_get_for_user(user=request.user, number=number)
+    return _do(request, app, lambda: services.account_expenditure(
+        application=app, amount=_money(request.POST.get("amount")),
+        on=_date(request.POST.get("on"), timezone.localdate()), payee=request.POST.get("payee", ""),
+        memo=request.POST.get("memo", "") or "Consultant services", reference=request.POST.get("reference", ""),
+        acting_user=request.user), "Expenditure recorded.")
+
+
+@require_perm()
+def permit_account_report(request, number: str):
+    app = permit_get_for_user(user=request.user, number=number)
+    pdf = documents.account_report_pdf(app, entries=account_entries(app), summary=account_of(app),
+                                       on=timezone.localdate())
+    return _pdf(pdf, f"{number}-53g-account.pdf")
+
+
+@require_POST
+@require_perm(Perm.PERMIT_DECIDE)
+def permit_decide_view(request, number: str):
+    app = permit_get_for_user(user=request.user, number=number)
+    form = DecisionForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, f"Decision not recorded: {form.errors.as_text()}")
+        return redirect("permit_detail", number=number)
+    d = form.cleaned_data
+    return _do(request, app, lambda: services.permit_decide(
+        application=app, kind=d["kind"], findings=d["findings"], standards=d["standards"],
+        conditions=d["conditions"].splitlines(), order_of_conditions=d["order_of_conditions"],
+        acting_user=request.user), "Decision recorded; the decision document is in the file.")
+
+
+@require_POST
+@require_perm(Perm.PERMIT_DECIDE)
+def permit_close_view(request, number: str):
+    app = permit_get_for_user(user=request.user, number=number)
+    return _do(request, app, lambda: services.permit_close(application=app, acting_user=request.user,
+                                                           why=request.POST.get("why", "")), "File closed.")
+
+
+@require_POST
+@require_perm(Perm.PERMIT_DECIDE)
+def permit_change_determine(request, number: str, change_id: int):
+    app = permit_get_for_user(user=request.user, number=number)
+    ch = get_object_or_404(ProjectChange, application=app, pk=change_id)
+    return _do(request, app, lambda: services.project_change_determine(
+        change=ch, significant=request.POST.get("significant") == "yes",
+        interim_measures=request.POST.get("interim_measures", ""), note=request.POST.get("note", ""),
+        acting_user=request.user), "Determination recorded.")
+
+
+@require_POST
+@require_perm(Perm.PERMIT_DECIDE)
+def permit_start_extend(request, number: str):
+    app = permit_get_for_user(user=request.user, number=number)
+    return _do(request, app, lambda: services.project_start_extend(
+        application=app, days=int(request.POST.get("days") or 0), reason=request.POST.get("reason", ""),
+        acting_user=request.user), "Start date extended.")
+
+
+@require_POST
+@require_perm(Perm.PERMIT_DECIDE)
+def permit_segmentation(request, number: str):
+    app = permit_get_for_user(user=request.user, number=number)
+
+    def fn():
+        finding = request.POST.get("finding")
+        if finding not in ("one_project", "separate"):
+            raise ValueError("Choose one project or separate projects.")
+        from stormwater.cases.services import event_record
+        app.segmentation_finding, app.segmentation_reason = finding, request.POST.get("reason", "")
+        app.save(update_fields=["segmentation_finding", "segmentation_reason"])
+        event_record(case=app.case, kind="segmentation", acting_user=request.user,
+                     why=f"Director's finding (§ 380-4 A): {app.get_segmentation_finding_display()}. "
+                         f"{app.segmentation_reason}")
+    return _do(request, app, fn, "Finding recorded.")
+
+
+@require_POST
+@require_perm(Perm.PERMIT_DECIDE)
+def permit_waiver_act(request, number: str, waiver_number: str):
+    app = permit_get_for_user(user=request.user, number=number)
+    w = get_object_or_404(Waiver, application=app, case__number=waiver_number)
+    action = request.POST.get("action")
+    u = request.user
+    if action == "comment":
+        fn = lambda: services.waiver_public_comment(waiver=w, from_on=_date(request.POST.get("on"),  # noqa: E731
+                                                                            timezone.localdate()),
+                                                    note=request.POST.get("note", ""), acting_user=u)
+    elif action == "info":
+        fn = lambda: services.waiver_request_info(waiver=w, info=request.POST.get("note", ""), acting_user=u)  # noqa
+    elif action in ("grant", "deny"):
+        findings = tuple(bool(request.POST.get(f"a{i}")) for i in (1, 2, 3))
+        fn = lambda: services.waiver_decide(waiver=w, grant=action == "grant", note=request.POST.get("note", ""),  # noqa
+                                            findings=findings, acting_user=u)
+    else:
+        messages.error(request, "Unknown waiver action.")
+        return redirect("permit_detail", number=number)
+    return _do(request, app, fn, "Waiver updated.")
+
+
+# --- rule-making ----------------------------------------------------------------------------------
+
+@require_perm(Perm.PERMIT_DECIDE)
+def rule_hearings(request):
+    form = RuleHearingForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            h = services.rule_hearing_create(acting_user=request.user, **form.cleaned_data)
+        except ValueError as e:
+            form.add_error(None, str(e))
+        else:
+            messages.success(request, "Hearing recorded; the legal notice is ready.")
+            return redirect("rule_hearing_notice", hearing_id=h.pk)
+    return render(request, "permits/rule_hearings.html", {"form": form, "hearings": RuleHearing.objects.all()})
+
+
+@require_perm(Perm.PERMIT_DECIDE)
+def rule_hearing_notice(request, hearing_id: int):
+    h = get_object_or_404(RuleHearing, pk=hearing_id)
+    return _pdf(documents.hearing_notice_pdf(h), f"rule-hearing-{h.pk}.pdf")
