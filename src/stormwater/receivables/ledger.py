@@ -12,7 +12,7 @@ from decimal import Decimal
 from django.db.models import Q, Sum
 
 from stormwater.rules.interest import accrued_interest, interest_start
-from stormwater.rules.money import ZERO
+from stormwater.rules.money import ZERO, round_cents
 from stormwater.utility.models import Account, Component, EntryKind, Installment, LedgerEntry
 
 
@@ -99,7 +99,7 @@ def unapplied_credit(account: Account, *, as_of: date) -> Decimal:
     """Credit balance not yet applied to any installment (a positive number)."""
     s = LedgerEntry.objects.filter(account=account, component=Component.UNAPPLIED,
                                    effective_on__lte=as_of).aggregate(s=Sum("amount"))["s"] or ZERO
-    return -s
+    return -round_cents(s)
 
 
 @dataclass
@@ -134,4 +134,4 @@ class AccountPosition:
 def account_position(account: Account, *, as_of: date) -> AccountPosition:
     bal = LedgerEntry.objects.filter(account=account, effective_on__lte=as_of).aggregate(s=Sum("amount"))["s"]
     return AccountPosition(dues=account_dues(account, as_of=as_of), credit=unapplied_credit(account, as_of=as_of),
-                           ledger_balance=bal or ZERO)
+                           ledger_balance=round_cents(bal or ZERO))

@@ -13,7 +13,7 @@ from stormwater.parcels.models import Parcel
 from stormwater.parcels.selectors import parcel_classification, parcel_impervious
 from stormwater.rules.classes import ClassificationError, PropertyClass
 from stormwater.rules.fees import Fee, FeeTerms, compute_fee
-from stormwater.rules.money import ZERO
+from stormwater.rules.money import ZERO, round_cents
 
 from .models import Account, Bill, LedgerEntry, RateResolution
 
@@ -127,7 +127,7 @@ def bill_get_for_user(*, user, number: str) -> Bill:
 def account_balance(account: Account, *, as_of: date) -> Decimal:
     """Sum of the account's ledger entries effective on or before ``as_of`` (owed > 0)."""
     total = LedgerEntry.objects.filter(account=account, effective_on__lte=as_of).aggregate(s=Sum("amount"))["s"]
-    return total or ZERO
+    return round_cents(total or ZERO)  # SQLite's SUM of decimals comes back with float noise digits
 
 
 def account_entries(account: Account) -> QuerySet[LedgerEntry]:
