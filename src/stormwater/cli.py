@@ -51,6 +51,24 @@ def _interest_rate_in_force():
     return res.interest_rate_percent if res else DEMO_INTEREST_RATE_PERCENT
 
 
+def _bmp_tables_in_force() -> tuple:
+    """Official BMP performance tables loaded by DPW (stormwater.review), most recent first; none without a
+    database. The shipped RBEROST fits stay the provisional last resort inside calc_bmp."""
+    from django.apps import apps
+
+    if not apps.ready:
+        data_dir = Path(os.environ.get("STORMWATER_DATA_DIR") or (Path.cwd() / "data"))
+        if not os.environ.get("DATABASE_URL") and not (data_dir / "stormwater.sqlite3").exists():
+            return ()
+    try:
+        _setup_django()
+        from stormwater.review.selectors import performance_tables_in_force
+
+        return performance_tables_in_force()[1]
+    except Exception:  # noqa: BLE001 - an unmigrated or unreachable database must not stop the calculator
+        return ()
+
+
 def _emit(obj: dict, code: int = 0) -> int:
     sys.stdout.write(json.dumps(obj, indent=2, ensure_ascii=False) + "\n")
     return code
@@ -64,7 +82,7 @@ def _calculators() -> dict:
     return {"fee": lambda p: calc_fee(p, terms=_terms_in_force()), "split": calc_split,
             "interest": lambda p: calc_interest(p, rate_percent=_interest_rate_in_force()),
             "runoff": eng.calc_runoff, "retention": eng.calc_retention, "noaa-plus": eng.calc_noaa_plus,
-            "peak": eng.calc_peak, "bmp": eng.calc_bmp}
+            "peak": eng.calc_peak, "bmp": lambda p: eng.calc_bmp(p, tables=_bmp_tables_in_force())}
 
 
 def calc(argv: list[str]) -> int:

@@ -72,7 +72,7 @@ def _r(x: float | None, nd: int) -> float | None:
 
 # --- rainfall ----------------------------------------------------------------------------------
 
-def _design_storms(plan: Plan) -> tuple[list[dict], dict[int, float], list[str], bool]:
+def _design_storms(plan: Plan) -> tuple[list[dict], dict[int, float], list[str], list[str], bool]:
     rf = plan.rainfall
     storms, depth, notes, provisional = [], {}, [], False
     if rf.pfds_csv:
@@ -111,7 +111,7 @@ def _design_storms(plan: Plan) -> tuple[list[dict], dict[int, float], list[str],
         source += f" ({rf.source_note})"
     for s in storms:
         s["storm_type"] = rf.storm_type
-    return storms, depth, [source, SRC_DIST.format(t=rf.storm_type), *notes], provisional
+    return storms, depth, [source, SRC_DIST.format(t=rf.storm_type)], notes, provisional
 
 
 # --- subcatchments -----------------------------------------------------------------------------
@@ -337,7 +337,8 @@ def review_compute(plan: Plan, *, tables=()) -> dict:
         ``provisional``.
     """
     notes: list[str] = []
-    storms, depth, rain_sources, rain_provisional = _design_storms(plan)
+    storms, depth, rain_sources, rain_notes, rain_provisional = _design_storms(plan)
+    notes.extend(rain_notes)
     years = list(plan.rainfall.storms_years)
     p2 = depth[2]
     storm_type = plan.rainfall.storm_type
@@ -508,7 +509,8 @@ def review_compute(plan: Plan, *, tables=()) -> dict:
                "disturbance_acres": p.disturbance_acres,
                "previously_developed_with_impervious": p.previously_developed_with_impervious,
                "part_of_common_plan": p.part_of_common_plan, "post_impervious_sqft": round(post_imp),
-               "project_type": ptype.value if ptype else None}
+               "project_type": ptype.value if ptype else None,
+               "project_type_label": ptype.value.replace("_", " ").capitalize() if ptype else None}
 
     standards: list[dict] = []
     # -- applicability
@@ -520,7 +522,7 @@ def review_compute(plan: Plan, *, tables=()) -> dict:
                                   "the § 380-11 D/E performance standards do not apply (see § 380-11 B for LID).")))
     else:
         standards.append(_row("applicability", "Project type", "Ch. 380 Definitions (new development, redevelopment)",
-                              INFO, required="", provided=ptype.value.replace("_", " "), reason=(
+                              INFO, required="", provided=ptype.value.replace("_", " ").capitalize(), reason=(
                                   f"{p.disturbance_acres:g} acres disturbed; the site "
                                   f"{'was' if p.previously_developed_with_impervious else 'was not'} previously "
                                   "developed with impervious surface.")))
@@ -541,7 +543,7 @@ def review_compute(plan: Plan, *, tables=()) -> dict:
                 PASS if ok and not over else FAIL,
                 required=f"≤ {st['pre_peak_cfs']:.2f} cfs (pre-development)", provided=f"{st['post_peak_cfs']:.2f} cfs",
                 reason=reason, numbers={**st, "rainfall_in": _r(depth[y], 3)}, provisional=rain_provisional,
-                sources=[SRC_NEH630, rain_sources[0]]))
+                sources=[SRC_NEH630, "design storms: 0.9 × NOAA Atlas 14 upper bound (see Design storms)"]))
             standards.append(_row(
                 f"volume_{d['id']}_{y}", f"Runoff volume, {y}-year 24-hour storm, {d['id']}",
                 "§ 380-12 A(3)(g)[5], [11] (total runoff volumes, increase in volume)", INFO,

@@ -80,6 +80,10 @@ def api_calc_engineering(request, name: str):
     """POST /api/calc/runoff|retention|noaa-plus|peak|bmp: the engineering calculators (issue 7)."""
     from stormwater.engineering import calc as eng
 
+    if name == "bmp":  # official BMP tables loaded by DPW first, RBEROST fits (provisional) last
+        from stormwater.review.selectors import performance_tables_in_force
+
+        return _calc(lambda p: eng.calc_bmp(p, tables=performance_tables_in_force()[1]), request)
     return _calc(getattr(eng, ENGINEERING_CALCULATORS[name]), request)
 
 
