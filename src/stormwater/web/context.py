@@ -21,4 +21,6 @@ def nav(request):
         items.append(("fund_home", "Fund"))
     if user.can(Perm.REVIEW_RUN):
         items.append(("review_list", "Engineering reviews"))
+    if user.can(Perm.PERMIT_APPLY) or user.can(Perm.PERMIT_VIEW_ALL) or user.can(Perm.PERMIT_CONSULT):
+        items.append(("permit_list", "Permits"))
     return {"nav": items}
