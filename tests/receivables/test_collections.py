@@ -191,3 +191,24 @@ def test_two_clerks_posting_to_one_account_never_lose_or_double_a_payment(town, 
     assert paid == D("400.00")
     # Interest was brought up to date once, not once per clerk.
     assert LedgerEntry.objects.filter(kind=EntryKind.INTEREST).count() == 1
+
+
+def test_an_abatement_on_a_paid_bill_is_refunded_or_kept_as_credit(billed):
+    from stormwater.receivables.services import abatement_post
+
+    bill = Bill.objects.get(parcel=billed["shops"])
+    a = bill.account
+    payment_post(account=a, amount=bill.amount, received_on=date(2026, 10, 1), acting_user=None)
+    abatement_post(bill=bill, amount=D("500.00"), on=date(2026, 11, 1), disposition="refund", acting_user=None)
+    pos = account_position(a, as_of=date(2027, 4, 1))
+    assert pos.total == D("0.00") and [d.principal for d in pos.dues] == [D("0.00"), D("0.00")]
+    refunds = LedgerEntry.objects.filter(account=a, kind=EntryKind.REFUND)
+    assert sum(e.amount for e in refunds) == D("500.00")
+
+    house = Bill.objects.get(parcel=billed["house"])
+    payment_post(account=house.account, amount=house.amount, received_on=date(2026, 10, 1), acting_user=None)
+    abatement_post(bill=house, amount=D("10.00"), on=date(2026, 11, 1), disposition="credit", acting_user=None)
+    pos = account_position(house.account, as_of=date(2027, 4, 1))
+    assert pos.credit == D("10.00") and pos.total == D("-10.00")
+    with pytest.raises(CollectionError, match="exceeds the bill"):
+        abatement_post(bill=house, amount=D("99.00"), on=date(2026, 11, 1), disposition="credit", acting_user=None)

@@ -428,3 +428,64 @@ def period_close(*, closed_through: date, acting_user) -> PeriodClose:
     pc = PeriodClose.objects.create(closed_through=closed_through_value, created_by=_user(acting_user))
     audit_record(actor=acting_user, action="period.close", obj=pc, data={"through": str(closed_through_value)})
     return pc
+
+
+# --- Abatements (the relief app decides; the ledger entries are made here) ----------------------------
+
+class AbatementDisposition:
+    REFUND = "refund"
+    CREDIT = "credit"
+
+
+@transaction.atomic
+def abatement_post(*, bill: Bill, amount: Decimal, on: date, disposition: str, acting_user,
+                   memo: str = "") -> list[LedgerEntry]:
+    """Post a granted abatement against ``bill`` (Ch. 295 Art. IV billing ¶E; appeals ¶A).
+
+    The bill's principal is reduced by ``amount`` (latest installment first) as ABATEMENT entries.
+    What the owner had already paid on that principal becomes an overpayment, which is either
+    refunded (REFUND entries: money out to the owner) or kept as a credit balance (moved to
+    unapplied credit, applied to the next bill), as the owner chose.
+    """
+    amount = round_cents(Decimal(amount))
+    if amount <= 0:
+        raise CollectionError(ERR_AMOUNT)
+    if amount > bill.amount:
+        raise CollectionError(f"amount: an abatement of ${fmt(amount)} exceeds the bill (${fmt(bill.amount)}).")
+    if disposition not in (AbatementDisposition.REFUND, AbatementDisposition.CREDIT):
+        raise CollectionError("disposition: refund or credit")
+    _check_open(on, "on")
+    account = _lock(bill.account)
+    made: list[LedgerEntry] = []
+    insts = list(bill.installments.order_by("-seq"))
+    charged = {i.pk: i.amount for i in insts}
+    left = amount
+    for inst in insts:
+        take = min(left, charged[inst.pk])
+        if take <= 0:
+            continue
+        made.append(LedgerEntry.objects.create(
+            account=account, kind=EntryKind.ABATEMENT, component=Component.PRINCIPAL, amount=-take, effective_on=on,
+            bill=bill, installment=inst, created_by=_user(acting_user), memo=memo or f"Abatement of {bill.number}"))
+        left -= take
+    # What is now overpaid on this bill's principal (negative buckets) goes back to the owner.
+    from .ledger import account_dues
+
+    for d in account_dues(account, as_of=on):
+        if d.installment.bill_id != bill.pk or d.buckets[Component.PRINCIPAL] >= 0:
+            continue
+        over = -d.buckets[Component.PRINCIPAL]
+        if disposition == AbatementDisposition.REFUND:
+            made.append(LedgerEntry.objects.create(
+                account=account, kind=EntryKind.REFUND, component=Component.PRINCIPAL, amount=over, effective_on=on,
+                bill=bill, installment=d.installment, created_by=_user(acting_user), memo="Abatement refunded"))
+        else:
+            made.append(LedgerEntry.objects.create(
+                account=account, kind=EntryKind.CREDIT, component=Component.PRINCIPAL, amount=over, effective_on=on,
+                bill=bill, installment=d.installment, created_by=_user(acting_user), memo="Abatement kept as credit"))
+            made.append(LedgerEntry.objects.create(
+                account=account, kind=EntryKind.CREDIT, component=Component.UNAPPLIED, amount=-over, effective_on=on,
+                created_by=_user(acting_user), memo="Abatement kept as credit"))
+    audit_record(actor=acting_user, action="abatement.post", obj=bill,
+                 data={"amount": fmt(amount), "disposition": disposition, "on": str(on)})
+    return made

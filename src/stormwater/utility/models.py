@@ -170,6 +170,7 @@ class EntryKind(models.TextChoices):
     ABATEMENT = "abatement", "Abatement"
     CREDIT = "credit", "Credit"
     LIEN = "lien", "Committed to tax lien"
+    REFUND = "refund", "Refund"
     REVERSAL = "reversal", "Reversal"
 
 

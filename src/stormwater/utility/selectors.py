@@ -13,7 +13,7 @@ from stormwater.parcels.models import Parcel
 from stormwater.parcels.selectors import parcel_classification, parcel_impervious
 from stormwater.rules.classes import ClassificationError, PropertyClass
 from stormwater.rules.fees import Fee, FeeTerms, compute_fee
-from stormwater.rules.money import ZERO, round_cents
+from stormwater.rules.money import ZERO, fmt_ratio, round_cents
 
 from .models import Account, Bill, LedgerEntry, RateResolution
 
@@ -46,6 +46,8 @@ class ParcelFacts:
     class_override_reason: str
     lot_sqft: Decimal | None
     impervious_sqft: Decimal | None
+    credit_percent: Decimal = ZERO  # granted credits in force (Ch. 295 Art. IV credits ¶B–¶E)
+    credit_note: str = ""           # which credits, for the explanation
 
 
 def assess(facts: ParcelFacts, terms: FeeTerms) -> Fee:
@@ -69,20 +71,40 @@ def assess(facts: ParcelFacts, terms: FeeTerms) -> Fee:
     if needs_area and facts.lot_sqft and imp > facts.lot_sqft:
         raise BillingProblem(ERR_AREA_OVER_LOT.format(imp=imp, lot=facts.lot_sqft))
     try:
-        fee = compute_fee(property_class=cls.property_class, impervious_sqft=imp, terms=terms)
+        fee = compute_fee(property_class=cls.property_class, impervious_sqft=imp, terms=terms,
+                          credit_percent=min(facts.credit_percent, Decimal(100)))
     except ValueError as e:
         raise BillingProblem(str(e)) from None
+    if facts.credit_note and fee.credit_amount:
+        from dataclasses import replace
+
+        fee = replace(fee, explanation=fee.explanation.replace(
+            f"Credit {fmt_ratio(fee.credit_percent)}%", f"Credit {fmt_ratio(fee.credit_percent)}% ({facts.credit_note})"))
     return fee
+
+
+def credits_in_force(*, on: date, parcel_pks=None) -> dict[int, tuple[Decimal, str]]:
+    """Parcel pk → (credit percent, description) of the credits granted and in force on ``on``.
+
+    Credits are granted in the relief app (credit policy and applications); the fee only needs the
+    combined percent. Without that app, no credits.
+    """
+    try:
+        from stormwater.relief.selectors import credit_percent_by_parcel
+    except ImportError:
+        return {}
+    return credit_percent_by_parcel(on=on, parcel_pks=parcel_pks)
 
 
 def parcel_facts(parcel: Parcel, *, as_of: date) -> ParcelFacts:
     pi = parcel_impervious(parcel, as_of=as_of)
+    credit, note = credits_in_force(on=as_of, parcel_pks=[parcel.pk]).get(parcel.pk, (ZERO, ""))
     return ParcelFacts(
         has_owner=parcel.owner_id is not None, land_use_code=parcel.land_use_code,
         dwelling_units=parcel.dwelling_units, public_way=parcel.public_way,
         road_maintenance=parcel.road_maintenance, class_override=parcel.class_override,
         class_override_reason=parcel.class_override_reason, lot_sqft=parcel.lot_sqft,
-        impervious_sqft=pi.impervious_sqft if pi else None)
+        impervious_sqft=pi.impervious_sqft if pi else None, credit_percent=credit, credit_note=note)
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,8 @@ from stormwater.rules.money import ZERO, allocate, fmt, split_equal
 
 from .models import (Account, Bill, BillRun, BillRunException, EntryKind, Installment, LedgerEntry,
                      RateResolution, ResolutionBlock)
-from .selectors import ERR_NO_RESOLUTION, BillingProblem, ParcelFacts, assess, resolution_in_force
+from .selectors import (ERR_NO_RESOLUTION, BillingProblem, ParcelFacts, assess, credits_in_force,
+                        resolution_in_force)
 
 # Ch. 295 Art. IV ¶B: "Payment shall be due 30 days after the issue date of the stormwater bill."
 DUE_DAYS = 30
@@ -152,6 +153,8 @@ def bill_run_issue(*, period_label: str, period_start: date, period_end: date, i
         "class_override", "class_override_reason", "lot_sqft", "owner__name", "owner__mailing_address",
         "water_sewer_account"))
     impervious = impervious_as_of(as_of=issue_date)
+    # Credits apply prospectively: those in force on the issue date (Ch. 295 Art. IV credits ¶E).
+    credits = credits_in_force(on=issue_date)
     units_by_parcel: dict[int, list[AssociationUnit]] = {}
     for u in AssociationUnit.objects.select_related("association", "owner").order_by("association__parcel_id", "unit"):
         units_by_parcel.setdefault(u.association.parcel_id, []).append(u)
@@ -163,7 +166,8 @@ def bill_run_issue(*, period_label: str, period_start: date, period_end: date, i
         pk, pid, owner_id, luc, du, pw, rm, ov, ovr, lot, _, _, _ = row
         facts = ParcelFacts(has_owner=owner_id is not None, land_use_code=luc, dwelling_units=du, public_way=pw,
                             road_maintenance=rm, class_override=ov, class_override_reason=ovr, lot_sqft=lot,
-                            impervious_sqft=impervious.get(pk))
+                            impervious_sqft=impervious.get(pk), credit_percent=credits.get(pk, (ZERO, ""))[0],
+                            credit_note=credits.get(pk, (ZERO, ""))[1])
         try:
             fee = assess(facts, terms)
         except BillingProblem as e:
