@@ -46,7 +46,9 @@ def hbars(rows: list[tuple[str, list[Decimal]]], *, series: list[str], marker: D
     m = None
     if marker is not None:
         mx = label_w + float(marker) * scale
-        m = {"x": round(mx, 1), "y2": height - 4, "label": f"{marker_label} ${fmt_display(marker)}"}
+        # Label on the left of the line when the line is far right, so it is never cut off.
+        m = {"x": round(mx, 1), "y2": height - 4, "label": f"{marker_label} ${fmt_display(marker)}",
+             "anchor": "end" if mx > width * 0.6 else "start", "dx": -4 if mx > width * 0.6 else 4}
     legend = [{"x": label_w + k * 150, "css": SERIES_CLASSES[k % 3], "text": s} for k, s in enumerate(series)]
     return {"width": width, "height": height, "bars": bars, "labels": labels, "marker": m, "legend": legend,
             "label_w": label_w}

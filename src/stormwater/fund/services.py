@@ -9,7 +9,7 @@ from decimal import Decimal
 from django.db import transaction
 
 from stormwater.audit.services import audit_record
-from stormwater.rules.money import fmt, round_cents
+from stormwater.rules.money import fmt, fmt_display, fmt_ratio, round_cents
 
 from .models import AllowedUse, BudgetLine, Category, FiscalYearBudget, OtherRevenue, RevenueKind
 
@@ -205,11 +205,13 @@ def rate_model_adopt(*, model_inputs, adoption: Adoption, acting_user):
     from stormwater.rules.rate_model import flat_rate_for
 
     flat = flat_rate_for(rate, sol.flat_ratio)
-    note = (f"Rate model for FY{model_inputs.fiscal_year}: budget ${fmt(sol.budget)} − other revenue "
-            f"${fmt(sol.other_revenue)} − reserve use ${fmt(sol.reserve_use)} = ${fmt(sol.need)} to raise from fees; "
-            f"collection {sol.collection_rate_percent}%, credits {sol.credit_allowance_percent}%, flat ratio "
-            f"{sol.flat_ratio}; solved ${fmt(sol.rate_per_eru)} per ERU; adopted ${fmt(rate)}, flat ${fmt(flat)}.")
     terms = run.terms
+    note = (f"Rate model for FY{model_inputs.fiscal_year}: budget ${fmt_display(sol.budget)} − other revenue "
+            f"${fmt_display(sol.other_revenue)} − reserve use ${fmt_display(sol.reserve_use)} = "
+            f"${fmt_display(sol.need)} to raise from fees; collection {fmt_ratio(sol.collection_rate_percent)}%, "
+            f"credits {fmt_ratio(sol.credit_allowance_percent)}%, flat ratio {fmt_ratio(sol.flat_ratio)}; parcel base "
+            f"as of {model_inputs.base_as_of}; solved ${fmt(sol.rate_per_eru)} per ERU; adopted ${fmt(rate)}, "
+            f"flat ${fmt(flat)}. ERU size {terms.eru_sqft:,.0f} ft² and blocks carried from: {run.terms_source}.")
     res = resolution_adopt(
         label=adoption.label, adopted_on=adoption.adopted_on, effective_from=adoption.effective_from,
         eru_sqft=terms.eru_sqft, rate_per_eru=rate, small_residential_rate=flat,

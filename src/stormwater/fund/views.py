@@ -12,6 +12,7 @@ from django.views.decorators.http import require_POST
 
 from stormwater.accounts.access import require_perm
 from stormwater.accounts.roles import Perm
+from stormwater.rules.money import fmt_ratio
 
 from . import charts, exports, services
 from .forms import (USE_LEGEND, AdoptForm, BudgetForm, BudgetLineForm, OtherRevenueForm, RateModelForm,
@@ -173,7 +174,7 @@ def _rate_model_context(request, form, adopt_form=None):
             [(c.property_class.label.split(" (")[0], [c.gross, c.expected]) for c in sol.revenue.by_class],
             series=["Billed before credits", "Expected collected"], marker=sol.need, marker_label="to raise")
         ctx["block_chart"] = charts.hbars(
-            [(f"ERUs {b.first_eru}–{b.last_eru or '…'} × {b.coefficient}", [b.gross]) for b in sol.revenue.by_block],
+            [(f"ERUs {b.first_eru}–{b.last_eru or '…'} × {fmt_ratio(b.coefficient)}", [b.gross]) for b in sol.revenue.by_block],
             series=["Billed by block"])
         ctx["model_hidden"] = [(k, v) for k, v in form.data.items() if k in form.fields]
         if ctx["adopt_form"] is None:
