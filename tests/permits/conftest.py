@@ -1,0 +1,70 @@
+"""Fixtures for permit files: a draft on the owner persona's house lot, uploads, a frozen clock."""
+from __future__ import annotations
+
+from datetime import date, datetime
+from decimal import Decimal
+from zoneinfo import ZoneInfo
+
+import pytest
+import time_machine
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+EASTERN = ZoneInfo("America/New_York")
+PDF_BYTES = b"%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"
+
+
+@pytest.fixture(autouse=True)
+def _media(settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path / "media"
+    settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+
+
+def pdf_upload(name="plan.pdf", content=PDF_BYTES):
+    return SimpleUploadedFile(name, content, content_type="application/pdf")
+
+
+@pytest.fixture
+def at():
+    """at(date) freezes 'today' (America/New_York, noon) until the test ends or the next at()."""
+    travellers = []
+
+    def _at(day: date):
+        for t in travellers:
+            t.stop()
+        travellers.clear()
+        t = time_machine.travel(datetime(day.year, day.month, day.day, 12, 0, tzinfo=EASTERN), tick=False)
+        t.start()
+        travellers.append(t)
+    yield _at
+    for t in travellers:
+        t.stop()
+
+
+@pytest.fixture
+def draft(town, personas):
+    """A draft application by the owner persona for their own lot (01-01-1), 2 acres."""
+    from stormwater.parcels.models import Owner
+    from stormwater.permits.services import permit_application_start
+    from stormwater.rules.applicability import determine
+
+    owner = Owner.objects.get(user=personas["owner"])
+    det = determine(disturbance_sqft=Decimal(87120), on=date(2026, 3, 2))
+    return permit_application_start(
+        acting_user=personas["owner"], owner=owner, owner_name=owner.name, owner_address=owner.mailing_address,
+        site_address="1 Elm St", parcels=[town["house"]], description="Eight-lot subdivision with a new road",
+        disturbance_sqft=Decimal(87120), determination=det, wetlands_jurisdiction=True)
+
+
+def complete_package(app, user, *, skip=()):
+    """Upload every document item and confirm the paper ones (except ``skip``)."""
+    from stormwater.permits.checklist import ITEMS
+    from stormwater.permits.services import checklist_confirm, permit_document_upload
+
+    for item in ITEMS:
+        if item.key in skip or app.checklist.get(key=item.key).done:
+            continue
+        if item.by_upload:
+            permit_document_upload(application=app, upload=pdf_upload(f"{item.key}.pdf"), tag=item.key,
+                                   acting_user=user)
+        else:
+            checklist_confirm(application=app, key=item.key, acting_user=user, note="test")
