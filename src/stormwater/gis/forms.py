@@ -21,14 +21,24 @@ class MultiFileInput(forms.ClearableFileInput):
     allow_multiple_selected = True
 
 
+class MultipleFileField(forms.FileField):
+    """Several files in one field (the Django documentation's pattern)."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("widget", MultiFileInput())
+        super().__init__(*args, **kwargs)
+
+    def clean(self, data, initial=None):
+        if isinstance(data, (list, tuple)):
+            return [super(MultipleFileField, self).clean(d, initial) for d in data]
+        return [super().clean(data, initial)]
+
+
 class UploadForm(forms.Form):
     kind = forms.ChoiceField(choices=GisImport.Kind.choices, label="What is it")
-    files = forms.FileField(widget=MultiFileInput(attrs={"multiple": True}), label="Files",
+    files = MultipleFileField(label="Files",
                             help_text="GeoPackage, GeoJSON, zipped Shapefile or zipped File Geodatabase (.gdb folder "
                                       "in a .zip); for assessor records CSV or Excel (.xlsx), or a GIS table.")
-
-    def clean_files(self):
-        return self.files.getlist("files")
 
 
 def _key(src: dict) -> str:
