@@ -29,3 +29,12 @@ def test_business_days_skip_weekends_and_holidays():
 def test_add_months_clamps_to_month_end():
     assert add_months(date(2026, 8, 31), 6) == date(2027, 2, 28)
     assert add_months(date(2026, 9, 15), 3) == date(2026, 12, 15)
+
+
+def test_a_no_later_than_date_on_a_weekend_or_holiday_rolls_back_to_the_previous_business_day():
+    from stormwater.rules.calendar import roll_back
+
+    assert roll_back(date(2026, 10, 12)) == date(2026, 10, 9)   # Columbus Day Mon → Fri (past the weekend)
+    assert roll_back(date(2026, 10, 11)) == date(2026, 10, 9)   # Sun → Fri
+    assert roll_back(date(2026, 10, 13)) == date(2026, 10, 13)  # a business day stays
+    assert roll_back(date(2027, 1, 1)) == date(2026, 12, 31)    # New Year's Day → the year before

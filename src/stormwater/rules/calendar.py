@@ -35,6 +35,15 @@ def roll_forward(day: date) -> date:
     return day
 
 
+def roll_back(day: date) -> date:
+    """A "no later than N days before" date on a weekend or legal holiday moves to the previous
+    business day (e.g. the hearing notice of Ch. 295 Art. IV appeals ¶A: the act must be done by then,
+    so the date may only move earlier)."""
+    while not is_business_day(day):
+        day -= timedelta(days=1)
+    return day
+
+
 def add_calendar_days(start: date, days: int, *, roll: bool = True) -> date:
     """``days`` calendar days after ``start``; the last day rolls forward (MGL c.4 s.9) if ``roll``."""
     end = start + timedelta(days=days)
