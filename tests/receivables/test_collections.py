@@ -212,3 +212,14 @@ def test_an_abatement_on_a_paid_bill_is_refunded_or_kept_as_credit(billed):
     assert pos.credit == D("10.00") and pos.total == D("-10.00")
     with pytest.raises(CollectionError, match="exceeds the bill"):
         abatement_post(bill=house, amount=D("99.00"), on=date(2026, 11, 1), disposition="credit", acting_user=None)
+
+
+def test_liens_paid_through_the_tax_bill_are_fund_receipts(billed):
+    from stormwater.fund.selectors import receipts_total
+
+    a = acct(billed["shops"])
+    d = demand_serve(account=a, served_on=date(2026, 11, 2), acting_user=None)
+    c = commitment_create(tax_fiscal_year=2028, committed_on=date(2026, 11, 17), demands=[d], acting_user=None)
+    before = receipts_total(date(2026, 7, 1), date(2027, 6, 30))
+    lien_paid_record(line=c.lines.get(), paid_on=date(2027, 1, 15), amount=D("1455.33"), acting_user=None)
+    assert receipts_total(date(2026, 7, 1), date(2027, 6, 30)) - before == D("1455.33")

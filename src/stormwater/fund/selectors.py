@@ -154,6 +154,10 @@ def receipts_by_period(start: date, end: date, grouping: str = "month") -> list[
         acc[0] -= row["s"] or ZERO
         acc[1] += row["n"]
         acc[2] += row["r"]
+    for day, amount in lien_receipts(start, end):
+        acc = sums.setdefault(_period_of(day, grouping)[0], [ZERO, 0, 0])
+        acc[0] += amount
+        acc[1] += 1
     out = []
     d = start
     while d <= end:
@@ -164,9 +168,18 @@ def receipts_by_period(start: date, end: date, grouping: str = "month") -> list[
     return out
 
 
+def lien_receipts(start: date, end: date) -> list[tuple[date, Decimal]]:
+    """Committed stormwater charges paid through the property tax bill (Ch. 295 Art. IV billing ¶D):
+    they left the stormwater ledger as lien entries and come back to the fund as receipts."""
+    from stormwater.receivables.models import CommitmentLine
+
+    return list(CommitmentLine.objects.filter(paid_on__gte=start, paid_on__lte=end)
+                .values_list("paid_on", "paid_amount"))
+
+
 def receipts_total(start: date, end: date) -> Decimal:
     s = receipt_entries(start, end).aggregate(s=Sum("amount"))["s"]
-    return ZERO - (s or ZERO)
+    return ZERO - (s or ZERO) + sum((a for _, a in lien_receipts(start, end)), ZERO)
 
 
 def billed_for_year(fiscal_year: int) -> Decimal:
