@@ -51,8 +51,8 @@
         var k = f.properties.kind;
         if (k === "added") { return {color: "#2e8b57", weight: 1, fillColor: "#2e8b57", fillOpacity: 0.7}; }
         if (k === "removed") { return {color: "#c0392b", weight: 1, fillColor: "#c0392b", fillOpacity: 0.7}; }
-        var up = Number(f.properties.fee_change) > 0;
-        return {color: up ? "#a1131f" : "#1e6b34", weight: 2, fill: true, fillOpacity: 0.04};
+        var d = Number(f.properties.fee_change);
+        return {color: d > 0 ? "#a1131f" : (d < 0 ? "#1e6b34" : "#0b4f6c"), weight: 2, fill: true, fillOpacity: 0.04};
       },
       onEachFeature: function (f, lyr) {
         var p = f.properties;
