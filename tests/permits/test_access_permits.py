@@ -1,0 +1,97 @@
+"""Who reaches which permit file: an applicant only their own, a consultant only the files they are
+engaged on, staff all; anyone else gets 404 (no probing). Each action checks its role."""
+from datetime import date
+from decimal import Decimal as D
+
+import pytest
+
+from stormwater.permits import services as sv
+
+from .conftest import complete_package
+
+
+@pytest.fixture
+def filed(draft, personas, at):
+    at(date(2026, 3, 2))
+    complete_package(draft, personas["staff"])
+    sv.permit_file(application=draft, acting_user=personas["owner"])
+    return draft
+
+
+def urls(number):
+    b = f"/permits/{number}/"
+    return [b, b + "abutters/letters.pdf", b + "abutters/labels.pdf", b + "account/report.pdf",
+            f"/api/permits/{number}/"]
+
+
+def test_an_applicant_reaches_only_their_own_file(client_for, personas, filed):
+    number = filed.case.number
+    doc = filed.case.documents.first()
+    mine = client_for(personas["owner"])
+    for u in urls(number) + [f"/permits/{number}/documents/{doc.pk}/"]:
+        assert mine.get(u).status_code == 200, u
+    assert number in mine.get("/permits/").content.decode()
+    assert [p["number"] for p in mine.get("/api/permits/").json()["permits"]] == [number]
+    other = client_for(personas["outsider"])
+    for u in urls(number) + [f"/permits/{number}/documents/{doc.pk}/"]:
+        assert other.get(u).status_code == 404, u
+    assert number not in other.get("/permits/").content.decode()
+    assert other.get("/api/permits/").json()["permits"] == []
+    # Acting on someone else's file is as unreachable as reading it.
+    assert other.post(f"/permits/{number}/withdraw/").status_code == 404
+    filed.case.refresh_from_db()
+    assert filed.case.status == "filed"
+
+
+def test_a_consultant_reaches_only_the_files_they_are_engaged_on(client_for, personas, filed, at):
+    c = client_for(personas["consultant"])
+    assert c.get(f"/permits/{filed.case.number}/").status_code == 404
+    at(date(2026, 3, 6))
+    sv.permit_determine_complete(application=filed, acting_user=personas["staff"])
+    sv.consultant_select(application=filed, name="Pat", degree="PE", services="review", fee=D("100"),
+                         notice_on=date(2026, 3, 6), acting_user=personas["director"], user=personas["consultant"])
+    c = client_for(personas["consultant"])
+    assert c.get(f"/permits/{filed.case.number}/").status_code == 200
+    # A consultant uploads reports, nothing else.
+    from .conftest import pdf_upload
+    r = c.post(f"/permits/{filed.case.number}/upload/", {"tag": "swmp", "file": pdf_upload()})
+    assert r.status_code == 403
+
+
+def test_anonymous_users_go_to_login_and_the_api_says_401(client, filed):
+    r = client.get(f"/permits/{filed.case.number}/")
+    assert r.status_code == 302 and r.url.startswith("/login/")
+    assert client.get("/api/permits/").status_code == 401
+    assert client.get("/permits/applicability/").status_code == 200  # public questionnaire
+    r = client.post("/api/permits/applicability", {"disturbance_acres": "0.5", "on": "2026-03-02"},
+                    content_type="application/json")
+    assert r.status_code == 200 and r.json()["outcome"] == "not_required" and r.json()["lid_guidance"]
+    assert client.post("/api/permits/applicability", "[1]", content_type="application/json").status_code == 400
+
+
+@pytest.mark.parametrize("role,path,status", [
+    ("owner", "complete/", 403), ("owner", "decide/", 403), ("owner", "consultant/", 403),
+    ("owner", "account/", 403), ("owner", "checklist/fees/confirm/", 403),
+    ("staff", "decide/", 403), ("staff", "consultant/", 403), ("staff", "account/", 403),
+    ("staff", "consultant/appeal/decide/", 403), ("staff", "close/", 403),
+    ("collector", "complete/", 403), ("collector", "decide/", 403), ("clerk", "consultant/", 403),
+    ("inspector", "complete/", 403), ("assessor", "complete/", 403), ("consultant", "complete/", 403),
+    ("outsider", "file/", 404),
+])
+def test_role_matrix_for_actions(client_for, personas, filed, role, path, status):
+    r = client_for(personas[role]).post(f"/permits/{filed.case.number}/{path}", {})
+    assert r.status_code == status
+
+
+def test_the_director_alone_decides_and_only_staff_determine_completeness(client_for, personas, filed):
+    assert client_for(personas["staff"]).post(f"/permits/{filed.case.number}/complete/").status_code == 302
+    filed.case.refresh_from_db()
+    assert filed.case.status == "under_review"
+
+
+def test_staff_may_record_a_paper_filing_but_other_owners_may_not_open_in_someone_elses_name(client_for, personas,
+                                                                                           draft):
+    assert client_for(personas["staff"]).post(f"/permits/{draft.case.number}/file/").status_code == 302
+    assert client_for(personas["assessor"]).get("/permits/new/").status_code == 403
+    assert client_for(personas["director"]).get("/permits/rule-hearings/").status_code == 200
+    assert client_for(personas["staff"]).get("/permits/rule-hearings/").status_code == 403
