@@ -194,3 +194,24 @@ def test_the_cli_calc_bmp_reads_the_tables_in_force(personas, monkeypatch, capsy
     assert cli.calc(["bmp"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["removal_pct"] == 30.0 and out["table"] == "CLI table (v1)"
+
+
+def test_the_commands_load_a_table_and_run_a_plan(db, tmp_path, capsys):
+    from django.core.management import call_command
+
+    from conftest import EXAMPLE
+
+    csv = tmp_path / "tss.csv"
+    csv.write_text(TEST_TSS_CSV)
+    call_command("bmp_table_load", str(csv), "--name", "Command table", "--source", "tests")
+    assert "Loaded Command table (v1): 2 curves, TSS" in capsys.readouterr().out
+    call_command("review_run", str(EXAMPLE))
+    out = capsys.readouterr().out
+    assert "Longmeadow Commons retail pad (example) -- Pass (provisional)" in out
+    assert "Pass            Retention volume: required 11,253 ft³" in out
+    assert Review.objects.get().tables.get().label == "Command table (v1)"
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("project: {}\n")
+    with pytest.raises(SystemExit) as e:
+        call_command("review_run", str(bad))
+    assert e.value.code == 2
