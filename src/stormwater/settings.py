@@ -70,6 +70,8 @@ INSTALLED_APPS = [
     "stormwater.fund",
     "stormwater.cases",
     "stormwater.permits",
+    "stormwater.construction",
+    "stormwater.stewardship",
     "stormwater.review",
     "stormwater.gis",
     "stormwater.web",

@@ -43,6 +43,12 @@ class Perm:
     REVIEW_RUN = "review.run"                    # upload a plan, run the review, see one's own/case's reviews
     REVIEW_VIEW_ALL = "review.view_all"          # every review run
     BMP_TABLES_LOAD = "bmp_tables.load"          # load / retire official BMP performance tables (DPW engineer)
+    # Ch. 380 construction and stewardship (issue 8; docs/construction.md "Who does what")
+    INSPECT = "construction.inspect"             # every project: inspection reports, rain, areas, violations
+    INSPECTION_FILE = "construction.file"        # file reports on one's own projects (design engineer, ESC inspector)
+    CONSTRUCTION_MANAGE = "construction.manage"  # open projects, stop-work orders, as-builts, certificate
+    SURETY = "construction.surety"               # post, release and forfeit surety (Director, Finance)
+    STEWARDSHIP = "stewardship.manage"           # O&M plans, easements, inventory, certifications, notices
     # Ch. 295 Art. IV credits, abatements, appeals (issue 5; docs/relief.md "Who does what")
     RELIEF_APPLY = "relief.apply"                # apply for a credit or an abatement, appeal (own parcels/bills)
     RELIEF_VIEW_ALL = "relief.view_all"          # every credit, abatement and appeal case; the work queue
@@ -61,18 +67,20 @@ ROLE_PERMS: dict[str, frozenset[str]] = {
                            Perm.BILLING_VIEW_ALL, Perm.BILLING_RUN, Perm.AUDIT_VIEW, Perm.FUND_VIEW,
                            Perm.PERMIT_APPLY, Perm.PERMIT_VIEW_ALL, Perm.PERMIT_REVIEW,
                            Perm.REVIEW_RUN, Perm.REVIEW_VIEW_ALL, Perm.BMP_TABLES_LOAD,
-                           Perm.RELIEF_APPLY, Perm.RELIEF_VIEW_ALL, Perm.RELIEF_REVIEW}),
+                           Perm.RELIEF_APPLY, Perm.RELIEF_VIEW_ALL, Perm.RELIEF_REVIEW,
+                           Perm.INSPECT, Perm.INSPECTION_FILE, Perm.CONSTRUCTION_MANAGE, Perm.STEWARDSHIP}),
     Role.COLLECTOR: frozenset({Perm.PARCEL_VIEW_ALL, Perm.RATES_VIEW, Perm.BILLING_VIEW_ALL, Perm.BILLING_RUN,
                                Perm.PAYMENT_POST, Perm.COLLECT,
                                Perm.AUDIT_VIEW, Perm.FUND_VIEW, Perm.FUND_BUDGET,
-                               Perm.PERMIT_VIEW_ALL, Perm.PERMIT_ACCOUNT, Perm.RELIEF_VIEW_ALL}),
+                               Perm.PERMIT_VIEW_ALL, Perm.PERMIT_ACCOUNT, Perm.RELIEF_VIEW_ALL,
+                               Perm.SURETY}),
     Role.ASSESSOR: frozenset({Perm.PARCEL_VIEW_ALL, Perm.PARCEL_EDIT, Perm.RATES_VIEW, Perm.GIS_VIEW, Perm.GIS_IMPORT}),
     Role.CLERK: frozenset({Perm.PARCEL_VIEW_ALL, Perm.RATES_VIEW, Perm.RATES_ADOPT, Perm.BILLING_VIEW_ALL, Perm.GIS_VIEW,
                         Perm.FUND_VIEW, Perm.PERMIT_VIEW_ALL, Perm.PERMIT_APPEAL_RECORD,
                         Perm.RELIEF_VIEW_ALL, Perm.RELIEF_POLICY, Perm.APPEAL_RECORD}),
-    Role.INSPECTOR: frozenset({Perm.PARCEL_VIEW_ALL, Perm.PERMIT_VIEW_ALL}),
-    Role.CONSULTANT: frozenset({Perm.PERMIT_CONSULT, Perm.REVIEW_RUN}),
-    Role.OWNER: frozenset({Perm.PERMIT_APPLY, Perm.RELIEF_APPLY}),
+    Role.INSPECTOR: frozenset({Perm.PARCEL_VIEW_ALL, Perm.PERMIT_VIEW_ALL, Perm.INSPECT, Perm.INSPECTION_FILE}),
+    Role.CONSULTANT: frozenset({Perm.PERMIT_CONSULT, Perm.REVIEW_RUN, Perm.INSPECTION_FILE}),
+    Role.OWNER: frozenset({Perm.PERMIT_APPLY, Perm.RELIEF_APPLY, Perm.INSPECTION_FILE}),
 }
 
 

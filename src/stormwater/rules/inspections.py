@@ -1,0 +1,233 @@
+"""Construction inspections and stabilization: when the next one is due (pure; no Django).
+
+Ch. 380 § 380-16 C(4)(b)[1]: erosion and sedimentation control measures are inspected before the
+start of construction, then "based on the frequencies articulated in Section 4 of EPA's 2022
+Construction General Permit". § 380-11 C(1): where Ch. 380 and the CGP differ, the stricter prevails.
+§ 380-11 C(3)(a): stabilization no more than seven days after construction activity has temporarily
+or permanently ceased on that portion of the site.
+
+EPA 2022 CGP Part 4 (shared/reference/engineering/epa_cgp2022_inspection_frequency.json):
+
+- 4.2 standard frequency, the operator's choice: (a) at least once every 7 calendar days, or
+  (b) once every 14 calendar days AND within 24 hours of a storm producing ≥ 0.25 in of rain in
+  24 hours or a snowmelt discharge from a storm producing ≥ 3.25 in of snow in 24 hours.
+- 4.3.1 sites discharging to sediment- or nutrient-impaired waters or to Tier 2, 2.5 or 3 waters
+  ("sensitive receiving waters"): once every 7 calendar days AND within 24 hours of such a storm —
+  whatever frequency was chosen.
+- 4.4 reductions: stabilized areas, frozen conditions. The shared reference records that the
+  Part 4.4 text was NOT retrieved; the values below are those of CGP 2022 Part 4.4 as the Division
+  reads it and are module constants so a correction is one line:
+  4.4.1 an area where stabilization is complete: twice in the first month (≤ 14 days apart), then
+  once a month; the reduction ends when construction resumes there. Sensitive-water sites keep the
+  storm trigger (stricter, § 380-11 C(1)).
+  4.4.3 frozen conditions: (a) work suspended and disturbed areas stabilized → inspections may be
+  suspended until thawing begins; (b) work continuing → once a month. Either ends at the thaw.
+
+Days are calendar days counted from the last inspection; a due day on a weekend or holiday is NOT
+rolled forward (the CGP counts calendar days and a storm does not wait for Monday; MGL c.4 §9 governs
+statutory periods for acts of the Town and applicants, not field inspection intervals).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from enum import Enum
+
+RAIN_TRIGGER_IN = 0.25          # CGP 2022 Part 4.2(b), 4.3.1: ≥ 0.25 in of rain in 24 hours
+SNOW_TRIGGER_IN = 3.25          # CGP 2022 Part 4.2(b), 4.3.1: snowmelt from ≥ 3.25 in of snow in 24 hours
+STORM_RESPONSE = timedelta(hours=24)   # "within 24 hours of the occurrence"
+OPTION_A_DAYS = 7               # CGP Part 4.2(a)
+OPTION_B_DAYS = 14              # CGP Part 4.2(b)
+SENSITIVE_DAYS = 7              # CGP Part 4.3.1
+STABILIZED_FIRST_MONTH_DAYS = 14  # CGP Part 4.4.1: twice in the first month, ≤ 14 days apart
+STABILIZED_FIRST_MONTH = 30       # the "first month" after stabilization [days]
+MONTHLY_DAYS = 30                 # "once per month" [days]
+STABILIZATION_DAYS = 7          # Ch. 380 § 380-11 C(3)(a)
+NOTICE_HOURS = 24               # Ch. 380 § 380-16 C(3): the design engineer's notice of each inspection
+
+
+class Frequency(str, Enum):
+    """The operator's choice under CGP 2022 Part 4.2."""
+
+    EVERY_7_DAYS = "7day"                 # 4.2(a)
+    EVERY_14_DAYS_AND_STORMS = "14day_storm"  # 4.2(b)
+
+
+class Frozen(str, Enum):
+    NO = "no"
+    SUSPENDED = "suspended"     # 4.4.3(a): work suspended, disturbed areas stabilized
+    CONTINUING = "continuing"   # 4.4.3(b): work goes on in frozen conditions
+
+
+@dataclass(frozen=True)
+class Storm:
+    """A 24-hour precipitation total ending at ``ended_at`` [in of rain, in of snow]."""
+
+    ended_at: datetime
+    rain_in: float = 0.0
+    snow_in: float = 0.0
+
+    @property
+    def triggers(self) -> bool:
+        return self.rain_in >= RAIN_TRIGGER_IN or self.snow_in >= SNOW_TRIGGER_IN
+
+
+@dataclass(frozen=True)
+class Due:
+    """The next inspection due: by ``due_at`` (None = suspended), why, and the rule."""
+
+    due_at: datetime | None
+    reason: str
+    citation: str
+    interval_days: int | None
+    storm: Storm | None = None
+
+    @property
+    def due_on(self) -> date | None:
+        return None if self.due_at is None else self.due_at.date()
+
+
+def interval_days(*, frequency: Frequency | str, sensitive_waters: bool, stabilized_on: date | None = None,
+                  frozen: Frozen | str = Frozen.NO, last_inspection: date | None = None) -> tuple[int | None, bool, str]:
+    """The routine interval [days], whether storms trigger an inspection, and the rule applied.
+
+    ``None`` interval = routine inspections suspended (CGP 4.4.3(a)).
+    """
+    frequency, frozen = Frequency(frequency), Frozen(frozen)
+    if sensitive_waters:
+        days, storms, cite = SENSITIVE_DAYS, True, "CGP 2022 Part 4.3.1 (sensitive receiving waters)"
+    elif frequency is Frequency.EVERY_7_DAYS:
+        days, storms, cite = OPTION_A_DAYS, False, "CGP 2022 Part 4.2(a)"
+    else:
+        days, storms, cite = OPTION_B_DAYS, True, "CGP 2022 Part 4.2(b)"
+    if frozen is Frozen.SUSPENDED and not sensitive_waters:
+        return None, False, "CGP 2022 Part 4.4.3(a): frozen, work suspended, disturbed areas stabilized"
+    if frozen is Frozen.SUSPENDED and sensitive_waters:
+        # Stricter rule prevails (§ 380-11 C(1)): a sensitive-water site is not suspended, only reduced.
+        return MONTHLY_DAYS, True, "CGP 2022 Part 4.4.3 (frozen) with Part 4.3.1 storm trigger kept"
+    if frozen is Frozen.CONTINUING:
+        return MONTHLY_DAYS, storms and sensitive_waters, "CGP 2022 Part 4.4.3(b): frozen, work continuing"
+    if stabilized_on is not None:
+        ref = last_inspection or stabilized_on
+        first_month = (ref - stabilized_on).days < STABILIZED_FIRST_MONTH
+        d = STABILIZED_FIRST_MONTH_DAYS if first_month else MONTHLY_DAYS
+        return d, storms and sensitive_waters, (
+            "CGP 2022 Part 4.4.1: stabilized area, " + ("twice in the first month" if first_month else "monthly"))
+    return days, storms, cite
+
+
+def next_inspection_due(*, frequency: Frequency | str, last_inspection_at: datetime, sensitive_waters: bool = False,
+                        storms: list[Storm] | tuple[Storm, ...] = (), stabilized_on: date | None = None,
+                        frozen: Frozen | str = Frozen.NO) -> Due:
+    """The next erosion-control inspection due after the one at ``last_inspection_at``.
+
+    Parameters
+    ----------
+    frequency : the operator's chosen CGP 2022 Part 4.2 frequency
+    last_inspection_at : when the last inspection was made (the one "before the start of construction"
+        for the first, Ch. 380 § 380-16 C(4)(b)[1])
+    sensitive_waters : discharges to sediment-/nutrient-impaired or Tier 2, 2.5, 3 waters (Part 4.3.1)
+    storms : 24-hour precipitation totals [in]; only those ending after the last inspection count
+    stabilized_on : the day stabilization of the area was completed (Part 4.4.1), if it was
+    frozen : frozen conditions (Part 4.4.3)
+
+    Returns
+    -------
+    Due : the earlier of the routine due moment and 24 hours after the first triggering storm that
+        ended after the last inspection. A storm trigger is owed even when routine inspections are
+        reduced, unless suspended under Part 4.4.3(a).
+    """
+    days, storm_rule, cite = interval_days(frequency=frequency, sensitive_waters=sensitive_waters,
+                                           stabilized_on=stabilized_on, frozen=frozen,
+                                           last_inspection=last_inspection_at.date())
+    for s in storms:
+        if s.rain_in < 0 or s.snow_in < 0:
+            raise ValueError("precipitation must not be negative")
+    routine = None if days is None else Due(
+        due_at=datetime.combine(last_inspection_at.date() + timedelta(days=days), datetime.max.time(),
+                                tzinfo=last_inspection_at.tzinfo).replace(microsecond=0),
+        reason=f"routine: every {days} calendar days", citation=cite, interval_days=days)
+    if storm_rule:
+        triggering = sorted((s for s in storms if s.triggers and s.ended_at > last_inspection_at),
+                            key=lambda s: s.ended_at)
+        if triggering:
+            s = triggering[0]
+            storm_due = s.ended_at + STORM_RESPONSE
+            if routine is None or storm_due < routine.due_at:
+                what = f"{s.rain_in:.2f} in of rain" if s.rain_in >= RAIN_TRIGGER_IN else f"{s.snow_in:.2f} in of snow"
+                return Due(due_at=storm_due, reason=f"storm: {what} in 24 hours ending {s.ended_at:%Y-%m-%d %H:%M}",
+                           citation=cite + "; within 24 hours of a ≥ 0.25 in rain / ≥ 3.25 in snow event",
+                           interval_days=days, storm=s)
+    if routine is None:
+        return Due(due_at=None, reason="suspended until thawing begins", citation=cite, interval_days=None)
+    return routine
+
+
+def stabilization_due(ceased_on: date) -> date:
+    """The last day to stabilize an area where work ceased on ``ceased_on`` (Ch. 380 § 380-11 C(3)(a):
+    "no more than seven days after"), calendar days, not rolled forward (a field condition, not an act
+    before an office)."""
+    return ceased_on + timedelta(days=STABILIZATION_DAYS)
+
+
+def notice_is_timely(*, noticed_at: datetime, inspection_at: datetime) -> bool:
+    """Ch. 380 § 380-16 C(3): the project design engineer notifies the Director at least 24 hours before."""
+    return inspection_at - noticed_at >= timedelta(hours=NOTICE_HOURS)
+
+
+# --- inspection reports (§ 380-16 C(4)(f)[1]) -----------------------------------------------------
+
+REPORT_FIELDS: tuple[tuple[str, str], ...] = (
+    ("inspected_on", "[a] the inspection date"),
+    ("location", "[a] the location"),
+    ("inspector_name", "[b] name of inspector"),
+    ("inspector_credentials", "[b] inspector's credentials"),
+    ("kind", "[c] type of inspection"),
+    ("last_inspection", "[d] date of last inspection (or “none”: first inspection)"),
+    ("weather", "[e] weather at time of inspection"),
+    ("precipitation_24h_in", "[f] accumulated precipitation within previous 24 hours"),
+    ("evaluation", "[g] evaluation: in compliance, or the violations"),
+)
+CORRECTIVE_FIELD = ("corrective_steps", "[h] steps to be taken to correct violations")
+
+
+def report_missing_fields(report: dict) -> list[str]:
+    """The § 380-16 C(4)(f)[1] items a written inspection report lacks, named as in the rule.
+
+    ``report`` maps the field names of REPORT_FIELDS to values; ``last_inspection`` may be the string
+    "none" for a first inspection; ``precipitation_24h_in`` may be 0 (but must be given). When the
+    evaluation is "violations", the corrective steps ([h]) are required too.
+    """
+    missing = []
+    for key, label in REPORT_FIELDS:
+        v = report.get(key)
+        if v is None or (isinstance(v, str) and not v.strip()):
+            missing.append(f"§ 380-16 C(4)(f)[1]{label}")
+    if report.get("evaluation") == "violations":
+        v = report.get(CORRECTIVE_FIELD[0])
+        if v is None or (isinstance(v, str) and not v.strip()):
+            missing.append(f"§ 380-16 C(4)(f)[1]{CORRECTIVE_FIELD[1]}")
+    return missing
+
+
+# --- MS4 permit year -------------------------------------------------------------------------------
+
+def permit_year(year: int) -> tuple[date, date]:
+    """The MS4 permit year ending June 30 of ``year``: July 1 of year−1 through June 30 of year."""
+    if not 2000 <= year <= 2100:
+        raise ValueError("year out of range (2000–2100)")
+    return date(year - 1, 7, 1), date(year, 6, 30)
+
+
+def certification_due(recorded_on: date, n: int) -> date:
+    """The n-th (1-based) annual O&M certification due date: the n-th anniversary of the final O&M
+    plan's recording (Ch. 380 § 380-14 C(2)(l): annual, documenting the last 12 months). Feb 29 → Feb 28.
+    A due day on a weekend or holiday rolls forward (MGL c.4 §9): applied by the caller through
+    ``rules.calendar.roll_forward``."""
+    if n < 1:
+        raise ValueError("n starts at 1")
+    y = recorded_on.year + n
+    try:
+        return recorded_on.replace(year=y)
+    except ValueError:
+        return date(y, 2, 28)
