@@ -73,6 +73,7 @@ INSTALLED_APPS = [
     "stormwater.construction",
     "stormwater.stewardship",
     "stormwater.review",
+    "stormwater.relief",
     "stormwater.gis",
     "stormwater.web",
 ]
