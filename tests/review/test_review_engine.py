@@ -9,7 +9,7 @@ from stormwater.engineering.water_quality import load_performance_table
 from stormwater.review.engine import FAIL, INFO, NOT_APPLICABLE, NOT_ASSESSABLE, PASS, review_compute
 from stormwater.review.plan import plan_from_dict, plan_parse
 
-from conftest import TEST_TSS_CSV
+from review_fixtures import TEST_TSS_CSV
 
 
 def _run(data, tables=()):

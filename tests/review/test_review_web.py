@@ -13,7 +13,7 @@ from stormwater.audit.models import AuditEvent
 from stormwater.review.models import BmpTable, Review
 from stormwater.review.services import ERR_NO_CASE, bmp_table_load
 
-from conftest import TEST_TSS_CSV
+from review_fixtures import TEST_TSS_CSV
 
 
 def _upload(c, text, name="commercial-5-acre.yaml", **extra):
@@ -199,7 +199,7 @@ def test_the_cli_calc_bmp_reads_the_tables_in_force(personas, monkeypatch, capsy
 def test_the_commands_load_a_table_and_run_a_plan(db, tmp_path, capsys):
     from django.core.management import call_command
 
-    from conftest import EXAMPLE
+    from review_fixtures import EXAMPLE
 
     csv = tmp_path / "tss.csv"
     csv.write_text(TEST_TSS_CSV)
