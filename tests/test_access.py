@@ -25,6 +25,7 @@ def test_every_url_is_guarded_or_deliberately_public():
 
 
 PUBLIC = {"login", "logout", "healthz", "api_calc_fee", "api_calc_split", "api_calc_engineering", "api_calc_interest",
+          "api_calc_deadline",  # Ch. 295 Art. IV clocks (issue 5): computes from what is sent, reads no records
           # Ch. 380 applicability questionnaire and its API: the applicant's first question, asked before
           # any account exists; computes from what is sent and reads no records (like the calculators).
           "permit_applicability", "api_permit_applicability"}

@@ -78,11 +78,13 @@ def _calculators() -> dict:
     """name → function(payload) of every calculator (the same table serves /api/calc/<name>)."""
     from stormwater.engineering import calc as eng
     from stormwater.utility.calc import calc_fee, calc_interest, calc_split
+    from stormwater.relief.calc import calc_deadline  # Ch. 295 Art. IV relief and billing clocks (issue 5)
 
     return {"fee": lambda p: calc_fee(p, terms=_terms_in_force()), "split": calc_split,
             "interest": lambda p: calc_interest(p, rate_percent=_interest_rate_in_force()),
             "runoff": eng.calc_runoff, "retention": eng.calc_retention, "noaa-plus": eng.calc_noaa_plus,
-            "peak": eng.calc_peak, "bmp": lambda p: eng.calc_bmp(p, tables=_bmp_tables_in_force())}
+            "peak": eng.calc_peak, "bmp": lambda p: eng.calc_bmp(p, tables=_bmp_tables_in_force()),
+            "deadline": calc_deadline}
 
 
 def calc(argv: list[str]) -> int:

@@ -4,6 +4,7 @@ from django.urls import include, path, re_path
 from stormwater.accounts.access import public
 from stormwater.parcels import api as parcels_api
 from stormwater.parcels import views as parcels_views
+from stormwater.relief import api as relief_api
 from stormwater.review import urls as review_urls
 from stormwater.utility import api as utility_api
 from stormwater.utility import views as utility_views
@@ -34,6 +35,7 @@ urlpatterns = [
     path("api/calc/fee", utility_api.api_calc_fee, name="api_calc_fee"),
     path("api/calc/split", utility_api.api_calc_split, name="api_calc_split"),
     path("api/calc/interest", utility_api.api_calc_interest, name="api_calc_interest"),
+    path("api/calc/deadline", relief_api.api_calc_deadline, name="api_calc_deadline"),
     re_path(r"^api/calc/(?P<name>runoff|retention|noaa-plus|peak|bmp)$", utility_api.api_calc_engineering,
             name="api_calc_engineering"),
     path("api/parcels/", parcels_api.api_parcel_list, name="api_parcel_list"),
@@ -58,3 +60,7 @@ urlpatterns += fund_urlpatterns
 # Ch. 380 permits (stormwater.permits): spread in like GIS, flat checked URLPatterns.
 from stormwater.permits.urls import urlpatterns as permits_urlpatterns  # noqa: E402
 urlpatterns += permits_urlpatterns
+
+# Ch. 295 Art. IV credits, abatements and appeals (stormwater.relief): spread in like GIS, flat checked URLPatterns.
+from stormwater.relief.urls import urlpatterns as relief_urlpatterns  # noqa: E402
+urlpatterns += relief_urlpatterns

@@ -23,4 +23,6 @@ def nav(request):
         items.append(("review_list", "Engineering reviews"))
     if user.can(Perm.PERMIT_APPLY) or user.can(Perm.PERMIT_VIEW_ALL) or user.can(Perm.PERMIT_CONSULT):
         items.append(("permit_list", "Permits"))
+    if user.can(Perm.RELIEF_APPLY) or user.can(Perm.RELIEF_VIEW_ALL):
+        items.append(("relief_home", "Credits & appeals"))
     return {"nav": items}

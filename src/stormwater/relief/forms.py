@@ -1,0 +1,48 @@
+from __future__ import annotations
+
+from django import forms
+
+from .models import AbatementGround, Disposition
+
+
+class CreditApplicationForm(forms.Form):
+    parcel_id = forms.CharField(max_length=40, label="Parcel id (Assessors)")
+    credit_code = forms.ChoiceField(label="Credit")
+    statement = forms.CharField(widget=forms.Textarea(attrs={"rows": 4}),
+                                label="How the property meets the criteria (credits ¶D)")
+
+    def __init__(self, *a, types=(), parcels=(), **kw):
+        super().__init__(*a, **kw)
+        self.fields["credit_code"].choices = [(t.code, t.name) for t in types]
+        if parcels:
+            self.fields["parcel_id"] = forms.ChoiceField(choices=[(p.parcel_id, f"{p.parcel_id} · {p.address}")
+                                                                  for p in parcels], label="Parcel")
+
+
+class AbatementForm(forms.Form):
+    bill = forms.CharField(max_length=80, label="Bill number")
+    grounds = forms.MultipleChoiceField(choices=AbatementGround.choices, widget=forms.CheckboxSelectMultiple,
+                                        label="Grounds")
+    statement = forms.CharField(widget=forms.Textarea(attrs={"rows": 4}),
+                                label="Why the billing is more likely than not in error (billing ¶E)")
+    amount = forms.DecimalField(min_value=0, max_digits=14, decimal_places=2, label="Amount to abate ($)")
+    disposition = forms.ChoiceField(choices=Disposition.choices, label="If granted",
+                                    widget=forms.RadioSelect, initial=Disposition.REFUND)
+    evidence = forms.FileField(required=False, label="Evidence (PDF, PNG or JPEG)")
+
+    def __init__(self, *a, bills=(), **kw):
+        super().__init__(*a, **kw)
+        if bills:
+            self.fields["bill"] = forms.ChoiceField(choices=[(b.number, f"{b.number} · {b.parcel.address} · "
+                                                                        f"${b.amount} issued {b.issue_date}")
+                                                             for b in bills], label="Bill")
+
+
+class LienAbatementForm(forms.Form):
+    bill = forms.CharField(max_length=80, label="Bill number")
+    commitment_line = forms.IntegerField(label="Commitment line (from the Collector's commitment list)")
+    grounds = forms.CharField(widget=forms.Textarea(attrs={"rows": 4}), label="Grounds (as a notice of appeal)")
+    amount = forms.DecimalField(min_value=0, max_digits=14, decimal_places=2, label="Amount to abate ($)")
+    assessors_copy_on = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}),
+                                        label="Copy delivered to the Board of Assessors on")
+    evidence = forms.FileField(required=False, label="Evidence (PDF, PNG or JPEG)")

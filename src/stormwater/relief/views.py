@@ -1,0 +1,225 @@
+"""Web pages of relief: the staff work queue, an owner's cases and applications, the case file.
+Thin: parse, call one service (or one act of ``actions``), render. Every case is reached through
+``relief_case_get_for_user`` (404 for anyone else's); every parcel and bill through its owner selector."""
+from __future__ import annotations
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.http import FileResponse, Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_POST
+
+from stormwater.accounts.access import require_perm
+from stormwater.accounts.roles import Perm
+from stormwater.cases.selectors import case_clocks
+from stormwater.cases.services import DocumentError, TransitionError
+from stormwater.parcels.selectors import parcel_get_for_user, parcels_for_user
+from stormwater.receivables.models import CommitmentLine
+from stormwater.utility.selectors import bill_get_for_user, bills_for_user
+
+from . import actions
+from . import services as sv
+from . import workflow as wf
+from .forms import AbatementForm, CreditApplicationForm, LienAbatementForm
+from .models import AbatementGround, AppealOutcome, CreditType, Decision
+from .selectors import (abatement_windows, bill_abatable, bill_owed, detail_of, late_met, parcel_of, policy_in_force,
+                        relief_case_get_for_user, relief_cases_for_user, work_queue)
+
+FAIL = (sv.ReliefError, TransitionError, DocumentError, ValueError)
+
+
+@require_perm()
+def relief_home(request):
+    """Staff: the work queue (every running clock, due first; missed Town deadlines flagged).
+    Owners: their cases with their clocks, and where to apply."""
+    u = request.user
+    staff = u.can(Perm.RELIEF_VIEW_ALL)
+    cases = relief_cases_for_user(u).order_by("-opened_at")[:200]
+    queue = work_queue() if staff else []
+    mine = [(c, case_clocks(c, running_only=True)) for c in cases] if not staff else []
+    return render(request, "relief/home.html", {
+        "staff": staff, "queue": queue, "cases": cases, "mine": mine, "can_apply": u.can(Perm.RELIEF_APPLY),
+        "missed": sum(1 for r in queue if r.missed), "today": timezone.localdate()})
+
+
+@require_perm()
+def relief_policy(request):
+    today = timezone.localdate()
+    return render(request, "relief/policy.html", {"policy": policy_in_force(today), "today": today,
+                                                  "can_policy": request.user.can(Perm.RELIEF_POLICY)})
+
+
+@require_POST
+@require_perm(Perm.RELIEF_POLICY)
+def relief_policy_demo(request):
+    try:
+        p = sv.credit_policy_load_demo(effective_from=actions.parse_date(request.POST.get("effective_from"),
+                                                                         "effective_from") or timezone.localdate(),
+                                       acting_user=request.user)
+    except FAIL as e:
+        messages.error(request, str(e))
+    else:
+        messages.success(request, f"{p.label} entered, in force from {p.effective_from}.")
+    return redirect("relief_policy")
+
+
+def _uploads(request, prefix: str = "doc_"):
+    return [(k[len(prefix):], f) for k, f in request.FILES.items() if k.startswith(prefix)]
+
+
+@require_perm(Perm.RELIEF_APPLY)
+def credit_new(request):
+    u = request.user
+    today = timezone.localdate()
+    policy = policy_in_force(today)
+    types = list(policy.types.all()) if policy else []
+    parcels = [] if u.can(Perm.RELIEF_REVIEW) else list(parcels_for_user(user=u)[:200])
+    form = CreditApplicationForm(request.POST or None, types=types, parcels=parcels)
+    if request.method == "POST" and form.is_valid():
+        d = form.cleaned_data
+        try:
+            parcel = parcel_get_for_user(user=u, parcel_id=d["parcel_id"])
+            ctype = CreditType.objects.get(policy=policy, code=d["credit_code"])
+            app = sv.credit_apply(parcel=parcel, credit_type=ctype, statement=d["statement"], acting_user=u,
+                                  uploads=_uploads(request))
+        except Http404:
+            form.add_error("parcel_id", "No such parcel of yours.")
+        except FAIL as e:
+            form.add_error(None, str(e))
+        else:
+            messages.success(request, f"Credit application {app.case.number} filed.")
+            return redirect("relief_detail", number=app.case.number)
+    return render(request, "relief/credit_new.html", {"form": form, "policy": policy, "types": types})
+
+
+@require_perm(Perm.RELIEF_APPLY)
+def abatement_new(request):
+    u = request.user
+    bills = [] if u.can(Perm.RELIEF_REVIEW) else list(bills_for_user(user=u).order_by("-issue_date")[:100])
+    form = AbatementForm(request.POST or None, request.FILES or None, bills=bills,
+                         initial={"bill": request.GET.get("bill", "")})
+    if request.method == "POST" and form.is_valid():
+        d = form.cleaned_data
+        try:
+            bill = bill_get_for_user(user=u, number=d["bill"])
+            ev = [("evidence", d["evidence"])] if d.get("evidence") else []
+            ab = sv.abatement_apply(bill=bill, grounds=d["grounds"], statement=d["statement"],
+                                    amount_requested=d["amount"], disposition=d["disposition"], acting_user=u,
+                                    uploads=ev)
+        except Http404:
+            form.add_error("bill", "No such bill of yours.")
+        except FAIL as e:
+            form.add_error(None, str(e))
+        else:
+            messages.success(request, f"Abatement application {ab.case.number} filed.")
+            return redirect("relief_detail", number=ab.case.number)
+    windows = [(b, abatement_windows(b), bill_owed(b, as_of=timezone.localdate()), bill_abatable(b)) for b in bills]
+    return render(request, "relief/abatement_new.html", {"form": form, "windows": windows})
+
+
+@require_perm(Perm.RELIEF_APPLY)
+def lien_new(request):
+    u = request.user
+    form = LienAbatementForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        d = form.cleaned_data
+        try:
+            bill = bill_get_for_user(user=u, number=d["bill"])
+            line = get_object_or_404(CommitmentLine.objects.select_related("commitment"), pk=d["commitment_line"],
+                                     account=bill.account)
+            ev = [("evidence", d["evidence"])] if d.get("evidence") else []
+            ap = sv.lien_abatement_apply(bill=bill, commitment_line=line, grounds=d["grounds"],
+                                         amount_requested=d["amount"], assessors_copy_on=d["assessors_copy_on"],
+                                         acting_user=u, uploads=ev)
+        except Http404:
+            form.add_error(None, "No such bill or commitment line of yours.")
+        except FAIL as e:
+            form.add_error(None, str(e))
+        else:
+            messages.success(request, f"§16E abatement application {ap.case.number} filed.")
+            return redirect("relief_detail", number=ap.case.number)
+    lines = []
+    if not u.can(Perm.RELIEF_REVIEW):
+        accts = bills_for_user(user=u).values_list("account_id", flat=True)
+        lines = CommitmentLine.objects.filter(account_id__in=accts).select_related("commitment", "account")
+    return render(request, "relief/lien_new.html", {"form": form, "lines": lines})
+
+
+@require_perm()
+def relief_detail(request, number: str):
+    u = request.user
+    case = relief_case_get_for_user(user=u, number=number)
+    detail = detail_of(case)
+    clocks = case_clocks(case)
+    today = timezone.localdate()
+    ctx = {
+        "case": case, "d": detail, "parcel": parcel_of(case), "clocks": [(cv, wf.clock_party(cv.clock.kind),
+                                                                          late_met(cv)) for cv in clocks],
+        "documents": case.documents.select_related("uploaded_by"), "events": case.events.select_related("actor"),
+        "children": relief_cases_for_user(u).filter(parent=case), "today": today,
+        "can": {name: actions.may(u, case, name) for name in actions.ACTIONS},
+        "allowed": case.machine.transitions.get(case.status, frozenset()), "decisions": Decision.choices,
+        "grounds": dict(AbatementGround.choices), "appeal_outcomes": AppealOutcome.choices,
+        "may_upload": actions.is_party(u, case) or u.can(Perm.RELIEF_REVIEW),
+    }
+    if case.kind == wf.CREDIT:
+        ctx["missing"] = sv.credit_missing_documents(detail)
+        ctx["grants"] = detail.grants.all()
+        ctx["own_abatements"] = relief_cases_for_user(u).filter(kind=wf.ABATEMENT, abatement__bill__parcel=detail.parcel)
+    if case.kind == wf.ABATEMENT:
+        ctx["abatable"] = bill_abatable(detail.bill)
+    return render(request, "relief/detail.html", ctx)
+
+
+@require_perm()
+def relief_document(request, number: str, doc_id: int):
+    case = relief_case_get_for_user(user=request.user, number=number)
+    doc = get_object_or_404(case.documents, pk=doc_id)
+    resp = FileResponse(doc.file.open("rb"), content_type=doc.content_type)
+    disp = "inline" if doc.content_type == "application/pdf" else "attachment"
+    resp["Content-Disposition"] = f'{disp}; filename="{doc.original_name}"'
+    return resp
+
+
+@require_POST
+@require_perm()
+def relief_upload(request, number: str):
+    u = request.user
+    case = relief_case_get_for_user(user=u, number=number)
+    if not (actions.is_party(u, case) or u.can(Perm.RELIEF_REVIEW)):
+        raise PermissionDenied("Only the owner (or staff) may add documents to this case.")
+    upload = request.FILES.get("file")
+    if upload is None:
+        messages.error(request, "Choose a file to upload.")
+        return redirect("relief_detail", number=number)
+    tag = (request.POST.get("tag") or "evidence")[:60]
+    try:
+        if case.kind == wf.CREDIT:
+            sv.credit_upload(application=detail_of(case), upload=upload, tag=tag, acting_user=u)
+        else:
+            from stormwater.cases.services import case_document_add
+
+            case_document_add(case=case, upload=upload, tag=tag, title=request.POST.get("title") or "Evidence",
+                              acting_user=u)
+    except FAIL as e:
+        messages.error(request, str(e))
+    else:
+        messages.success(request, f"{upload.name} added to the case file.")
+    return redirect("relief_detail", number=number)
+
+
+@require_POST
+@require_perm()
+def relief_act(request, number: str, action: str):
+    """One act on the case (the table in ``actions``): its own permission is checked there."""
+    case = relief_case_get_for_user(user=request.user, number=number)
+    try:
+        out = actions.act(case=case, name=action, params=request.POST, user=request.user)
+    except FAIL as e:
+        messages.error(request, str(e))
+    else:
+        messages.success(request, f"{actions.ACTIONS[action].label}: done.")
+        if action == "appeal":
+            return redirect("relief_detail", number=out.case.number)
+    return redirect("relief_detail", number=number)
