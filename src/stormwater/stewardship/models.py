@@ -29,6 +29,8 @@ class Site(models.Model):
                                    help_text="the owner's sign-in (they see their own site)")
     # § 295-22 (utility): the Town is responsible in ROW/easements, the owner otherwise.
     town_maintained = models.BooleanField(default=False)
+    # § 380-14 D(1), D(3): easements "as necessary"; the Director may record that none is necessary.
+    easements_not_required_reason = models.CharField(max_length=300, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

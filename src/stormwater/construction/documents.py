@@ -1,0 +1,45 @@
+"""Documents of construction oversight rendered to PDF from templates/construction/pdf/."""
+from __future__ import annotations
+
+from datetime import date
+
+from stormwater.utility.documents import render_pdf
+
+
+def _base(project) -> dict:
+    return {"project": project, "case": project.case, "app": project.permit}
+
+
+def letter_pdf(*, project, subject: str, paragraphs: list[str], on: date, citation: str = "",
+               items: list[str] | None = None, to_name: str = "", to_address: str | None = None) -> bytes:
+    app = project.permit
+    return render_pdf("construction/pdf/letter.html", {
+        **_base(project), "subject": subject, "paragraphs": paragraphs, "items": items or [], "on": on,
+        "citation": citation, "to_name": to_name or app.owner_name,
+        "to_address": app.owner_address if to_address is None else to_address, "signer": "DPW Director"})
+
+
+def inspection_report_pdf(inspection) -> bytes:
+    from django.utils import timezone
+
+    p = inspection.project
+    return render_pdf("construction/pdf/inspection_report.html", {
+        **_base(p), "i": inspection, "on": timezone.localtime(inspection.inspected_at).date(),
+        "punch": list(inspection.punch_items.all())})
+
+
+def stop_work_pdf(order) -> bytes:
+    return render_pdf("construction/pdf/stop_work.html", {**_base(order.project), "order": order,
+                                                          "violations": list(order.violations.all()),
+                                                          "on": order.issued_on})
+
+
+def certificate_pdf(project, *, on: date) -> bytes:
+    from stormwater.stewardship.selectors import final_plan_recorded
+
+    site = project.permit.stewardship_sites.order_by("id").first()
+    return render_pdf("construction/pdf/certificate.html", {
+        **_base(project), "on": on, "plan": final_plan_recorded(site) if site else None,
+        "easements": list(site.easements.all()) if site else [],
+        "as_built": project.as_builts.filter(accepted_on__isnull=False).order_by("-id").first(),
+        "final": project.inspections.filter(kind="final", evaluation="compliant").order_by("-inspected_at").first()})

@@ -1,0 +1,817 @@
+"""State changes of construction oversight (Ch. 380 § 380-15 – § 380-19), each atomic, audited and on
+the project's case timeline. Refusals raise ``ConstructionError`` (a ValueError) or ``TransitionError``
+with a message that names what is missing and the rule; the message constants are imported by tests.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from decimal import Decimal
+
+from django.conf import settings
+from django.core.mail import EmailMessage
+from django.db import transaction
+from django.db.models import Sum
+from django.utils import timezone
+
+from stormwater.accounts.models import User
+from stormwater.accounts.roles import Perm, Role
+from stormwater.audit.services import audit_record
+from stormwater.cases.services import (TransitionError, case_document_add, case_document_generate, case_open,
+                                       case_transition, event_record)
+from stormwater.permits import services as permit_services
+from stormwater.permits import workflow as permit_wf
+from stormwater.permits.models import PermitApplication
+from stormwater.rules.inspections import notice_is_timely, report_missing_fields
+from stormwater.rules.money import ZERO, fmt
+
+from . import documents
+from . import workflow as wf
+from .models import (ENGINEER_KINDS, EROSION_KINDS, AsBuilt, ConstructionProject, DisturbedArea,
+                     EnforcementReferral, Evaluation, Inspection, InspectionKind, InspectionNotice,
+                     PreconstructionMeeting, PunchItem, RainEvent, StopWorkOrder, Surety, SuretyEntry,
+                     SuretyEntryKind, Violation)
+
+S = wf.Status
+K = InspectionKind
+
+
+class ConstructionError(ValueError):
+    """A refusal; the message names what is missing and the Ch. 380 provision."""
+
+
+ERR_NOT_APPROVED = "Construction oversight begins with an approved permit (§ 380-10 I(1)(a)–(b)); {number} is “{status}”."
+ERR_ALREADY_OPEN = "Permit {number} already has its construction file {case}."
+ERR_REPORT_FIELDS = "The inspection report is missing: {fields}."
+ERR_NO_NOTICE = ("The project design engineer must notify the DPW Director at least 24 hours before each inspection "
+                 "(§ 380-16 C(3)); no notice for a {kind} on {day}.")
+ERR_LATE_NOTICE = ("The notice of the {kind} was given {hours:.1f} hours before it; at least 24 hours are required "
+                   "(§ 380-16 C(3)).")
+ERR_NOT_YOURS = "Only the project's {who} or the Director's inspectors may file this report."
+ERR_RANDOM = "Random inspections are the Director's and their agents' (§ 380-16 C(4)(b)[2])."
+ERR_PRE_BURY = "A pre-bury report names the structures inspected before backfilling (§ 380-16 C(4)(c))."
+ERR_FINAL_VIDEO = ("The final inspection includes a full, dated video inspection of all stormwater pipes installed "
+                   "(§ 380-16 C(4)(e)[1]): give the video's date and reference.")
+ERR_FINAL_STORM = ("The final inspection evaluates the system in an actual storm (§ 380-16 C(4)(e)[2]): give the "
+                   "storm's date and rainfall.")
+ERR_FINAL_PUNCH = "Punch-list items from the walk-through are still open (§ 380-16 C(4)(d)): {items}."
+ERR_FINAL_NO_WALK = "The walk-through inspection and its punch list come before the final inspection (§ 380-16 C(4)(d))."
+ERR_START_MEETING = "The pre-construction meeting the Director required has not been held (§ 380-16 A)."
+ERR_START_SURETY = "Surety must be posted before the start of land disturbance (§ 380-17 A)."
+ERR_START_ESC = ("Erosion and sedimentation controls must be inspected, and found in compliance, before the start of "
+                 "construction (§ 380-16 C(4)(b)[1]).")
+ERR_START_PLAN = "A signed paper copy of the approved plan must be kept on the site (§ 380-16 B): confirm it first."
+ERR_SURETY_AMOUNT = ("The security ({amount}) is less than the total estimated construction cost of the stormwater "
+                     "management facility ({cost}) (§ 380-17 A).")
+ERR_SURETY_WAGE = "The estimate must include state (or federal) prevailing wage rates (§ 380-17 A)."
+ERR_SURETY_APPROVALS = "The form of the security must be approved by Town Counsel and the Finance Department (§ 380-17 A)."
+ERR_SURETY_NONE = "No surety has been posted for this project."
+ERR_SURETY_EXISTS = "Surety has already been posted for this project."
+ERR_RELEASE_MORE = "The release ({amount}) is more than the security still held ({held})."
+ERR_RELEASE_FULL = ("The bond may not be fully released until the Director has received the final inspection report and "
+                    "the other final submissions and issued a certificate of completion (§ 380-17 B). Missing: {items}.")
+ERR_RELEASE_PHASE = "A partial release is for a completed phase (§ 380-17 B): name the phase."
+ERR_RELEASE_VIOLATIONS = ("A phase may be released only when completed in compliance with the permit (§ 380-17 B); "
+                          "violations are unresolved: {items}.")
+ERR_FORFEIT = ("Surety is used only when the permittee fails to correct (§ 380-16 C(4)(e)[4], § 380-17 A): "
+               "violation {vid} {why}.")
+ERR_AMOUNT = "Amounts must be more than $0."
+ERR_LIFT = ("The stop-work order stays until every violation is corrected and all work previously completed is "
+            "approved by the DPW Director (§ 380-16 C(4)(e)[5]). Not yet: {items}.")
+ERR_LIFT_NOTE = "Record the Director's approval of the work previously completed (§ 380-16 C(4)(e)[5])."
+ERR_NO_OPEN_ORDER = "There is no stop-work order in force."
+ERR_SWO_VIOLATIONS = "A stop-work order is issued on violations (§ 380-16 C(4)(e)[5]): name at least one unresolved violation."
+ERR_REFER = "Enforcement proceeds on a failure to correct (§ 380-16 C(4)(f)[2], § 380-19): no unresolved violation."
+ERR_NOT_CORRECTED = "Violation {vid} has not been reported corrected."
+ERR_ALREADY_STABLE = "This area is already stabilized."
+ERR_ASBUILT_FIELDS = "The as-built submission is missing: {fields}."
+ERR_ASBUILT_PDF = "The as-built drawings are submitted in PDF format (§ 380-15)."
+ERR_CERTIFICATE = "The certificate of completion cannot be issued (§ 380-18). Missing: {items}."
+ERR_NOTICE_PAST = "The inspection must be scheduled in the future."
+ERR_VIOLATION_FIELDS = "A violation notice states the violation and the required corrective actions (§ 380-16 C(4)(e)[5])."
+ERR_CORRECT_BY = "The date to correct must not be before the violation was found."
+
+
+def _today() -> date:
+    return timezone.localdate()
+
+
+def _lock(project: ConstructionProject) -> ConstructionProject:
+    return ConstructionProject.objects.select_for_update().select_related("case", "permit").get(pk=project.pk)
+
+
+def _keep_pdf(project, content: bytes, *, tag: str, title: str, filename: str, acting_user):
+    return case_document_generate(case=project.case, content=content, filename=filename, tag=tag, title=title,
+                                  acting_user=acting_user)
+
+
+def recipients(project: ConstructionProject) -> list[tuple[str, str]]:
+    """(name, email) of the applicant and the DPW Director (§ 380-16 C(4)(f)[1]: reports go to both);
+    email only where an address is configured."""
+    out: list[tuple[str, str]] = []
+    applicant = project.permit.case.applicant
+    if applicant is not None and applicant.email:
+        out.append((applicant.get_full_name() or applicant.username, applicant.email))
+    for party in project.permit.case.parties.exclude(email=""):
+        out.append((party.name, party.email))
+    for d in User.objects.filter(role=Role.DIRECTOR, is_active=True).exclude(email=""):
+        out.append((d.get_full_name() or "DPW Director", d.email))
+    seen, unique = set(), []
+    for name, email in out:
+        if email.lower() not in seen:
+            seen.add(email.lower())
+            unique.append((name, email))
+    return unique
+
+
+def _send_on_commit(*, project, subject: str, body: str, filename: str, pdf: bytes, acting_user) -> list[str]:
+    """Email the PDF to the applicant and the Director after the transaction commits (never inside it)."""
+    to = [email for _, email in recipients(project)]
+    if to:
+        def send():
+            msg = EmailMessage(subject=subject, body=body, from_email=settings.DEFAULT_FROM_EMAIL, to=to)
+            msg.attach(filename, pdf, "application/pdf")
+            msg.send(fail_silently=False)
+        transaction.on_commit(send)
+    event_record(case=project.case, kind="notice", acting_user=acting_user,
+                 why=f"{subject}: " + (f"emailed to {', '.join(to)}" if to else "no email configured: printed"),
+                 data={"to": to})
+    return to
+
+
+# --- opening the file -----------------------------------------------------------------------------
+
+@transaction.atomic
+def project_open(*, permit: PermitApplication, acting_user, design_engineer=None, design_engineer_name: str = "",
+                 design_engineer_pe: str = "", esc_inspector=None, esc_inspector_name: str = "",
+                 esc_inspector_credentials: str = "", preconstruction_required: bool = True,
+                 surety_required: bool = True, surety_not_required_reason: str = "", frequency: str = "7day",
+                 sensitive_waters: bool = False) -> ConstructionProject:
+    """Open construction oversight of an approved permit; its stewardship site is opened with it."""
+    from stormwater.stewardship.services import site_open
+
+    permit = PermitApplication.objects.select_for_update().select_related("case").get(pk=permit.pk)
+    if permit.case.status not in (permit_wf.Status.APPROVED, permit_wf.Status.APPROVED_WITH_CONDITIONS):
+        raise ConstructionError(ERR_NOT_APPROVED.format(number=permit.case.number, status=permit.case.status_label))
+    existing = ConstructionProject.objects.filter(permit=permit).first()
+    if existing is not None:
+        raise ConstructionError(ERR_ALREADY_OPEN.format(number=permit.case.number, case=existing.case.number))
+    if not surety_required and not surety_not_required_reason.strip():
+        raise ConstructionError("Say why no surety is required (e.g. surety held on another permit, § 380-17 A).")
+    case = case_open(kind=wf.CONSTRUCTION, title=f"Construction: {permit.site_address}", acting_user=acting_user,
+                     applicant=permit.case.applicant, parent=permit.case)
+    project = ConstructionProject.objects.create(
+        case=case, permit=permit, design_engineer=design_engineer, design_engineer_name=design_engineer_name,
+        design_engineer_pe=design_engineer_pe, esc_inspector=esc_inspector, esc_inspector_name=esc_inspector_name,
+        esc_inspector_credentials=esc_inspector_credentials, preconstruction_required=preconstruction_required,
+        surety_required=surety_required, surety_not_required_reason=surety_not_required_reason,
+        frequency=frequency, sensitive_waters=sensitive_waters)
+    owner_user = permit.owner.user if permit.owner_id and permit.owner.user_id else permit.case.applicant
+    site_open(name=permit.site_address, address=permit.site_address, permit=permit, owner_user=owner_user,
+              parcels=list(permit.parcels.all()), acting_user=acting_user)
+    audit_record(actor=acting_user, action="construction.open", obj=project, why=permit.case.number)
+    return project
+
+
+@transaction.atomic
+def project_conditions_set(*, project: ConstructionProject, acting_user, frequency: str | None = None,
+                           sensitive_waters: bool | None = None, stabilized_on: date | None = None,
+                           frozen: str | None = None, clear_stabilized: bool = False) -> ConstructionProject:
+    """The CGP 2022 Part 4 inputs of the schedule: chosen frequency (4.2), sensitive waters (4.3.1),
+    stabilized (4.4.1, cleared when work resumes there), frozen conditions (4.4.3)."""
+    p = _lock(project)
+    before = {"frequency": p.frequency, "sensitive_waters": p.sensitive_waters, "stabilized_on": str(p.stabilized_on),
+              "frozen": p.frozen}
+    if frequency is not None:
+        p.frequency = frequency
+    if sensitive_waters is not None:
+        p.sensitive_waters = sensitive_waters
+    if stabilized_on is not None:
+        p.stabilized_on = stabilized_on
+    if clear_stabilized:
+        p.stabilized_on = None
+    if frozen is not None:
+        p.frozen = frozen
+    p.save(update_fields=["frequency", "sensitive_waters", "stabilized_on", "frozen"])
+    after = {"frequency": p.frequency, "sensitive_waters": p.sensitive_waters, "stabilized_on": str(p.stabilized_on),
+             "frozen": p.frozen}
+    event_record(case=p.case, kind="schedule", acting_user=acting_user, why="Inspection frequency conditions changed",
+                 data={"before": before, "after": after})
+    audit_record(actor=acting_user, action="construction.schedule", obj=p, data={"before": before, "after": after})
+    return p
+
+
+@transaction.atomic
+def preconstruction_meeting_record(*, project: ConstructionProject, held_on: date, attendees: str, notes: str = "",
+                                   acting_user) -> PreconstructionMeeting:
+    """§ 380-16 A: the applicant, technical representative and general contractor meet the Director."""
+    if not attendees.strip():
+        raise ConstructionError("List who attended (applicant, technical representative, general contractor).")
+    m = PreconstructionMeeting.objects.create(project=project, held_on=held_on, attendees=attendees.strip(),
+                                              notes=notes, recorded_by=acting_user)
+    event_record(case=project.case, kind="meeting", acting_user=acting_user, on=held_on,
+                 why=f"Pre-construction meeting held (§ 380-16 A): {attendees.strip()}")
+    audit_record(actor=acting_user, action="construction.preconstruction", obj=m)
+    return m
+
+
+@transaction.atomic
+def plan_on_site_confirm(*, project: ConstructionProject, on: date, acting_user) -> ConstructionProject:
+    """§ 380-16 B: a paper copy of the approved plan with the Director's signature is kept on the site."""
+    p = _lock(project)
+    p.plan_on_site_confirmed_on = on
+    p.save(update_fields=["plan_on_site_confirmed_on"])
+    event_record(case=p.case, kind="plan_on_site", acting_user=acting_user, on=on,
+                 why="Signed approved plan confirmed on the site (§ 380-16 B)")
+    return p
+
+
+@transaction.atomic
+def construction_start(*, project: ConstructionProject, on: date, acting_user) -> ConstructionProject:
+    """The start of land disturbance. Refused until the pre-construction meeting (if required, § 380-16 A),
+    the plan on site (§ 380-16 B), the surety (if required, § 380-17 A) and a compliant erosion-control
+    inspection before the start (§ 380-16 C(4)(b)[1]). Records the § 380-10 K start on the permit."""
+    p = _lock(project)
+
+    def check(_):
+        missing = []
+        if p.preconstruction_required and not p.meetings.exists():
+            missing.append(ERR_START_MEETING)
+        if p.plan_on_site_confirmed_on is None:
+            missing.append(ERR_START_PLAN)
+        if p.surety_required and not Surety.objects.filter(project=p).exists():
+            missing.append(ERR_START_SURETY)
+        if not p.inspections.filter(kind=K.EROSION_PRE_START, evaluation=Evaluation.COMPLIANT).exists():
+            missing.append(ERR_START_ESC)
+        if missing:
+            raise TransitionError(" ".join(missing))
+    case_transition(case=p.case, to=S.ACTIVE, acting_user=acting_user, on=on, check=check,
+                    why="Land disturbance started")
+    p.started_on = on
+    p.save(update_fields=["started_on"])
+    permit_services.project_start_record(application=p.permit, started_on=on, acting_user=acting_user)
+    return p
+
+
+# --- rain, notices, reports ------------------------------------------------------------------------
+
+@transaction.atomic
+def rain_event_record(*, project: ConstructionProject, ended_at: datetime, rain_in: Decimal, snow_in: Decimal = ZERO,
+                      source: str, acting_user) -> RainEvent:
+    """A 24-hour precipitation total at the site (CGP 2022 Part 4.2(b), 4.3.1 storm triggers)."""
+    if rain_in < 0 or snow_in < 0:
+        raise ConstructionError("Precipitation must not be negative.")
+    if not source.strip():
+        raise ConstructionError("Name the source of the rainfall record (gauge, NOAA station).")
+    ev = RainEvent.objects.create(project=project, ended_at=ended_at, rain_in=rain_in, snow_in=snow_in,
+                                  source=source.strip(), recorded_by=acting_user)
+    event_record(case=project.case, kind="rain", acting_user=acting_user, on=timezone.localtime(ended_at).date(),
+                 why=f"{rain_in} in rain, {snow_in} in snow in 24 h ending {timezone.localtime(ended_at):%Y-%m-%d %H:%M}"
+                     f" ({source})")
+    return ev
+
+
+@transaction.atomic
+def inspection_notice_give(*, project: ConstructionProject, kind: str, scheduled_at: datetime, acting_user,
+                           note: str = "") -> InspectionNotice:
+    """§ 380-16 C(3): the design engineer notifies the Director at least 24 hours before each inspection.
+    The notice is stamped with the time it is received; whether it was timely is judged on the report."""
+    now = timezone.now()
+    if scheduled_at <= now:
+        raise ConstructionError(ERR_NOTICE_PAST)
+    n = InspectionNotice.objects.create(project=project, kind=kind, scheduled_at=scheduled_at, noticed_at=now,
+                                        given_by=acting_user, note=note)
+    event_record(case=project.case, kind="inspection.notice", acting_user=acting_user,
+                 why=f"Notice of {K(kind).label} on {timezone.localtime(scheduled_at):%Y-%m-%d %H:%M} (§ 380-16 C(3))")
+    return n
+
+
+def may_file(user, project: ConstructionProject, kind: str) -> bool:
+    """Who files which report: the Director's inspectors any; the project's design engineer the
+    engineer's inspections (§ 380-16 C(3)) and, like the ESC inspector, erosion-control ones (§ 380-16 C(2))."""
+    if user.can(Perm.INSPECT):
+        return True
+    if kind == K.RANDOM or not user.can(Perm.INSPECTION_FILE):
+        return False
+    if kind in {k.value for k in ENGINEER_KINDS} | {K.INITIAL_SITE.value}:
+        return project.design_engineer_id == user.pk
+    return user.pk in (project.design_engineer_id, project.esc_inspector_id)
+
+
+@dataclass
+class ReportInput:
+    """The written report as filed (§ 380-16 C(4)(f)[1]); ``last_inspection`` is a date or "none"."""
+
+    kind: str
+    inspected_at: datetime | None
+    location: str
+    inspector_name: str
+    inspector_credentials: str
+    last_inspection: date | str | None
+    weather: str
+    precipitation_24h_in: Decimal | None
+    evaluation: str
+    corrective_steps: str = ""
+    findings: str = ""
+    structures: str = ""
+    video_recorded_on: date | None = None
+    video_reference: str = ""
+    storm_evaluated_on: date | None = None
+    storm_evaluation_rain_in: Decimal | None = None
+    storm_id: int | None = None
+    punch_list: tuple[str, ...] = ()
+
+    def as_fields(self) -> dict:
+        return {"inspected_on": self.inspected_at, "location": self.location, "inspector_name": self.inspector_name,
+                "inspector_credentials": self.inspector_credentials, "kind": self.kind,
+                "last_inspection": self.last_inspection, "weather": self.weather,
+                "precipitation_24h_in": self.precipitation_24h_in, "evaluation": self.evaluation,
+                "corrective_steps": self.corrective_steps}
+
+
+@transaction.atomic
+def inspection_report_file(*, project: ConstructionProject, report: ReportInput, acting_user) -> Inspection:
+    """File a written inspection report (§ 380-16 C(4)(f)[1]). Refused, naming each missing item, unless
+    every required item is present; engineer inspections need the 24-hour notice (§ 380-16 C(3)); the
+    pre-bury, walk-through and final inspections have their own contents (§ 380-16 C(4)(c)–(e)). The PDF
+    goes into the file and to the applicant and the Director (email after commit, where configured)."""
+    p = _lock(project)
+    kind = K(report.kind) if report.kind in K.values else None
+    missing = report_missing_fields(report.as_fields())
+    if kind is None and "§ 380-16 C(4)(f)[1][c] type of inspection" not in missing:
+        missing.append("§ 380-16 C(4)(f)[1][c] type of inspection")
+    if missing:
+        raise ConstructionError(ERR_REPORT_FIELDS.format(fields="; ".join(missing)))
+    if not may_file(acting_user, p, kind):
+        if kind == K.RANDOM:
+            raise ConstructionError(ERR_RANDOM)
+        who = "design engineer" if kind in ENGINEER_KINDS else "design engineer or erosion-control inspector"
+        raise ConstructionError(ERR_NOT_YOURS.format(who=who))
+    notice = None
+    if kind in ENGINEER_KINDS:
+        day = timezone.localtime(report.inspected_at).date()
+        notice = p.notices.filter(kind=kind, scheduled_at__date=day).order_by("-noticed_at").first()
+        if notice is None:
+            raise ConstructionError(ERR_NO_NOTICE.format(kind=kind.label.lower(), day=day))
+        if not notice_is_timely(noticed_at=notice.noticed_at, inspection_at=report.inspected_at):
+            hours = (report.inspected_at - notice.noticed_at).total_seconds() / 3600
+            raise ConstructionError(ERR_LATE_NOTICE.format(kind=kind.label.lower(), hours=hours))
+    if kind == K.PRE_BURY and not report.structures.strip():
+        raise ConstructionError(ERR_PRE_BURY)
+    if kind == K.FINAL:
+        if report.video_recorded_on is None or not report.video_reference.strip():
+            raise ConstructionError(ERR_FINAL_VIDEO)
+        if report.storm_evaluated_on is None or report.storm_evaluation_rain_in is None:
+            raise ConstructionError(ERR_FINAL_STORM)
+        if not p.inspections.filter(kind=K.WALK_THROUGH).exists():
+            raise ConstructionError(ERR_FINAL_NO_WALK)
+        open_items = [i.text for i in p.punch_items.filter(done_on__isnull=True)]
+        if open_items:
+            raise ConstructionError(ERR_FINAL_PUNCH.format(items="; ".join(open_items)))
+    last = None if isinstance(report.last_inspection, str) else report.last_inspection
+    storm = p.rain_events.filter(pk=report.storm_id).first() if report.storm_id else None
+    insp = Inspection.objects.create(
+        project=p, kind=kind, inspected_at=report.inspected_at, location=report.location.strip(),
+        inspector_name=report.inspector_name.strip(), inspector_credentials=report.inspector_credentials.strip(),
+        last_inspection_on=last, weather=report.weather.strip(), precipitation_24h_in=report.precipitation_24h_in,
+        evaluation=report.evaluation, findings=report.findings, corrective_steps=report.corrective_steps,
+        notice=notice, storm=storm, structures=report.structures, video_recorded_on=report.video_recorded_on,
+        video_reference=report.video_reference, storm_evaluated_on=report.storm_evaluated_on,
+        storm_evaluation_rain_in=report.storm_evaluation_rain_in, filed_by=acting_user)
+    if kind == K.WALK_THROUGH:
+        for text in report.punch_list:
+            if text.strip():
+                PunchItem.objects.create(project=p, inspection=insp, text=text.strip())
+    day = timezone.localtime(insp.inspected_at).date()
+    pdf = documents.inspection_report_pdf(insp)
+    doc = _keep_pdf(p, pdf, tag="inspection_report", title=f"Inspection report: {kind.label} ({day})",
+                    filename=f"{p.case.number}-inspection-{insp.pk}-{day}.pdf", acting_user=acting_user)
+    insp.document = doc
+    insp.save(update_fields=["document"])
+    event_record(case=p.case, kind="inspection", acting_user=acting_user, on=day,
+                 why=f"{kind.label}: {Evaluation(insp.evaluation).label}", data={"inspection": insp.pk})
+    audit_record(actor=acting_user, action="construction.inspection", obj=insp, data={"kind": kind.value})
+    _send_on_commit(project=p, subject=f"Inspection report {p.case.number}: {kind.label} ({day})",
+                    body=f"The written report of the {kind.label.lower()} of {day} at {p.permit.site_address} is "
+                         f"attached (Ch. 380 § 380-16 C(4)(f)[1]).", filename=doc.original_name, pdf=pdf,
+                    acting_user=acting_user)
+    return insp
+
+
+@transaction.atomic
+def punch_item_done(*, item: PunchItem, on: date, note: str, acting_user) -> PunchItem:
+    if item.done_on is None:
+        item.done_on, item.done_note = on, note
+        item.save(update_fields=["done_on", "done_note"])
+        event_record(case=item.project.case, kind="punch", acting_user=acting_user, on=on,
+                     why=f"Punch-list item done: {item.text}" + (f" ({note})" if note else ""))
+    return item
+
+
+# --- stabilization --------------------------------------------------------------------------------
+
+@transaction.atomic
+def area_add(*, project: ConstructionProject, name: str, acting_user) -> DisturbedArea:
+    if not name.strip():
+        raise ConstructionError("Name the area.")
+    a = DisturbedArea.objects.create(project=project, name=name.strip())
+    event_record(case=project.case, kind="area", acting_user=acting_user, why=f"Disturbed area: {a.name}")
+    return a
+
+
+@transaction.atomic
+def area_ceased(*, area: DisturbedArea, on: date, acting_user) -> DisturbedArea:
+    """Work ceased on this portion of the site: stabilization due within 7 days (§ 380-11 C(3)(a))."""
+    from stormwater.rules.inspections import stabilization_due
+
+    area.ceased_on, area.stabilized_on = on, None
+    area.save(update_fields=["ceased_on", "stabilized_on"])
+    event_record(case=area.project.case, kind="area", acting_user=acting_user, on=on,
+                 why=f"Work ceased on {area.name}: stabilize by {stabilization_due(on)} (§ 380-11 C(3)(a))")
+    return area
+
+
+@transaction.atomic
+def area_stabilized(*, area: DisturbedArea, on: date, acting_user) -> DisturbedArea:
+    if area.stabilized_on is not None:
+        raise ConstructionError(ERR_ALREADY_STABLE)
+    area.stabilized_on = on
+    area.save(update_fields=["stabilized_on"])
+    event_record(case=area.project.case, kind="area", acting_user=acting_user, on=on, why=f"{area.name} stabilized")
+    return area
+
+
+# --- violations, stop-work, enforcement -----------------------------------------------------------
+
+@transaction.atomic
+def violation_notice_issue(*, project: ConstructionProject, description: str, corrective_actions: str,
+                           correct_by: date, acting_user, found_on: date | None = None,
+                           inspection: Inspection | None = None, area: DisturbedArea | None = None) -> Violation:
+    """§ 380-16 C(4)(e)[5]: the applicant is notified in writing of the violation and the required
+    corrective actions (PDF notice in the file, emailed where configured)."""
+    p = _lock(project)
+    found_on = found_on or _today()
+    if not description.strip() or not corrective_actions.strip():
+        raise ConstructionError(ERR_VIOLATION_FIELDS)
+    if correct_by < found_on:
+        raise ConstructionError(ERR_CORRECT_BY)
+    v = Violation.objects.create(project=p, inspection=inspection, area=area, found_on=found_on,
+                                 description=description.strip(), corrective_actions=corrective_actions.strip(),
+                                 correct_by=correct_by)
+    pdf = documents.letter_pdf(project=p, subject=f"Notice of violation {p.case.number}-V{v.pk}", on=found_on,
+                               paragraphs=[f"An inspection of {p.permit.site_address} on {found_on:%B %-d, %Y} found that "
+                                           "the work does not comply with the approved plan:", v.description,
+                                           "Required corrective actions:", v.corrective_actions,
+                                           f"Correct them by {correct_by:%B %-d, %Y}. The applicant shall promptly "
+                                           "correct any portion of the work that does not comply; a stop-work order "
+                                           "may be issued until the violations are corrected and the work approved, and "
+                                           "enforcement may proceed under § 380-19."],
+                               citation="Ch. 380 § 380-16 C(4)(e)[5], C(4)(f)[2]; § 380-19.")
+    doc = _keep_pdf(p, pdf, tag="violation_notice", title=f"Notice of violation V{v.pk}",
+                    filename=f"{p.case.number}-violation-{v.pk}.pdf", acting_user=acting_user)
+    v.notice_document = doc
+    v.save(update_fields=["notice_document"])
+    event_record(case=p.case, kind="violation", acting_user=acting_user, on=found_on,
+                 why=f"Violation V{v.pk}: {v.description} — correct by {correct_by}", data={"violation": v.pk})
+    audit_record(actor=acting_user, action="construction.violation", obj=v)
+    _send_on_commit(project=p, subject=f"Notice of violation {p.case.number}-V{v.pk}", body=v.description,
+                    filename=doc.original_name, pdf=pdf, acting_user=acting_user)
+    return v
+
+
+@transaction.atomic
+def violation_corrected(*, violation: Violation, on: date, note: str, acting_user) -> Violation:
+    """The permittee reports the correction (the Director still has to approve it)."""
+    violation.corrected_on, violation.corrected_note = on, note
+    violation.save(update_fields=["corrected_on", "corrected_note"])
+    event_record(case=violation.project.case, kind="violation.corrected", acting_user=acting_user, on=on,
+                 why=f"V{violation.pk} reported corrected: {note}")
+    return violation
+
+
+@transaction.atomic
+def violation_approve(*, violation: Violation, on: date, acting_user) -> Violation:
+    """The Director approves the corrected work (§ 380-16 C(4)(e)[5])."""
+    if violation.corrected_on is None:
+        raise ConstructionError(ERR_NOT_CORRECTED.format(vid=f"V{violation.pk}"))
+    violation.approved_on, violation.approved_by = on, acting_user
+    violation.save(update_fields=["approved_on", "approved_by"])
+    event_record(case=violation.project.case, kind="violation.approved", acting_user=acting_user, on=on,
+                 why=f"V{violation.pk}: corrected work approved by the Director")
+    audit_record(actor=acting_user, action="construction.violation_approve", obj=violation)
+    return violation
+
+
+def _unresolved(project) -> list[Violation]:
+    return [v for v in project.violations.all() if not v.resolved]
+
+
+@transaction.atomic
+def stop_work_issue(*, project: ConstructionProject, violations: list[Violation], reason: str, acting_user,
+                    on: date | None = None) -> StopWorkOrder:
+    """§ 380-16 C(4)(e)[5]: all construction activity stops until the violations are corrected and the
+    work previously completed is approved."""
+    p = _lock(project)
+    on = on or _today()
+    violations = [v for v in violations if not v.resolved]
+    if not violations:
+        raise ConstructionError(ERR_SWO_VIOLATIONS)
+    case_transition(case=p.case, to=S.STOP_WORK, acting_user=acting_user, on=on, why=f"Stop-work order: {reason}")
+    order = StopWorkOrder.objects.create(project=p, issued_on=on, reason=reason)
+    order.violations.set(violations)
+    pdf = documents.stop_work_pdf(order)
+    order.document = _keep_pdf(p, pdf, tag="stop_work_order", title=f"Stop-work order ({on})",
+                               filename=f"{p.case.number}-stop-work-{on}.pdf", acting_user=acting_user)
+    order.save(update_fields=["document"])
+    _send_on_commit(project=p, subject=f"STOP-WORK ORDER {p.case.number}", body=reason,
+                    filename=order.document.original_name, pdf=pdf, acting_user=acting_user)
+    return order
+
+
+def stop_work_open(project) -> StopWorkOrder | None:
+    return project.stop_work_orders.filter(lifted_on__isnull=True).order_by("-issued_on", "-id").first()
+
+
+@transaction.atomic
+def stop_work_lift(*, project: ConstructionProject, work_approved_note: str, acting_user,
+                   on: date | None = None) -> StopWorkOrder:
+    """Lift the order: refused while any of its violations (or any other) is not corrected and approved,
+    and without the Director's approval of the work previously completed (§ 380-16 C(4)(e)[5])."""
+    p = _lock(project)
+    on = on or _today()
+    order = stop_work_open(p)
+    if order is None:
+        raise ConstructionError(ERR_NO_OPEN_ORDER)
+    pending = []
+    for v in list(order.violations.all()) + _unresolved(p):
+        if v.resolved:
+            continue
+        state = "not corrected" if v.corrected_on is None else "corrected, not approved by the Director"
+        item = f"V{v.pk} ({v.description[:60]}): {state}"
+        if item not in pending:
+            pending.append(item)
+    if pending:
+        raise ConstructionError(ERR_LIFT.format(items="; ".join(pending)))
+    if not work_approved_note.strip():
+        raise ConstructionError(ERR_LIFT_NOTE)
+    case_transition(case=p.case, to=S.ACTIVE, acting_user=acting_user, on=on,
+                    why=f"Stop-work order lifted: {work_approved_note}")
+    order.lifted_on, order.lifted_by, order.work_approved_note = on, acting_user, work_approved_note.strip()
+    order.save(update_fields=["lifted_on", "lifted_by", "work_approved_note"])
+    pdf = documents.letter_pdf(project=p, subject=f"Stop-work order lifted: {p.case.number}", on=on,
+                               paragraphs=[f"The stop-work order of {order.issued_on:%B %-d, %Y} is lifted as of "
+                                           f"{on:%B %-d, %Y}: the violations are corrected and the work previously "
+                                           f"completed is approved ({work_approved_note.strip()}). Work may resume."],
+                               citation="Ch. 380 § 380-16 C(4)(e)[5].")
+    _keep_pdf(p, pdf, tag="stop_work_lifted", title=f"Stop-work order lifted ({on})",
+              filename=f"{p.case.number}-stop-work-lifted-{on}.pdf", acting_user=acting_user)
+    return order
+
+
+@transaction.atomic
+def enforcement_refer(*, project: ConstructionProject, reason: str, acting_user, on: date | None = None):
+    """Escalation: water resources or the MS4 not adequately protected, violations not corrected —
+    enforcement at the Director's discretion (§ 380-16 C(4)(f)[2], § 380-19)."""
+    p = _lock(project)
+    on = on or _today()
+    if not _unresolved(p):
+        raise ConstructionError(ERR_REFER)
+    case_transition(case=p.case, to=S.ENFORCEMENT, acting_user=acting_user, on=on, why=f"Enforcement: {reason}")
+    pdf = documents.letter_pdf(project=p, subject=f"Referral for enforcement: {p.case.number}", on=on,
+                               paragraphs=[reason, "Unresolved violations: " + "; ".join(
+                                   f"V{v.pk} {v.description} (correct by {v.correct_by})" for v in _unresolved(p)),
+                                   "The Town may pursue all civil and criminal remedies (§ 380-19) and use the surety "
+                                   "to complete the work (§ 380-16 C(4)(e)[4], § 380-17 A)."],
+                               citation="Ch. 380 § 380-16 C(4)(f)[2]; § 380-19.")
+    doc = _keep_pdf(p, pdf, tag="enforcement", title=f"Referral for enforcement ({on})",
+                    filename=f"{p.case.number}-enforcement-{on}.pdf", acting_user=acting_user)
+    return EnforcementReferral.objects.create(project=p, referred_on=on, reason=reason, document=doc)
+
+
+@transaction.atomic
+def enforcement_resolve(*, project: ConstructionProject, resolution: str, acting_user, on: date | None = None):
+    p = _lock(project)
+    on = on or _today()
+    ref = p.referrals.filter(resolved_on__isnull=True).order_by("-id").first()
+    if ref is None:
+        raise ConstructionError("There is no open enforcement referral.")
+
+    def check(_):
+        if _unresolved(p):
+            raise TransitionError(ERR_LIFT.format(items="; ".join(f"V{v.pk}" for v in _unresolved(p))))
+    case_transition(case=p.case, to=S.ACTIVE, acting_user=acting_user, on=on, check=check,
+                    why=f"Enforcement resolved: {resolution}")
+    ref.resolved_on, ref.resolution = on, resolution
+    ref.save(update_fields=["resolved_on", "resolution"])
+    return ref
+
+
+# --- surety (§ 380-17) ----------------------------------------------------------------------------
+
+@transaction.atomic
+def surety_post(*, project: ConstructionProject, form: str, amount: Decimal, estimated_cost: Decimal,
+                prevailing_wage_included: bool, counsel_approved_on: date | None, finance_approved_on: date | None,
+                posted_on: date, acting_user, issuer: str = "", reference: str = "", upload=None) -> Surety:
+    """§ 380-17 A: a bond, irrevocable letter of credit, cash or other security, approved in form by Town
+    Counsel and Finance, not less than the estimated construction cost including prevailing wage."""
+    p = _lock(project)
+    if Surety.objects.filter(project=p).exists():
+        raise ConstructionError(ERR_SURETY_EXISTS)
+    if amount <= 0 or estimated_cost <= 0:
+        raise ConstructionError(ERR_AMOUNT)
+    if not prevailing_wage_included:
+        raise ConstructionError(ERR_SURETY_WAGE)
+    if amount < estimated_cost:
+        raise ConstructionError(ERR_SURETY_AMOUNT.format(amount=f"${fmt(amount)}", cost=f"${fmt(estimated_cost)}"))
+    if counsel_approved_on is None or finance_approved_on is None:
+        raise ConstructionError(ERR_SURETY_APPROVALS)
+    doc = case_document_add(case=p.case, upload=upload, tag="surety", title="Surety instrument",
+                            acting_user=acting_user) if upload is not None else None
+    s = Surety.objects.create(project=p, form=form, issuer=issuer, reference=reference, amount=amount,
+                              estimated_cost=estimated_cost, prevailing_wage_included=True,
+                              counsel_approved_on=counsel_approved_on, finance_approved_on=finance_approved_on,
+                              posted_on=posted_on, document=doc)
+    event_record(case=p.case, kind="surety", acting_user=acting_user, on=posted_on,
+                 why=f"Surety posted: {s.get_form_display()} ${fmt(amount)} (estimate ${fmt(estimated_cost)})")
+    audit_record(actor=acting_user, action="construction.surety_post", obj=s, data={"amount": fmt(amount)})
+    return s
+
+
+def surety_held(surety: Surety) -> Decimal:
+    """The security still held: the amount less releases and forfeiture draws (a sum of entries)."""
+    out = surety.entries.aggregate(t=Sum("amount"))["t"] or ZERO
+    return surety.amount - out
+
+
+def final_submissions_missing(project: ConstructionProject) -> list[str]:
+    """What § 380-18 (final submissions), § 380-14 D(4) and § 380-16 still need before the certificate."""
+    from stormwater.stewardship.selectors import easements_missing, final_plan_recorded
+
+    missing = []
+    site = project.permit.stewardship_sites.order_by("id").first()
+    if site is None or final_plan_recorded(site) is None:
+        missing.append("the final O&M plan recorded at the Hampden County Registry of Deeds, with proof of recording "
+                       "(book and page or document number) filed (§ 380-18 A, § 380-14 B)")
+    if not project.as_builts.filter(accepted_on__isnull=False).exists():
+        missing.append("as-built drawings certified by a Massachusetts registered PE, paper and PDF, accepted "
+                       "(§ 380-18 B, § 380-15)")
+    if not project.inspections.filter(kind=K.FINAL, evaluation=Evaluation.COMPLIANT).exists():
+        missing.append("the final inspection report finding the system properly installed and functioning "
+                       "(§ 380-18 C, § 380-16 C(4)(e))")
+    if site is None:
+        missing.append("stormwater management easements recorded (§ 380-14 D(4))")
+    else:
+        missing.extend(easements_missing(site))
+    unresolved = _unresolved(project)
+    if unresolved:
+        missing.append("violations corrected and approved: " + ", ".join(f"V{v.pk}" for v in unresolved)
+                       + " (§ 380-16 C(4)(e)[5])")
+    return missing
+
+
+@transaction.atomic
+def surety_release(*, project: ConstructionProject, amount: Decimal, on: date, acting_user, phase: str = "",
+                   reason: str = "") -> SuretyEntry:
+    """§ 380-17 B: part of the bond may be released as each phase is completed in compliance with the
+    permit; it may not be fully released until the final inspection report and the other § 380-18
+    submissions are in and the certificate of completion is issued."""
+    p = _lock(project)
+    surety = Surety.objects.select_for_update().filter(project=p).first()
+    if surety is None:
+        raise ConstructionError(ERR_SURETY_NONE)
+    if amount <= 0:
+        raise ConstructionError(ERR_AMOUNT)
+    held = surety_held(surety)
+    if amount > held:
+        raise ConstructionError(ERR_RELEASE_MORE.format(amount=f"${fmt(amount)}", held=f"${fmt(held)}"))
+    final = amount == held
+    if final:
+        missing = final_submissions_missing(p)
+        if p.certificate_on is None:
+            missing.append("the certificate of completion (§ 380-18)")
+        if missing:
+            raise ConstructionError(ERR_RELEASE_FULL.format(items="; ".join(missing)))
+    else:
+        if not phase.strip():
+            raise ConstructionError(ERR_RELEASE_PHASE)
+        unresolved = _unresolved(p)
+        if unresolved:
+            raise ConstructionError(ERR_RELEASE_VIOLATIONS.format(items=", ".join(f"V{v.pk}" for v in unresolved)))
+    e = SuretyEntry.objects.create(surety=surety, kind=SuretyEntryKind.RELEASE, amount=amount, on=on, phase=phase,
+                                   reason=reason or ("final release" if final else f"phase completed: {phase}"),
+                                   final=final, recorded_by=acting_user)
+    event_record(case=p.case, kind="surety.release", acting_user=acting_user, on=on,
+                 why=f"Surety {'released in full' if final else 'partly released'}: ${fmt(amount)}"
+                     + (f" ({phase})" if phase else "") + f"; held ${fmt(held - amount)}")
+    audit_record(actor=acting_user, action="construction.surety_release", obj=e, data={"amount": fmt(amount),
+                                                                                       "final": final})
+    return e
+
+
+@transaction.atomic
+def surety_forfeit(*, project: ConstructionProject, violation: Violation, amount: Decimal, on: date, reason: str,
+                   acting_user) -> SuretyEntry:
+    """§ 380-16 C(4)(e)[4], § 380-17 A: if the permittee fails to act, the Town may use the surety to
+    complete the work. Refused unless the violation is unresolved and its date to correct has passed."""
+    p = _lock(project)
+    surety = Surety.objects.select_for_update().filter(project=p).first()
+    if surety is None:
+        raise ConstructionError(ERR_SURETY_NONE)
+    if amount <= 0:
+        raise ConstructionError(ERR_AMOUNT)
+    if violation.project_id != p.pk:
+        raise ConstructionError("That violation is not on this project.")
+    if violation.resolved or violation.corrected_on is not None:
+        raise ConstructionError(ERR_FORFEIT.format(vid=f"V{violation.pk}", why="has been corrected"))
+    if on <= violation.correct_by:
+        raise ConstructionError(ERR_FORFEIT.format(vid=f"V{violation.pk}",
+                                                   why=f"may still be corrected until {violation.correct_by}"))
+    held = surety_held(surety)
+    if amount > held:
+        raise ConstructionError(ERR_RELEASE_MORE.format(amount=f"${fmt(amount)}", held=f"${fmt(held)}"))
+    e = SuretyEntry.objects.create(surety=surety, kind=SuretyEntryKind.FORFEITURE, amount=amount, on=on,
+                                   reason=f"V{violation.pk}: {reason}", recorded_by=acting_user)
+    event_record(case=p.case, kind="surety.forfeit", acting_user=acting_user, on=on,
+                 why=f"Surety drawn ${fmt(amount)} to correct V{violation.pk}: {reason}")
+    audit_record(actor=acting_user, action="construction.surety_forfeit", obj=e, data={"amount": fmt(amount)})
+    return e
+
+
+# --- completion -----------------------------------------------------------------------------------
+
+@transaction.atomic
+def as_built_submit(*, project: ConstructionProject, upload, pe_name: str, pe_license: str,
+                    certified_on: date | None, paper_copy_received_on: date | None, full_size: bool,
+                    final_grades: bool, deviations: str, acting_user) -> AsBuilt:
+    """§ 380-15: full-size plans with all final grades and all changes from the approved plans, certified by
+    the project design engineer (a Massachusetts registered PE); one paper copy and a PDF."""
+    missing = []
+    if upload is None:
+        missing.append("the PDF of the drawings")
+    if not pe_name.strip():
+        missing.append("the certifying engineer's name")
+    if not pe_license.strip():
+        missing.append("the Massachusetts PE registration number")
+    if certified_on is None:
+        missing.append("the date of certification")
+    if paper_copy_received_on is None:
+        missing.append("the paper copy (date received)")
+    if not full_size:
+        missing.append("full-size plans")
+    if not final_grades:
+        missing.append("all final grades")
+    if not deviations.strip():
+        missing.append("the deviations from the approved plans (or “none”)")
+    if missing:
+        raise ConstructionError(ERR_ASBUILT_FIELDS.format(fields="; ".join(missing)) + " (§ 380-15)")
+    doc = case_document_add(case=project.case, upload=upload, tag="as_built", title="As-built drawings",
+                            acting_user=acting_user)
+    if doc.content_type != "application/pdf":
+        raise ConstructionError(ERR_ASBUILT_PDF)
+    ab = AsBuilt.objects.create(project=project, document=doc, pe_name=pe_name.strip(), pe_license=pe_license.strip(),
+                                certified_on=certified_on, paper_copy_received_on=paper_copy_received_on,
+                                full_size=True, final_grades=True, deviations=deviations.strip())
+    event_record(case=project.case, kind="as_built", acting_user=acting_user, on=certified_on,
+                 why=f"As-built drawings certified by {ab.pe_name}, PE {ab.pe_license} (§ 380-15)")
+    return ab
+
+
+@transaction.atomic
+def as_built_accept(*, as_built: AsBuilt, on: date, acting_user) -> AsBuilt:
+    as_built.accepted_on, as_built.accepted_by = on, acting_user
+    as_built.save(update_fields=["accepted_on", "accepted_by"])
+    event_record(case=as_built.project.case, kind="as_built.accepted", acting_user=acting_user, on=on,
+                 why="As-built drawings accepted by the Director")
+    audit_record(actor=acting_user, action="construction.as_built_accept", obj=as_built)
+    return as_built
+
+
+@transaction.atomic
+def certificate_issue(*, project: ConstructionProject, acting_user, on: date | None = None) -> ConstructionProject:
+    """§ 380-18: the letter certifying completion, only when the final O&M plan (recorded, § 380-14 B),
+    the as-built drawings (§ 380-15), the final inspection report (§ 380-16) and the recorded easements
+    (§ 380-14 D(4)) are all in; refused otherwise, naming what is missing. Review and oversight are then
+    complete: the permit file closes and the 53G balance refund falls due within 30 days
+    (permits.services.permit_close, § 380-10 G(2)(f))."""
+    p = _lock(project)
+    on = on or _today()
+
+    def check(_):
+        missing = final_submissions_missing(p)
+        if missing:
+            raise TransitionError(ERR_CERTIFICATE.format(items="; ".join(missing)))
+    case_transition(case=p.case, to=S.COMPLETED, acting_user=acting_user, on=on, check=check,
+                    why="Certificate of completion issued (§ 380-18)")
+    p.certificate_on = on
+    p.save(update_fields=["certificate_on"])
+    pdf = documents.certificate_pdf(p, on=on)
+    p.certificate_document = _keep_pdf(p, pdf, tag="certificate", title="Certificate of completion",
+                                       filename=f"{p.case.number}-certificate-{on}.pdf", acting_user=acting_user)
+    p.save(update_fields=["certificate_document"])
+    _send_on_commit(project=p, subject=f"Certificate of completion {p.case.number}",
+                    body=f"The stormwater work at {p.permit.site_address} is certified complete.",
+                    filename=p.certificate_document.original_name, pdf=pdf, acting_user=acting_user)
+    if p.permit.case.status in (permit_wf.Status.APPROVED, permit_wf.Status.APPROVED_WITH_CONDITIONS):
+        permit_services.permit_close(application=p.permit, acting_user=acting_user, on=on,
+                                     why=f"certificate of completion {p.case.number}")
+    return p

@@ -1,0 +1,76 @@
+"""Fixtures for stewardship: a frozen clock, PDF uploads, a site with an owner and an operator."""
+from __future__ import annotations
+
+from datetime import date, datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+import time_machine
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+EASTERN = ZoneInfo("America/New_York")
+PDF_BYTES = b"%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"
+UKY = "/work/shared/reference/inventory/uky-campus-ms4"
+
+
+@pytest.fixture(autouse=True)
+def _media(settings, tmp_path):
+    settings.MEDIA_ROOT = tmp_path / "media"
+    settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+
+
+def pdf_upload(name="doc.pdf", content=PDF_BYTES):
+    return SimpleUploadedFile(name, content, content_type="application/pdf")
+
+
+@pytest.fixture
+def at():
+    travellers = []
+
+    def _at(day: date, hour: int = 12):
+        for t in travellers:
+            t.stop()
+        travellers.clear()
+        t = time_machine.travel(datetime(day.year, day.month, day.day, hour, 0, tzinfo=EASTERN), tick=False)
+        t.start()
+        travellers.append(t)
+    yield _at
+    for t in travellers:
+        t.stop()
+
+
+ALL_ITEMS = None
+
+
+def all_items():
+    from stormwater.stewardship.contents import OM_ITEMS
+
+    return {i.key: f"§{n + 1}" for n, i in enumerate(OM_ITEMS)}
+
+
+@pytest.fixture
+def site(personas, at):
+    """A site (no permit) owned by the owner persona, with an operator; opened 2026-05-01."""
+    from stormwater.stewardship import services as sv
+
+    at(date(2026, 5, 1))
+    s = sv.site_open(name="Elm Court basin", address="1 Elm St", owner_user=personas["owner"],
+                     acting_user=personas["staff"])
+    sv.party_add(site=s, role="owner", name="Olivia Owner", email="olivia@example.org", since=date(2026, 5, 1),
+                 user=personas["owner"], acting_user=personas["staff"])
+    sv.party_add(site=s, role="operator", name="Basin Care LLC", email="ops@basincare.example", since=date(2026, 5, 1),
+                 acting_user=personas["staff"])
+    sv.party_add(site=s, role="financial", name="Olivia Owner", since=date(2026, 5, 1), acting_user=personas["staff"])
+    return s
+
+
+@pytest.fixture
+def recorded(site, personas, at):
+    """Final O&M plan recorded Friday 2026-05-15 (Book 25000 Page 100)."""
+    from stormwater.stewardship import services as sv
+
+    at(date(2026, 5, 15))
+    plan = sv.om_plan_submit(site=site, items=all_items(), final=True, upload=pdf_upload("om.pdf"),
+                             acting_user=personas["owner"])
+    return sv.om_plan_record(plan=plan, recorded_on=date(2026, 5, 15), book="25000", page="100",
+                             proof_upload=pdf_upload("recording.pdf"), acting_user=personas["staff"])
