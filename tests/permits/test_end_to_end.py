@@ -39,7 +39,7 @@ def test_done_when_scenario(client, personas, town, at):
     at(date(2026, 2, 16))
     r = client.post("/permits/applicability/", {"disturbance": "2", "unit": "acres", "on": "2026-04-01",
                                                 "discharges_to_ms4": "on", "exemption": "H",
-                                                "c_existing_ways_only": "on", "c_adds_lane_width": "on"})
+                                                "c_H_existing_ways_only": "on", "c_H_adds_lane_width": "on"})
     page = r.content.decode()
     assert "A permit is required" in page and "Not exempt under § 380-5 H" in page
 
@@ -59,7 +59,7 @@ def test_done_when_scenario(client, personas, town, at):
                                         "Springfield, MA 01101"})
     letters = client.get(base + "abutters/letters.pdf").content
     text = pdf_text(letters)
-    assert "Oscar Other" in text and "Shops LLC" in text and "Town Clerk" in text and "87120 ft²" in text
+    assert "Oscar Other" in text and "Shops LLC" in text and "Town Clerk" in text and "87,120 ft²" in text
     labels = pdf_text(client.get(base + "abutters/labels.pdf").content)
     assert "2 Oak St" in labels and "PO Box 1" in labels
     post(client, base + "abutters/mailed/", {"mailed_on": "2026-02-16"})

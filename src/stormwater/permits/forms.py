@@ -8,7 +8,8 @@ from .models import ConsultantAppeal, DecisionKind, ProjectType
 from .services import STANDARDS
 
 EXEMPTION_CHOICES = [("", "— none claimed —")] + [(k, f"{k}. {e.title} ({e.citation})") for k, e in EXEMPTIONS.items()]
-CONDITION_KEYS = sorted({c.key for e in EXEMPTIONS.values() for c in e.conditions})
+# One checkbox per (exemption, condition): D and E share a condition key but are separate questions.
+CONDITION_FIELDS = [(k, c.key) for k, e in EXEMPTIONS.items() for c in e.conditions]
 
 
 class ApplicabilityForm(forms.Form):
@@ -29,8 +30,8 @@ class ApplicabilityForm(forms.Form):
 
     def __init__(self, *a, **kw):
         super().__init__(*a, **kw)
-        for key in CONDITION_KEYS:
-            self.fields[f"c_{key}"] = forms.BooleanField(required=False)
+        for letter, key in CONDITION_FIELDS:
+            self.fields[f"c_{letter}_{key}"] = forms.BooleanField(required=False)
 
 
 class ApplicationForm(forms.Form):

@@ -22,7 +22,7 @@ from stormwater.rules.applicability import EXEMPTIONS, OtherWork, determine, to_
 from . import documents, services
 from . import workflow as wf
 from .checklist import BY_KEY, ITEMS, OTHER_TAGS
-from .forms import (CONDITION_KEYS, AppealForm, ApplicabilityForm, ApplicationForm, ConsultantForm, DecisionForm,
+from .forms import (AppealForm, ApplicabilityForm, ApplicationForm, ConsultantForm, DecisionForm,
                     RuleHearingForm)
 from .models import AccountEntryKind, ProjectChange, RuleHearing, Waiver
 from .selectors import (account_entries, account_of, current_engagement, fee_schedule_in_force, is_applicant,
@@ -91,11 +91,13 @@ def permit_applicability(request):
             result = determine(disturbance_sqft=sqft, on=d["on"], common_plan=d["common_plan"],
                                common_plan_total_sqft=d["common_plan_total_sqft"],
                                discharges_to_ms4=d["discharges_to_ms4"], exemption=d["exemption"] or None,
-                               exemption_answers={k: d[f"c_{k}"] for k in CONDITION_KEYS},
+                               exemption_answers={c.key: d[f"c_{d['exemption']}_{c.key}"]
+                                                  for c in EXEMPTIONS[d["exemption"]].conditions}
+                               if d["exemption"] else {},
                                other_work=parse_other_work(d["other_work"]))
         except ValueError as e:
             form.add_error(None, str(e))
-    exemptions = [(k, e, [(c, form[f"c_{c.key}"]) for c in e.conditions]) for k, e in EXEMPTIONS.items()]
+    exemptions = [(k, e, [(c, form[f"c_{k}_{c.key}"]) for c in e.conditions]) for k, e in EXEMPTIONS.items()]
     return render(request, "permits/applicability.html", {"form": form, "result": result, "exemptions": exemptions})
 
 
