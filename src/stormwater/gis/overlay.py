@@ -349,7 +349,7 @@ def _remove_row(layer: Layer, row_geoms: np.ndarray, row_tree) -> tuple[Layer, p
     ``fid, area_sqft`` (left), ``row_removed_sqft``.
     """
     def table(geoms, removed):
-        return pd.DataFrame({"layer": layer.name, "fid": layer.fids.astype(str), "area_sqft": shapely.area(geoms),
+        return pd.DataFrame({"layer": layer.name, "fid": layer.fids, "area_sqft": shapely.area(geoms),
                              "row_removed_sqft": removed})
 
     if row_tree is None or not len(layer):
@@ -398,14 +398,21 @@ def impervious_by_parcel(parcels: Layer, layers: Sequence[Layer], row: Sequence[
         features.append(feats)
         if not len(lyr):
             continue
-        imp_i, par_i = ptree.query(lyr.geoms, predicate="intersects")
-        # Most polygons lie wholly inside one parcel: they go whole, no intersection computed.
-        inside = shapely.contains_properly(pgeoms[par_i], lyr.geoms[imp_i])
-        geoms = lyr.geoms[imp_i].copy()
-        cut = ~inside
-        if cut.any():
-            geoms[cut] = shapely.intersection(lyr.geoms[imp_i[cut]], pgeoms[par_i[cut]])
-            geoms[cut] = [_polygonal_part(g) for g in geoms[cut]]
+        # Most polygons lie wholly inside one parcel: one query against the prepared parcels finds
+        # them, and they go whole with no intersection. Only the rest are tested and cut.
+        in_par, in_imp = shapely.STRtree(lyr.geoms).query(pgeoms, predicate="contains_properly")
+        rest = np.ones(len(lyr), dtype=bool)
+        rest[in_imp] = False
+        rest_idx = np.flatnonzero(rest)
+        c_imp, c_par = ptree.query(lyr.geoms[rest_idx], predicate="intersects")
+        c_imp = rest_idx[c_imp]
+        cut_geoms = shapely.intersection(lyr.geoms[c_imp], pgeoms[c_par])
+        odd = ~np.isin(shapely.get_type_id(cut_geoms), (3, 6))  # lines/points/collections from touching
+        if odd.any():
+            cut_geoms[odd] = [_polygonal_part(g) for g in cut_geoms[odd]]
+        imp_i = np.concatenate([in_imp, c_imp])
+        par_i = np.concatenate([in_par, c_par])
+        geoms = np.concatenate([lyr.geoms[in_imp], cut_geoms])
         area = shapely.area(geoms)
         ok = area > AREA_TOLERANCE_SQFT
         attributed = np.bincount(imp_i[ok], weights=area[ok], minlength=len(lyr))
@@ -434,11 +441,11 @@ def impervious_by_parcel(parcels: Layer, layers: Sequence[Layer], row: Sequence[
     # Overlaps: only parcels where two pieces share area need a union (counted once).
     if len(pg) > 1:
         tree = shapely.STRtree(pg)
-        a, b = tree.query(pg, predicate="intersects")
+        a, b = tree.query(pg)  # envelopes only: cheap; the exact test runs on the few same-parcel pairs
         same = (a < b) & (pp[a] == pp[b])
         a, b = a[same], b[same]
         if len(a):
-            shared = shapely.area(shapely.intersection(pg[a], pg[b])) > AREA_TOLERANCE_SQFT
+            shared = shapely.intersects(pg[a], pg[b]) & ~shapely.touches(pg[a], pg[b])  # share area
             a, b = a[shared], b[shared]
         for pi in np.unique(pp[a]):
             members = pp == pi
@@ -450,8 +457,8 @@ def impervious_by_parcel(parcels: Layer, layers: Sequence[Layer], row: Sequence[
     areas = pd.DataFrame(by_layer, index=pd.Index(parcels.fids.astype(str), name="parcel_id"),
                          columns=[f"{n}_sqft" for n in names])
     areas.insert(0, "impervious_sqft", total)
-    pieces = pd.DataFrame({"parcel_id": parcels.fids[pp].astype(str) if len(pp) else [],
-                           "layer": [names[i] for i in pl], "fid": pf, "area_sqft": pa,
+    pieces = pd.DataFrame({"parcel_id": parcels.fids[pp] if len(pp) else [],
+                           "layer": np.asarray(names, dtype=object)[pl] if len(pl) else [], "fid": pf, "area_sqft": pa,
                            "geometry": pg if keep_pieces else [None] * len(pg)})
     feats = pd.concat(features, ignore_index=True) if features else \
         pd.DataFrame(columns=["layer", "fid", "area_sqft", "row_removed_sqft"])
@@ -521,6 +528,11 @@ def impervious_partitioned(parcels: Layer, layers: Sequence[Layer], row: Sequenc
     ``map_fn(func, list_of_args)`` → list of results (default: in this process, in order).
     A Dask client can pass e.g. ``lambda f, args: client.gather(client.map(lambda a: f(*a), args))``.
     """
+    if partitions <= 1 and map_fn is None:  # one partition: no subsetting, no merge
+        result = impervious_by_parcel(parcels, layers, row, keep_pieces=keep_pieces)
+        if progress:
+            progress(1, 1)
+        return result
     parts = partition_parcels(parcels, partitions)
     args = [(*subset_for(parcels, idx, layers, row), keep_pieces) for idx in parts]
     if map_fn is None:
@@ -584,10 +596,11 @@ def merge_results(results: Sequence[OverlayResult], names: list[str], order: np.
                 outside_ids.setdefault(p.layer, set()).update(p.ids)
             else:
                 problems.setdefault((p.code, p.layer), p)
-    attributed = set(zip(pieces["layer"], pieces["fid"].astype(str))) if len(pieces) else set()
     out: list[Problem] = list(problems.values())
     for lyr, ids in outside_ids.items():
-        left = sorted((i for i in ids if (lyr, i) not in attributed), key=_natural)
+        # Only the few candidate ids are looked up (not a Python set of every piece).
+        got = set(pieces.loc[(pieces["layer"] == lyr).to_numpy(), "fid"].astype(str)) if len(pieces) else set()
+        left = sorted((i for i in ids if i not in got), key=_natural)
         if left:
             out.append(Problem("outside_parcels", lyr, OUTSIDE_MESSAGE, left, severity="info"))
     return OverlayResult(names, areas, pieces, feats, out)
