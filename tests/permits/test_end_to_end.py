@@ -168,7 +168,7 @@ def test_done_when_scenario(client, personas, town, at):
     expect = {
         "filing_notice": [number, "1 Elm St", "Olivia Owner", "March 2, 2026", "§ 380-10 F"],
         "incomplete_notice": ["denied as administratively incomplete", "Friday, March 20, 2026", "operation and maintenance"],
-        "consultant_notice": ["Pat Engineer", "$4000.00", "March 23, 2026", "Select Board", "March 31, 2026"],
+        "consultant_notice": ["Pat Engineer", "$4,000.00", "March 23, 2026", "Select Board", "March 31, 2026"],
         "decision": ["Stormwater Management and Land Disturbance Permit", "Silt fence along the brook",
                      "§ 380-11 D", "within two years"],
         "account_report": ["$4,000.00", "$3,150.00", "$6.42", "$856.42", "$0.00"],

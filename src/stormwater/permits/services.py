@@ -21,7 +21,7 @@ from stormwater.cases.services import (TransitionError, case_document_add, case_
 from stormwater.rules.applicability import Determination
 from stormwater.rules.calendar import add_months
 from stormwater.rules.clocks import Unit, interval_is_at_least, length_to_date
-from stormwater.rules.money import ZERO, fmt, round_cents
+from stormwater.rules.money import ZERO, fmt, fmt_display, round_cents
 from stormwater.rules.permit_fees import fees_total, permit_fees
 
 from . import documents
@@ -485,7 +485,7 @@ def consultant_select(*, application: PermitApplication, name: str, services: st
         paragraphs=[
             f"Under MGL c.44 §53G and § 380-10 G(2) the DPW Director has selected {name}"
             + (f" of {firm}" if firm else "") + f" to advise on your application: {services}",
-            f"The fee to be charged to you is ${fmt(fee)}. Please pay the fee in its entirety; it is deposited in "
+            f"The fee to be charged to you is ${fmt_display(fee)}. Please pay the fee in its entirety; it is deposited in "
             "a special account with the Town Treasurer and spent only on this project. Any balance, with interest, "
             "is returned to you when the review and oversight are complete.",
             f"No consultant costs are incurred if the application is withdrawn within five days of this notice, by "
@@ -502,7 +502,7 @@ def consultant_select(*, application: PermitApplication, name: str, services: st
         items=[f"Consultant: {name}" + (f", {firm}" if firm else ""),
                f"Qualifications: {degree or ''}{'; ' if degree and years_of_practice else ''}"
                f"{f'{years_of_practice} years of practice' if years_of_practice else ''}",
-               f"Fee requested: ${fmt(fee)}"],
+               f"Fee requested: ${fmt_display(fee)}"],
         citation="Ch. 380 § 380-10 G(2)(c)–(e); MGL c.44 §53G.")
     eng.save(update_fields=["document"])
     return eng
@@ -561,7 +561,7 @@ def consultant_additional_fee(*, application: PermitApplication, amount: Decimal
     _letter(app, tag="consultant_notice", title="Request for additional consultant fee", on=on,
             acting_user=acting_user, filename=f"{app.case.number}-additional-fee-{on}.pdf",
             subject=f"Application {app.case.number}: additional consultant fee",
-            paragraphs=[f"The DPW Director requests an additional consultant fee of ${fmt(amount)}: {reason}",
+            paragraphs=[f"The DPW Director requests an additional consultant fee of ${fmt_display(amount)}: {reason}",
                         f"Payment is due within 10 business days, by {p.state().due:%B %-d, %Y}."],
             citation="Ch. 380 § 380-10 G(2)(d).")
     return eng
