@@ -64,3 +64,8 @@ urlpatterns += permits_urlpatterns
 # Ch. 295 Art. IV credits, abatements and appeals (stormwater.relief): spread in like GIS, flat checked URLPatterns.
 from stormwater.relief.urls import urlpatterns as relief_urlpatterns  # noqa: E402
 urlpatterns += relief_urlpatterns
+
+# Ch. 380 construction oversight and stewardship (stormwater.construction, stormwater.stewardship): spread in.
+from stormwater.construction.urls import urlpatterns as construction_urlpatterns  # noqa: E402
+from stormwater.stewardship.urls import urlpatterns as stewardship_urlpatterns  # noqa: E402
+urlpatterns += construction_urlpatterns + stewardship_urlpatterns

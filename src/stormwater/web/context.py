@@ -25,4 +25,8 @@ def nav(request):
         items.append(("permit_list", "Permits"))
     if user.can(Perm.RELIEF_APPLY) or user.can(Perm.RELIEF_VIEW_ALL):
         items.append(("relief_home", "Credits & appeals"))
+    if user.can(Perm.INSPECTION_FILE) or user.can(Perm.INSPECT) or user.can(Perm.SURETY):
+        items.append(("construction_list", "Construction"))
+    if user.can(Perm.STEWARDSHIP) or user.can(Perm.INSPECT) or user.can(Perm.PERMIT_APPLY):
+        items.append(("site_list", "Stewardship"))
     return {"nav": items}

@@ -1,0 +1,381 @@
+"""Web pages of construction oversight. Thin: parse, call one service, render. Every view is guarded by
+``require_perm``; every file is reached through ``project_get_for_user`` (404 for anyone else's)."""
+from __future__ import annotations
+
+from datetime import date, datetime
+from decimal import Decimal, InvalidOperation
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.http import FileResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_POST
+
+from stormwater.accounts.access import require_perm
+from stormwater.accounts.models import User
+from stormwater.accounts.roles import Perm
+from stormwater.cases.services import DocumentError, TransitionError
+from stormwater.permits import workflow as permit_wf
+from stormwater.permits.models import PermitApplication
+from stormwater.rules.inspections import Frequency, Frozen
+
+from . import selectors, services
+from .models import EROSION_KINDS, Evaluation, InspectionKind, SuretyForm
+
+
+def _date(v, default=None):
+    if not v:
+        if default is None:
+            raise ValueError("A date is required.")
+        return default
+    try:
+        return date.fromisoformat(v)
+    except ValueError:
+        raise ValueError(f"{v!r} is not a date (YYYY-MM-DD).") from None
+
+
+def _dt(v) -> datetime:
+    try:
+        d = datetime.fromisoformat(v)
+    except (TypeError, ValueError):
+        raise ValueError(f"{v!r} is not a date and time (YYYY-MM-DDTHH:MM).") from None
+    return timezone.make_aware(d) if timezone.is_naive(d) else d
+
+
+def _money(v) -> Decimal:
+    try:
+        return Decimal((v or "").replace(",", "").replace("$", "").strip())
+    except InvalidOperation:
+        raise ValueError(f"{v!r} is not an amount.") from None
+
+
+def _do(request, project, fn, ok: str, anchor: str = ""):
+    """Run one service; a refusal becomes a message naming what is missing, never a 500."""
+    try:
+        fn()
+    except (TransitionError, ValueError, DocumentError) as e:
+        messages.error(request, str(e))
+    else:
+        messages.success(request, ok)
+    return redirect(f"/construction/{project.case.number}/" + (f"#{anchor}" if anchor else ""))
+
+
+def _get(request, number):
+    return selectors.project_get_for_user(user=request.user, number=number)
+
+
+@require_perm()
+def construction_list(request):
+    projects = selectors.projects_for_user(request.user).order_by("-case__opened_at")[:200]
+    rows = [(p, selectors.next_due(p)) for p in projects]
+    openable = []
+    if request.user.can(Perm.CONSTRUCTION_MANAGE):
+        openable = PermitApplication.objects.filter(
+            case__status__in=[permit_wf.Status.APPROVED, permit_wf.Status.APPROVED_WITH_CONDITIONS],
+            construction__isnull=True).select_related("case")
+    return render(request, "construction/list.html", {
+        "rows": rows, "openable": openable, "now": timezone.now(),
+        "engineers": User.objects.filter(role__in=["consultant", "owner", "inspector", "staff"]).order_by("username"),
+        "overdue": selectors.inspections_overdue() if request.user.can(Perm.INSPECT) else []})
+
+
+@require_POST
+@require_perm(Perm.CONSTRUCTION_MANAGE)
+def construction_open(request):
+    permit = get_object_or_404(PermitApplication, case__number=request.POST.get("permit", ""))
+    eng = User.objects.filter(pk=request.POST.get("design_engineer") or 0).first()
+    esc = User.objects.filter(pk=request.POST.get("esc_inspector") or 0).first()
+    try:
+        p = services.project_open(
+            permit=permit, acting_user=request.user, design_engineer=eng,
+            design_engineer_name=request.POST.get("design_engineer_name", ""),
+            design_engineer_pe=request.POST.get("design_engineer_pe", ""), esc_inspector=esc,
+            esc_inspector_name=request.POST.get("esc_inspector_name", ""),
+            esc_inspector_credentials=request.POST.get("esc_inspector_credentials", ""),
+            preconstruction_required=bool(request.POST.get("preconstruction_required")),
+            surety_required=not request.POST.get("no_surety_reason"),
+            surety_not_required_reason=request.POST.get("no_surety_reason", ""),
+            frequency=request.POST.get("frequency", Frequency.EVERY_7_DAYS.value),
+            sensitive_waters=bool(request.POST.get("sensitive_waters")))
+    except (TransitionError, ValueError) as e:
+        messages.error(request, str(e))
+        return redirect("construction_list")
+    messages.success(request, f"Construction file {p.case.number} opened.")
+    return redirect("construction_detail", number=p.case.number)
+
+
+@require_perm()
+def construction_detail(request, number: str):
+    p = _get(request, number)
+    u = request.user
+    surety = selectors.surety_of(p)
+    site = p.permit.stewardship_sites.order_by("id").first()
+    can_manage = u.can(Perm.CONSTRUCTION_MANAGE)
+    ctx = {
+        "p": p, "case": p.case, "app": p.permit, "site": site, "due": selectors.next_due(p),
+        "areas": selectors.areas(p), "inspections": p.inspections.select_related("document", "notice", "storm"),
+        "notices": p.notices.all(), "rain": p.rain_events.all(), "violations": p.violations.all(),
+        "orders": p.stop_work_orders.prefetch_related("violations"), "open_order": services.stop_work_open(p),
+        "referrals": p.referrals.all(), "punch": p.punch_items.all(), "meetings": p.meetings.all(),
+        "surety": surety, "held": services.surety_held(surety) if surety else None,
+        "entries": surety.entries.all() if surety else [], "as_builts": p.as_builts.all(),
+        "missing": services.final_submissions_missing(p) if p.certificate_on is None else [],
+        "documents": p.case.documents.all(), "events": p.case.events.select_related("actor"),
+        "kinds": InspectionKind.choices, "evaluations": Evaluation.choices, "frequencies": list(Frequency),
+        "frozen_choices": list(Frozen), "surety_forms": SuretyForm.choices, "now": timezone.localtime(),
+        "today": timezone.localdate(), "can_manage": can_manage, "can_inspect": u.can(Perm.INSPECT),
+        "can_surety": u.can(Perm.SURETY), "can_file": u.can(Perm.INSPECTION_FILE) and any(
+            services.may_file(u, p, k) for k, _ in InspectionKind.choices),
+        "is_engineer": p.design_engineer_id == u.pk or u.can(Perm.INSPECT),
+        "erosion_kinds": [k.value for k in EROSION_KINDS],
+    }
+    return render(request, "construction/detail.html", ctx)
+
+
+@require_perm()
+def construction_document(request, number: str, doc_id: int):
+    p = _get(request, number)
+    doc = get_object_or_404(p.case.documents, pk=doc_id)
+    resp = FileResponse(doc.file.open("rb"), content_type=doc.content_type)
+    resp["Content-Disposition"] = f'inline; filename="{doc.original_name}"'
+    return resp
+
+
+@require_perm(Perm.INSPECTION_FILE)
+def construction_report(request, number: str):
+    """The written inspection report form (§ 380-16 C(4)(f)[1]); a missing item is refused by name."""
+    p = _get(request, number)
+    kind = request.POST.get("kind") or request.GET.get("kind") or InspectionKind.EROSION_ROUTINE.value
+    last = p.inspections.order_by("-inspected_at").first()
+    if request.method == "POST":
+        f = request.POST
+        try:
+            last_v = "none" if f.get("first_inspection") else (_date(f["last_inspection"]) if f.get("last_inspection")
+                                                                  else None)
+            rep = services.ReportInput(
+                kind=f.get("kind", ""), inspected_at=_dt(f["inspected_at"]) if f.get("inspected_at") else None,
+                location=f.get("location", ""), inspector_name=f.get("inspector_name", ""),
+                inspector_credentials=f.get("inspector_credentials", ""), last_inspection=last_v,
+                weather=f.get("weather", ""),
+                precipitation_24h_in=_money(f["precipitation_24h_in"]) if f.get("precipitation_24h_in") else None,
+                evaluation=f.get("evaluation", ""), findings=f.get("findings", ""),
+                corrective_steps=f.get("corrective_steps", ""), structures=f.get("structures", ""),
+                video_recorded_on=_date(f.get("video_recorded_on"), None) if f.get("video_recorded_on") else None,
+                video_reference=f.get("video_reference", ""),
+                storm_evaluated_on=_date(f["storm_evaluated_on"]) if f.get("storm_evaluated_on") else None,
+                storm_evaluation_rain_in=_money(f["storm_rain_in"]) if f.get("storm_rain_in") else None,
+                storm_id=int(f["storm_id"]) if f.get("storm_id") else None,
+                punch_list=tuple(x for x in f.get("punch_list", "").splitlines() if x.strip()))
+            services.inspection_report_file(project=p, report=rep, acting_user=request.user)
+        except (ValueError, TransitionError) as e:
+            messages.error(request, str(e))
+        else:
+            messages.success(request, "Inspection report filed; the PDF went to the applicant and the Director.")
+            return redirect("construction_detail", number=number)
+    return render(request, "construction/report.html", {
+        "p": p, "case": p.case, "kind": kind, "kinds": InspectionKind.choices, "evaluations": Evaluation.choices,
+        "last": last, "storms": p.rain_events.all(), "post": request.POST, "now": timezone.localtime(),
+        "me": request.user})
+
+
+def _post_action(perm):
+    """Decorator stack for POST actions on one project."""
+    def deco(fn):
+        return require_POST(require_perm(perm)(fn))
+    return deco
+
+
+@_post_action(Perm.CONSTRUCTION_MANAGE)
+def construction_meeting(request, number):
+    p = _get(request, number)
+    return _do(request, p, lambda: services.preconstruction_meeting_record(
+        project=p, held_on=_date(request.POST.get("held_on")), attendees=request.POST.get("attendees", ""),
+        notes=request.POST.get("notes", ""), acting_user=request.user), "Pre-construction meeting recorded.")
+
+
+@_post_action(Perm.INSPECT)
+def construction_plan_on_site(request, number):
+    p = _get(request, number)
+    return _do(request, p, lambda: services.plan_on_site_confirm(project=p, on=_date(request.POST.get("on")),
+                                                                  acting_user=request.user), "Plan on site confirmed.")
+
+
+@_post_action(Perm.CONSTRUCTION_MANAGE)
+def construction_conditions(request, number):
+    p = _get(request, number)
+    f = request.POST
+    return _do(request, p, lambda: services.project_conditions_set(
+        project=p, acting_user=request.user, frequency=f.get("frequency") or None,
+        sensitive_waters=bool(f.get("sensitive_waters")), frozen=f.get("frozen") or None,
+        stabilized_on=_date(f["stabilized_on"]) if f.get("stabilized_on") else None,
+        clear_stabilized=not f.get("stabilized_on")), "Inspection frequency conditions updated.", "schedule")
+
+
+@_post_action(Perm.CONSTRUCTION_MANAGE)
+def construction_start(request, number):
+    p = _get(request, number)
+    return _do(request, p, lambda: services.construction_start(project=p, on=_date(request.POST.get("on")),
+                                                                acting_user=request.user), "Construction started.")
+
+
+@_post_action(Perm.INSPECT)
+def construction_rain(request, number):
+    p = _get(request, number)
+    f = request.POST
+    return _do(request, p, lambda: services.rain_event_record(
+        project=p, ended_at=_dt(f.get("ended_at")), rain_in=_money(f.get("rain_in") or "0"),
+        snow_in=_money(f.get("snow_in") or "0"), source=f.get("source", ""), acting_user=request.user),
+        "Rainfall recorded.", "schedule")
+
+
+@_post_action(Perm.INSPECTION_FILE)
+def construction_notice(request, number):
+    p = _get(request, number)
+    if not (p.design_engineer_id == request.user.pk or request.user.can(Perm.INSPECT)):
+        raise PermissionDenied("Only the project's design engineer gives the 24-hour notice.")
+    return _do(request, p, lambda: services.inspection_notice_give(
+        project=p, kind=request.POST.get("kind", ""), scheduled_at=_dt(request.POST.get("scheduled_at")),
+        acting_user=request.user, note=request.POST.get("note", "")), "Notice given to the Director.", "inspections")
+
+
+@_post_action(Perm.INSPECTION_FILE)
+def construction_punch_done(request, number, item_id):
+    p = _get(request, number)
+    if not (p.design_engineer_id == request.user.pk or request.user.can(Perm.INSPECT)):
+        raise PermissionDenied("Only the design engineer or the Director's inspectors close punch-list items.")
+    item = get_object_or_404(p.punch_items, pk=item_id)
+    return _do(request, p, lambda: services.punch_item_done(item=item, on=_date(request.POST.get("on")),
+                                                             note=request.POST.get("note", ""), acting_user=request.user),
+               "Punch-list item done.", "inspections")
+
+
+@_post_action(Perm.INSPECT)
+def construction_area(request, number):
+    p = _get(request, number)
+    f = request.POST
+    action = f.get("action", "add")
+    if action == "add":
+        return _do(request, p, lambda: services.area_add(project=p, name=f.get("name", ""), acting_user=request.user),
+                   "Area added.", "areas")
+    area = get_object_or_404(p.areas, pk=f.get("area") or 0)
+    if action == "ceased":
+        return _do(request, p, lambda: services.area_ceased(area=area, on=_date(f.get("on")), acting_user=request.user),
+                   "Work ceased recorded: stabilize within 7 days.", "areas")
+    return _do(request, p, lambda: services.area_stabilized(area=area, on=_date(f.get("on")), acting_user=request.user),
+               "Area stabilized.", "areas")
+
+
+@_post_action(Perm.CONSTRUCTION_MANAGE)
+def construction_violation(request, number):
+    p = _get(request, number)
+    f = request.POST
+    insp = p.inspections.filter(pk=f.get("inspection") or 0).first()
+    return _do(request, p, lambda: services.violation_notice_issue(
+        project=p, description=f.get("description", ""), corrective_actions=f.get("corrective_actions", ""),
+        correct_by=_date(f.get("correct_by")), found_on=_date(f.get("found_on"), timezone.localdate()),
+        inspection=insp, acting_user=request.user), "Notice of violation issued.", "violations")
+
+
+@_post_action(Perm.INSPECTION_FILE)
+def construction_violation_corrected(request, number, violation_id):
+    p = _get(request, number)
+    v = get_object_or_404(p.violations, pk=violation_id)
+    return _do(request, p, lambda: services.violation_corrected(violation=v, on=_date(request.POST.get("on")),
+                                                                 note=request.POST.get("note", ""),
+                                                                 acting_user=request.user),
+               "Correction reported; the Director approves it.", "violations")
+
+
+@_post_action(Perm.CONSTRUCTION_MANAGE)
+def construction_violation_approve(request, number, violation_id):
+    p = _get(request, number)
+    v = get_object_or_404(p.violations, pk=violation_id)
+    return _do(request, p, lambda: services.violation_approve(violation=v, on=_date(request.POST.get("on")),
+                                                               acting_user=request.user),
+               "Corrected work approved.", "violations")
+
+
+@_post_action(Perm.CONSTRUCTION_MANAGE)
+def construction_stop_work(request, number):
+    p = _get(request, number)
+    vs = list(p.violations.filter(pk__in=request.POST.getlist("violations")))
+    return _do(request, p, lambda: services.stop_work_issue(project=p, violations=vs,
+                                                             reason=request.POST.get("reason", ""),
+                                                             acting_user=request.user),
+               "Stop-work order issued.", "violations")
+
+
+@_post_action(Perm.CONSTRUCTION_MANAGE)
+def construction_stop_work_lift(request, number):
+    p = _get(request, number)
+    return _do(request, p, lambda: services.stop_work_lift(project=p, work_approved_note=request.POST.get("note", ""),
+                                                            acting_user=request.user),
+               "Stop-work order lifted.", "violations")
+
+
+@_post_action(Perm.CONSTRUCTION_MANAGE)
+def construction_enforcement(request, number):
+    p = _get(request, number)
+    if request.POST.get("action") == "resolve":
+        return _do(request, p, lambda: services.enforcement_resolve(project=p, resolution=request.POST.get("reason", ""),
+                                                                     acting_user=request.user),
+                   "Enforcement resolved.", "violations")
+    return _do(request, p, lambda: services.enforcement_refer(project=p, reason=request.POST.get("reason", ""),
+                                                               acting_user=request.user),
+               "Referred for enforcement.", "violations")
+
+
+@_post_action(Perm.SURETY)
+def construction_surety(request, number):
+    p = _get(request, number)
+    f = request.POST
+    action = f.get("action", "post")
+    if action == "post":
+        return _do(request, p, lambda: services.surety_post(
+            project=p, form=f.get("form", "bond"), amount=_money(f.get("amount")),
+            estimated_cost=_money(f.get("estimated_cost")), prevailing_wage_included=bool(f.get("prevailing_wage")),
+            counsel_approved_on=_date(f["counsel_approved_on"]) if f.get("counsel_approved_on") else None,
+            finance_approved_on=_date(f["finance_approved_on"]) if f.get("finance_approved_on") else None,
+            posted_on=_date(f.get("posted_on"), timezone.localdate()), issuer=f.get("issuer", ""),
+            reference=f.get("reference", ""), upload=request.FILES.get("file"), acting_user=request.user),
+            "Surety posted.", "surety")
+    if action == "release":
+        return _do(request, p, lambda: services.surety_release(
+            project=p, amount=_money(f.get("amount")), on=_date(f.get("on"), timezone.localdate()),
+            phase=f.get("phase", ""), reason=f.get("reason", ""), acting_user=request.user), "Surety released.", "surety")
+    v = get_object_or_404(p.violations, pk=f.get("violation") or 0)
+    return _do(request, p, lambda: services.surety_forfeit(
+        project=p, violation=v, amount=_money(f.get("amount")), on=_date(f.get("on"), timezone.localdate()),
+        reason=f.get("reason", ""), acting_user=request.user), "Surety drawn to correct the work.", "surety")
+
+
+@_post_action(Perm.INSPECTION_FILE)
+def construction_as_built(request, number):
+    p = _get(request, number)
+    if not (p.design_engineer_id == request.user.pk or request.user.can(Perm.CONSTRUCTION_MANAGE)):
+        raise PermissionDenied("The project design engineer submits the as-built drawings (§ 380-15).")
+    f = request.POST
+    return _do(request, p, lambda: services.as_built_submit(
+        project=p, upload=request.FILES.get("file"), pe_name=f.get("pe_name", ""), pe_license=f.get("pe_license", ""),
+        certified_on=_date(f["certified_on"]) if f.get("certified_on") else None,
+        paper_copy_received_on=_date(f["paper_on"]) if f.get("paper_on") else None, full_size=bool(f.get("full_size")),
+        final_grades=bool(f.get("final_grades")), deviations=f.get("deviations", ""), acting_user=request.user),
+        "As-built drawings submitted.", "completion")
+
+
+@_post_action(Perm.CONSTRUCTION_MANAGE)
+def construction_as_built_accept(request, number, as_built_id):
+    p = _get(request, number)
+    ab = get_object_or_404(p.as_builts, pk=as_built_id)
+    return _do(request, p, lambda: services.as_built_accept(as_built=ab, on=timezone.localdate(),
+                                                             acting_user=request.user),
+               "As-built drawings accepted.", "completion")
+
+
+@_post_action(Perm.CONSTRUCTION_MANAGE)
+def construction_certificate(request, number):
+    p = _get(request, number)
+    return _do(request, p, lambda: services.certificate_issue(project=p, acting_user=request.user),
+               "Certificate of completion issued; the permit file is closed and the 53G refund is due.", "completion")
+

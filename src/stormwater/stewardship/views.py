@@ -1,0 +1,367 @@
+"""Web pages of stewardship. Thin: parse, call one service, render. Sites are reached only through
+``site_get_for_user``; owners act on their own sites (plans, logs, certifications, ownership notices)."""
+from __future__ import annotations
+
+import tempfile
+from datetime import date
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.db.models import Q
+from django.http import FileResponse, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
+from django.utils.text import get_valid_filename
+from django.views.decorators.http import require_POST
+
+from stormwater.accounts.access import require_perm
+from stormwater.accounts.roles import Perm
+from stormwater.cases.models import CaseDocument
+from stormwater.cases.services import DocumentError, TransitionError
+
+from . import selectors, services
+from .contents import OM_ITEMS
+from .inventory import REGION1_CATEGORIES
+from .models import EasementPurpose, MaintenanceKind, PartyRole
+from .reports import ms4_counts, ms4_csv
+
+
+def _date(v, default=None):
+    if not v:
+        if default is None:
+            raise ValueError("A date is required.")
+        return default
+    try:
+        return date.fromisoformat(v)
+    except ValueError:
+        raise ValueError(f"{v!r} is not a date (YYYY-MM-DD).") from None
+
+
+def _dec(v):
+    if not v:
+        return None
+    try:
+        return Decimal(v.replace(",", "").replace("$", ""))
+    except InvalidOperation:
+        raise ValueError(f"{v!r} is not a number.") from None
+
+
+def _do(request, site, fn, ok, anchor=""):
+    try:
+        fn()
+    except (TransitionError, ValueError, DocumentError) as e:
+        messages.error(request, str(e))
+    else:
+        messages.success(request, ok)
+    return redirect(f"/stewardship/{site.case.number}/" + (f"#{anchor}" if anchor else ""))
+
+
+def _site(request, number):
+    return selectors.site_get_for_user(user=request.user, number=number)
+
+
+def may_act_for_owner(user, site) -> bool:
+    """Owner-side acts (plan, logs, certifications, ownership notice): a current party or the owner's
+    sign-in on their own site, or stewardship staff recording a paper submission."""
+    if user.can(Perm.STEWARDSHIP):
+        return True
+    return site.owner_user_id == user.pk or site.parties.filter(user=user, until__isnull=True).exists()
+
+
+def _owner_site(request, number):
+    site = _site(request, number)
+    if not may_act_for_owner(request.user, site):
+        raise PermissionDenied("Only the owner, a responsible party or stewardship staff may do this.")
+    return site
+
+
+@require_perm()
+def site_list(request):
+    sites = selectors.sites_for_user(request.user).order_by("name")[:500]
+    today = timezone.localdate()
+    rows = []
+    for s in sites:
+        plan = selectors.final_plan_recorded(s)
+        rows.append((s, plan, selectors.next_certification(plan) if plan else None))
+    return render(request, "stewardship/list.html", {"rows": rows, "today": today,
+                                                     "can_manage": request.user.can(Perm.STEWARDSHIP)})
+
+
+@require_perm()
+def site_detail(request, number):
+    site = _site(request, number)
+    plan = selectors.final_plan_recorded(site)
+    bmps = site.bmps.all()
+    ctx = {
+        "site": site, "case": site.case, "plan": plan, "plans": site.plans.all(),
+        "next_cert": selectors.next_certification(plan) if plan else None,
+        "certs": plan.certifications.all() if plan else [], "parties": site.parties.all(),
+        "easements": site.easements.all(), "bmp_count": bmps.count(), "bmps": bmps[:200],
+        "structures": site.structures.count(), "imports": site.imports.all(),
+        "notices": site.maintenance_notices.select_related("case"), "changes": site.ownership_changes.all(),
+        "documents": site.case.documents.all(), "events": site.case.events.select_related("actor"),
+        "om_items": OM_ITEMS, "purposes": EasementPurpose.choices, "roles": PartyRole.choices,
+        "categories": REGION1_CATEGORIES, "today": timezone.localdate(),
+        "can_manage": request.user.can(Perm.STEWARDSHIP), "owner_acts": may_act_for_owner(request.user, site),
+        "construction": getattr(site.permit, "construction", None) if site.permit_id else None,
+        "map_points": [{"name": b.name, "cat": b.region1_category or "(none)", "lat": b.latitude, "lon": b.longitude}
+                       for b in bmps if b.latitude is not None][:2000],
+    }
+    return render(request, "stewardship/detail.html", ctx)
+
+
+@require_perm()
+def site_document(request, number, doc_id):
+    site = _site(request, number)
+    # the site's own documents and those of its failure-to-maintain cases (children of the site case)
+    doc = get_object_or_404(CaseDocument.objects.filter(Q(case=site.case) | Q(case__parent=site.case)), pk=doc_id)
+    resp = FileResponse(doc.file.open("rb"), content_type=doc.content_type)
+    resp["Content-Disposition"] = f'inline; filename="{doc.original_name}"'
+    return resp
+
+
+@require_POST
+@require_perm(Perm.STEWARDSHIP)
+def site_new(request):
+    try:
+        s = services.site_open(name=request.POST.get("name", "").strip() or "Unnamed site",
+                               address=request.POST.get("address", ""), acting_user=request.user)
+    except ValueError as e:
+        messages.error(request, str(e))
+        return redirect("site_list")
+    return redirect("site_detail", number=s.case.number)
+
+
+@require_POST
+@require_perm(Perm.STEWARDSHIP)
+def site_party(request, number):
+    site = _site(request, number)
+    f = request.POST
+    return _do(request, site, lambda: services.party_add(site=site, role=f.get("role", ""), name=f.get("name", ""),
+                                                          address=f.get("address", ""), email=f.get("email", ""),
+                                                          since=_date(f.get("since"), timezone.localdate()),
+                                                          acting_user=request.user), "Party added.", "parties")
+
+
+@require_POST
+@require_perm()
+def site_plan(request, number):
+    site = _owner_site(request, number)
+    f = request.POST
+    items = {i.key: f.get(f"item_{i.key}", "") for i in OM_ITEMS}
+    return _do(request, site, lambda: services.om_plan_submit(
+        site=site, items=items, final=bool(f.get("final")), upload=request.FILES.get("file"),
+        annual_budget=_dec(f.get("annual_budget")), acting_user=request.user), "O&M plan submitted.", "plan")
+
+
+@require_POST
+@require_perm(Perm.STEWARDSHIP)
+def site_plan_record(request, number, plan_id):
+    site = _site(request, number)
+    plan = get_object_or_404(site.plans, pk=plan_id)
+    f = request.POST
+    return _do(request, site, lambda: services.om_plan_record(
+        plan=plan, recorded_on=_date(f["recorded_on"]) if f.get("recorded_on") else None, book=f.get("book", ""),
+        page=f.get("page", ""), document_number=f.get("document_number", ""),
+        proof_upload=request.FILES.get("file"), acting_user=request.user), "Recording entered.", "plan")
+
+
+@require_POST
+@require_perm(Perm.STEWARDSHIP)
+def site_easement(request, number):
+    site = _site(request, number)
+    f = request.POST
+    if f.get("action") == "none":
+        return _do(request, site, lambda: services.easements_not_required(site=site, reason=f.get("reason", ""),
+                                                                          acting_user=request.user),
+                   "Recorded: no easement necessary.", "easements")
+    if f.get("action") == "record":
+        e = get_object_or_404(site.easements, pk=f.get("easement") or 0)
+        return _do(request, site, lambda: services.easement_record(
+            easement=e, recorded_on=_date(f["recorded_on"]) if f.get("recorded_on") else None, book=f.get("book", ""),
+            page=f.get("page", ""), document_number=f.get("document_number", ""),
+            proof_upload=request.FILES.get("file"), acting_user=request.user), "Easement recording entered.",
+            "easements")
+    return _do(request, site, lambda: services.easement_add(site=site, purpose=f.get("purpose", ""),
+                                                             location=f.get("location", ""),
+                                                             grantor=f.get("grantor", ""), acting_user=request.user),
+               "Easement added.", "easements")
+
+
+@require_POST
+@require_perm(Perm.STEWARDSHIP)
+def site_bmp(request, number):
+    site = _site(request, number)
+    f = request.POST
+    return _do(request, site, lambda: services.bmp_add(
+        site=site, name=f.get("name", ""), source_type=f.get("source_type", ""),
+        region1_category=f.get("region1_category", ""), treats=f.get("treats", ""),
+        drainage_area_acres=_dec(f.get("drainage_area_acres")), acting_user=request.user), "BMP added.", "inventory")
+
+
+@require_POST
+@require_perm(Perm.STEWARDSHIP)
+def site_import(request, number):
+    """Upload the inventory layers (GeoJSON / GeoPackage named STM_*); they are read from a temporary folder."""
+    site = _site(request, number)
+    files = request.FILES.getlist("files")
+    if not files:
+        messages.error(request, "Choose the inventory files (STM_Structure_pt, STM_Structure_py, STM_Line_ln, "
+                                "STM_Subwatersheds_py).")
+        return redirect("site_detail", number=number)
+    with tempfile.TemporaryDirectory() as tmp:
+        for up in files:
+            name = get_valid_filename(Path(up.name).name)
+            if Path(name).suffix.lower() not in {".geojson", ".gpkg", ".json"}:
+                messages.error(request, f"{name}: upload GeoJSON or GeoPackage files.")
+                return redirect("site_detail", number=number)
+            with open(Path(tmp) / name, "wb") as out:
+                for chunk in up.chunks():
+                    out.write(chunk)
+        return _do(request, site, lambda: services.inventory_import(site=site, folder=tmp, acting_user=request.user),
+                   "Inventory imported.", "inventory")
+
+
+@require_perm()
+def bmp_detail(request, number, bmp_id):
+    site = _site(request, number)
+    bmp = get_object_or_404(site.bmps, pk=bmp_id)
+    if request.method == "POST":
+        if not may_act_for_owner(request.user, site):
+            raise PermissionDenied("Only the owner, a responsible party or stewardship staff keep the log.")
+        f = request.POST
+        try:
+            services.maintenance_log_add(bmp=bmp, on=_date(f.get("on")) if f.get("on") else None, kind=f.get("kind", ""),
+                                         description=f.get("description", ""), performed_by=f.get("performed_by", ""),
+                                         disposal_material=f.get("disposal_material", ""),
+                                         disposal_location=f.get("disposal_location", ""), acting_user=request.user)
+        except ValueError as e:
+            messages.error(request, str(e))
+        else:
+            messages.success(request, "Log entry recorded.")
+        return redirect("bmp_detail", number=number, bmp_id=bmp_id)
+    return render(request, "stewardship/bmp.html", {"site": site, "bmp": bmp, "logs": bmp.logs.all(),
+                                                    "kinds": MaintenanceKind.choices, "today": timezone.localdate(),
+                                                    "owner_acts": may_act_for_owner(request.user, site)})
+
+
+@require_POST
+@require_perm()
+def site_certification(request, number):
+    site = _owner_site(request, number)
+    f = request.POST
+    return _do(request, site, lambda: services.certification_file(
+        site=site, received_on=_date(f.get("received_on"), timezone.localdate()),
+        work_summary=f.get("work_summary", ""), signed_by=f.get("signed_by", ""), upload=request.FILES.get("file"),
+        acting_user=request.user), "Annual certification received.", "certifications")
+
+
+@require_POST
+@require_perm(Perm.STEWARDSHIP)
+def site_notice(request, number):
+    site = _site(request, number)
+    f = request.POST
+    bmp = site.bmps.filter(pk=f.get("bmp") or 0).first()
+    return _do(request, site, lambda: services.maintenance_notice_issue(
+        site=site, bmp=bmp, violation=f.get("violation", ""), corrective_work=f.get("corrective_work", ""),
+        acting_user=request.user), "Notice to correct served: 30 days.", "notices")
+
+
+@require_POST
+@require_perm(Perm.STEWARDSHIP)
+def site_notice_act(request, number, notice_number):
+    site = _site(request, number)
+    n = get_object_or_404(site.maintenance_notices, case__number=notice_number)
+    if request.POST.get("action") == "enforce":
+        return _do(request, site, lambda: services.maintenance_enforce(notice=n, acting_user=request.user),
+                   "Referred for a court order or other relief.", "notices")
+    return _do(request, site, lambda: services.maintenance_corrected(notice=n, on=timezone.localdate(),
+                                                                      note=request.POST.get("note", ""),
+                                                                      acting_user=request.user),
+               "Correction verified.", "notices")
+
+
+@require_POST
+@require_perm()
+def site_ownership(request, number):
+    site = _owner_site(request, number)
+    f = request.POST
+    return _do(request, site, lambda: services.ownership_change_record(
+        site=site, role=f.get("role", "owner"), to_name=f.get("to_name", ""), to_address=f.get("to_address", ""),
+        to_email=f.get("to_email", ""), notified_on=_date(f.get("notified_on"), timezone.localdate()),
+        effective_on=_date(f.get("effective_on")), deed_reference=f.get("deed_reference", ""),
+        acting_user=request.user), "Change recorded.", "parties")
+
+
+@require_POST
+@require_perm(Perm.STEWARDSHIP)
+def site_amend(request, number, plan_id):
+    site = _site(request, number)
+    plan = get_object_or_404(site.plans, pk=plan_id)
+    f = request.POST
+    signed = list(site.parties.filter(pk__in=f.getlist("signed_by")))
+    return _do(request, site, lambda: services.plan_amend(
+        plan=plan, description=f.get("description", ""), signed_by=signed,
+        director_agreed_on=_date(f["director_agreed_on"]) if f.get("director_agreed_on") else None,
+        effective_on=_date(f.get("effective_on"), timezone.localdate()), upload=request.FILES.get("file"),
+        acting_user=request.user), "Amendment recorded.", "plan")
+
+
+@require_perm(Perm.STEWARDSHIP)
+def certifications_overdue(request):
+    today = timezone.localdate()
+    return render(request, "stewardship/overdue.html", {
+        "overdue": selectors.certifications_overdue(today=today),
+        "upcoming": [d for d in selectors.certifications_due(today=today, within_days=selectors.REMIND_DAYS)
+                     if d.due_on >= today], "today": today})
+
+
+def _year(request) -> int:
+    today = timezone.localdate()
+    default = today.year if today.month >= 7 else today.year - 1  # the last complete permit year
+    try:
+        return int(request.GET.get("year") or default)
+    except ValueError:
+        return default
+
+
+@require_perm(Perm.STEWARDSHIP)
+def ms4_report(request):
+    year = _year(request)
+    from stormwater.rules.inspections import permit_year
+
+    start, end = permit_year(year)
+    return render(request, "stewardship/ms4.html", {"year": year, "start": start, "end": end,
+                                                    "rows": ms4_counts(year)})
+
+
+@require_perm(Perm.STEWARDSHIP)
+def ms4_report_csv(request):
+    year = _year(request)
+    resp = HttpResponse(ms4_csv(year), content_type="text/csv")
+    resp["Content-Disposition"] = f'attachment; filename="ms4-construction-post-construction-{year - 1}-{year}.csv"'
+    return resp
+
+
+@require_perm(Perm.STEWARDSHIP, api=True)
+def api_ms4_report(request):
+    year = _year(request)
+    return JsonResponse({"permit_year": f"{year - 1}-{year}", "rows": [
+        {"program": r.program, "measure": r.measure, "count": r.count, "source": r.source} for r in ms4_counts(year)]})
+
+
+@require_perm(api=True)
+def api_site_detail(request, number):
+    site = _site(request, number)
+    plan = selectors.final_plan_recorded(site)
+    nxt = selectors.next_certification(plan) if plan else None
+    return JsonResponse({
+        "number": site.case.number, "name": site.name, "status": site.case.status,
+        "om_plan": None if plan is None else {"version": plan.version, "recording": plan.recording},
+        "next_certification": None if nxt is None else {"year": nxt.seq, "due_on": str(nxt.due_on),
+                                                        "period": [str(nxt.period_start), str(nxt.period_end)]},
+        "easements": [{"purpose": e.purpose, "location": e.location, "grantor": e.grantor, "recorded": e.recorded}
+                      for e in site.easements.all()],
+        "bmps": site.bmps.count()})
