@@ -103,6 +103,8 @@ def test_standing_as_of_a_day():
     assert clock_standing(s, today=date(2026, 4, 14)) is Standing.OVERDUE
     assert clock_standing(s, today=date(2026, 4, 14), met_on=date(2026, 4, 1)) is Standing.MET
     assert days_left(s, today=date(2026, 4, 10)) == 3
+    # A window (a right that lapses, e.g. withdrawal without consultant cost) is never "overdue".
+    assert clock_standing(s, today=date(2026, 4, 14), window=True) is Standing.LAPSED
 
 
 def test_bad_input_is_refused():

@@ -155,6 +155,9 @@ def test_consultant_notice_starts_withdrawal_payment_and_appeal_clocks(consultan
     assert clock(consultant, wf.CONSULTANT_PAYMENT)[0].due == date(2026, 3, 23)     # 10 business days
     assert clock(consultant, wf.CONSULTANT_APPEAL_WINDOW)[0].due == date(2026, 3, 19)
     assert consultant.consultants.get().document.content_type == "application/pdf"
+    from stormwater.cases.selectors import case_clocks
+    standing = {cv.clock.kind: cv.standing.value for cv in case_clocks(consultant.case, today=date(2026, 3, 17))}
+    assert standing[wf.CONSULTANT_WITHDRAWAL] == "lapsed" and standing[wf.CONSULTANT_PAYMENT] == "running"
 
 
 def test_minimum_qualifications_for_a_consultant(reviewing, personas, at):

@@ -131,6 +131,7 @@ class Clock(models.Model):
     length = models.PositiveIntegerField()
     unit = models.CharField(max_length=10, choices=[(u.value, u.value) for u in Unit], default=Unit.CALENDAR.value)
     roll = models.BooleanField(default=True, help_text="roll a last day on a weekend/holiday forward (MGL c.4 §9)")
+    window = models.BooleanField(default=False, help_text="a right that lapses (not a duty that falls due)")
     met_on = models.DateField(null=True, blank=True, help_text="the act was done (or the clock ended) on this day")
     stop_reason = models.CharField(max_length=300, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)

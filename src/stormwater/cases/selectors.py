@@ -26,7 +26,7 @@ class ClockView:
 def clock_view(clock: Clock, *, today: date | None = None) -> ClockView:
     today = today or timezone.localdate()
     st = clock.state()
-    return ClockView(clock=clock, state=st, standing=clock_standing(st, today=today, met_on=clock.met_on),
+    return ClockView(clock=clock, state=st, standing=clock_standing(st, today=today, met_on=clock.met_on, window=clock.window),
                      days_left=days_left(st, today=today))
 
 

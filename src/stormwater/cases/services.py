@@ -161,14 +161,15 @@ def clock_running(*, case: Case, kind: str) -> Clock | None:
 
 @transaction.atomic
 def clock_start(*, case: Case, kind: str, label: str, citation: str, start: date, length: int,
-                unit: Unit | str = Unit.CALENDAR, roll: bool = True, acting_user, replace: bool = True) -> Clock:
+                unit: Unit | str = Unit.CALENDAR, roll: bool = True, window: bool = False, acting_user,
+                replace: bool = True) -> Clock:
     """Start a clock. A running clock of the same kind ends (``replace``): a new notice restarts it."""
     if replace:
         old = clock_running(case=case, kind=kind)
         if old is not None:
             clock_meet(clock=old, on=start, reason="replaced by a new clock", acting_user=acting_user)
     clock = Clock.objects.create(case=case, kind=kind, label=label, citation=citation, start=start, length=length,
-                                 unit=Unit(unit).value, roll=roll)
+                                 unit=Unit(unit).value, roll=roll, window=window)
     st = clock.state()
     event_record(case=case, kind="clock.start", acting_user=acting_user, on=start,
                  why=f"{label}: {length} {Unit(unit).value} days from {start} ({citation})",

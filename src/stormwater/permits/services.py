@@ -472,12 +472,14 @@ def consultant_select(*, application: PermitApplication, name: str, services: st
                                               years_of_practice=years_of_practice, services=services, fee=fee,
                                               notice_on=notice_on, user=user)
     w = clock_start(case=app.case, kind=wf.CONSULTANT_WITHDRAWAL, label="Withdrawal without consultant cost",
-                    citation="§ 380-10 G(2)(c)", start=notice_on, length=WITHDRAWAL_DAYS, acting_user=acting_user)
+                    citation="§ 380-10 G(2)(c)", start=notice_on, length=WITHDRAWAL_DAYS, window=True,
+                    acting_user=acting_user)
     p = clock_start(case=app.case, kind=wf.CONSULTANT_PAYMENT, label="Consultant fee payment",
                     citation="§ 380-10 G(2)(d)", start=notice_on, length=PAYMENT_BUSINESS_DAYS, unit=Unit.BUSINESS,
                     acting_user=acting_user)
     a = clock_start(case=app.case, kind=wf.CONSULTANT_APPEAL_WINDOW, label="Appeal of the selection to the Select Board",
-                    citation="§ 380-10 G(2)(e)", start=notice_on, length=APPEAL_DAYS, acting_user=acting_user)
+                    citation="§ 380-10 G(2)(e)", start=notice_on, length=APPEAL_DAYS, window=True,
+                    acting_user=acting_user)
     eng.document = _letter(
         app, tag="consultant_notice", title="Notice of outside consultant and request for payment", on=notice_on,
         acting_user=acting_user, filename=f"{app.case.number}-consultant-notice-{notice_on}.pdf",

@@ -84,7 +84,7 @@ PERMIT_MACHINE = register(Machine(
     },
     meets={
         S.FILED: (CURE,),                               # the missing items came in
-        S.UNDER_REVIEW: (CONSULTANT_PAYMENT, CONSULTANT_WITHDRAWAL),  # fee paid / consultant disqualified
+        S.UNDER_REVIEW: (CONSULTANT_PAYMENT,),          # fee paid, or the consultant disqualified
         S.CONSULTANT_APPEAL: (CONSULTANT_APPEAL_WINDOW,),
         **{s: _DECISION_MEETS for s in DECIDED},
     },

@@ -132,17 +132,22 @@ class Standing(str, Enum):
     STOPPED = "stopped"
     DUE_TODAY = "due today"
     OVERDUE = "overdue"
+    LAPSED = "lapsed"
     MET = "met"
 
 
-def clock_standing(state: ClockState, *, today: date, met_on: date | None = None) -> Standing:
-    """RUNNING / STOPPED / DUE_TODAY / OVERDUE as of ``today``; MET once the act was done (``met_on``)."""
+def clock_standing(state: ClockState, *, today: date, met_on: date | None = None, window: bool = False) -> Standing:
+    """RUNNING / STOPPED / DUE_TODAY / OVERDUE as of ``today``; MET once the act was done (``met_on``).
+
+    A *window* is a right that lapses rather than a duty that falls due (e.g. withdrawing without
+    consultant cost within five days): past its last day it is LAPSED, not OVERDUE.
+    """
     if met_on is not None:
         return Standing.MET
     if state.due is None:
         return Standing.STOPPED
     if today > state.due:
-        return Standing.OVERDUE
+        return Standing.LAPSED if window else Standing.OVERDUE
     if today == state.due:
         return Standing.DUE_TODAY
     return Standing.RUNNING
