@@ -95,3 +95,36 @@ def test_staff_may_record_a_paper_filing_but_other_owners_may_not_open_in_someon
     assert client_for(personas["assessor"]).get("/permits/new/").status_code == 403
     assert client_for(personas["director"]).get("/permits/rule-hearings/").status_code == 200
     assert client_for(personas["staff"]).get("/permits/rule-hearings/").status_code == 403
+
+
+def test_the_select_board_clerk_records_an_appeal_received(client_for, personas, filed, at):
+    at(date(2026, 3, 6))
+    sv.permit_determine_complete(application=filed, acting_user=personas["staff"])
+    sv.consultant_select(application=filed, name="Pat", degree="PE", services="review", fee=D("100"),
+                         notice_on=date(2026, 3, 6), acting_user=personas["director"])
+    at(date(2026, 3, 9))
+    r = client_for(personas["clerk"]).post(f"/permits/{filed.case.number}/consultant/appeal/",
+                                           {"received_on": "2026-03-09", "ground": "conflict", "statement": "x"})
+    assert r.status_code == 302
+    filed.case.refresh_from_db()
+    assert filed.case.status == "consultant_appeal"
+    r = client_for(personas["inspector"]).post(f"/permits/{filed.case.number}/consultant/appeal/", {})
+    assert r.status_code == 403
+
+
+def test_segmentation_is_flagged_on_a_new_application(client_for, personas, town):
+    c = client_for(personas["owner"])
+    r = c.post("/permits/new/", {
+        "owner_name": "Olivia Owner", "owner_address": "1 Elm St", "site_address": "1 Elm St", "parcel_ids": "01-01-1",
+        "description": "Barn", "project_type": "new", "disturbance_sqft": "20000",
+        "other_work": "Driveway and clearing; 30000; 2025-11-01; yes; no"})
+    assert r.status_code == 302
+    from stormwater.permits.models import PermitApplication
+    app = PermitApplication.objects.get()
+    assert app.segmentation_flagged and app.determination["outcome"] == "not_required"
+    page = client_for(personas["director"]).get(f"/permits/{app.case.number}/").content.decode()
+    assert "Possible segmentation flagged" in page and "Record finding" in page
+    r = client_for(personas["director"]).post(f"/permits/{app.case.number}/segmentation/",
+                                              {"finding": "one_project", "reason": "One barn-and-drive plan"})
+    app.refresh_from_db()
+    assert app.segmentation_finding == "one_project"

@@ -44,6 +44,10 @@ class ApplicationForm(forms.Form):
     project_type = forms.ChoiceField(choices=ProjectType.choices)
     disturbance_sqft = forms.DecimalField(min_value=0, max_digits=14, decimal_places=2, label="Land disturbance (ft²)")
     common_plan = forms.BooleanField(required=False, label="Part of a larger common plan of development or sale")
+    other_work = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}),
+                                 label="Other work by the owner or on adjacent parcels within two years, one per line: "
+                                       "description; ft²; date (YYYY-MM-DD); same owner yes/no; adjacent yes/no "
+                                       "(§ 380-4 A)")
     wetlands_jurisdiction = forms.BooleanField(required=False, label="Subject to the Wetlands Protection Act "
                                                                      "(Conservation Commission)")
     planning_board = forms.BooleanField(required=False, label="Also before the Planning Board")

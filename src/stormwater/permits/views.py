@@ -127,8 +127,13 @@ def permit_new(request):
             owner = parcels[0].owner if parcels and parcels[0].owner else None
             if owner is None and request.user.can(Perm.PERMIT_APPLY) and not request.user.is_staff_role:
                 owner = Owner.objects.filter(user=request.user).first()
+            try:
+                other = parse_other_work(d["other_work"])
+            except ValueError as e:
+                form.add_error("other_work", str(e))
+                return render(request, "permits/new.html", {"form": form})
             det = determine(disturbance_sqft=d["disturbance_sqft"], on=timezone.localdate(),
-                            common_plan=d["common_plan"])
+                            common_plan=d["common_plan"], other_work=other)
             app = services.permit_application_start(
                 acting_user=request.user, owner=owner, owner_name=d["owner_name"], owner_address=d["owner_address"],
                 agent_name=d["agent_name"], site_address=d["site_address"], parcels=parcels,
@@ -271,9 +276,12 @@ def permit_info_response(request, number: str):
 
 
 @require_POST
-@require_perm(Perm.PERMIT_APPLY)
+@require_perm()
 def permit_consultant_appeal(request, number: str):
-    app = _for_applicant(request, number)
+    """The applicant's written appeal, or its receipt recorded by the Select Board's clerk (§ 380-10 G(2)(e))."""
+    app = permit_get_for_user(user=request.user, number=number)
+    if not (may_act_for_applicant(request.user, app) or request.user.can(Perm.PERMIT_APPEAL_RECORD)):
+        raise PermissionDenied("Only the applicant or the Select Board's clerk may record an appeal.")
     form = AppealForm(request.POST)
     if not form.is_valid():
         messages.error(request, f"Appeal not recorded: {form.errors.as_text()}")
