@@ -128,3 +128,31 @@ def test_segmentation_is_flagged_on_a_new_application(client_for, personas, town
                                               {"finding": "one_project", "reason": "One barn-and-drive plan"})
     app.refresh_from_db()
     assert app.segmentation_finding == "one_project"
+
+
+def test_the_list_page_costs_the_same_queries_for_one_file_or_many(client_for, personas, filed,
+                                                                   django_assert_max_num_queries):
+    from stormwater.parcels.models import Owner
+    owner = Owner.objects.get(user=personas["owner"])
+    for i in range(5):
+        app = sv.permit_application_start(acting_user=personas["owner"], owner=owner, owner_name=owner.name,
+                                          site_address=f"{i} Elm", description="x", disturbance_sqft=D(50000))
+        complete_package(app, personas["staff"])
+        sv.permit_file(application=app, acting_user=personas["owner"])
+    c = client_for(personas["staff"])
+    with django_assert_max_num_queries(12):
+        page = c.get("/permits/").content.decode()
+    assert page.count("Mon Apr 13, 2026") == 6  # every file filed on Mar 2 shows its due date
+
+
+def test_letters_to_the_applicant_are_emailed_where_there_is_an_address(personas, filed, at,
+                                                                        django_capture_on_commit_callbacks):
+    from django.core import mail
+    personas["owner"].email = "olivia@example.com"
+    personas["owner"].save()
+    at(date(2026, 3, 5))
+    with django_capture_on_commit_callbacks(execute=True):
+        sv.permit_determine_incomplete(application=filed, cure_by=date(2026, 3, 20), note="Signatures of all owners",
+                                       acting_user=personas["staff"])
+    assert [m.to for m in mail.outbox] == [["olivia@example.com"]]
+    assert "incomplete" in mail.outbox[0].subject

@@ -107,7 +107,11 @@ def _letter(app, *, tag, title, filename, subject, paragraphs, items=None, citat
     pdf = documents.letter_pdf(application=app, subject=subject, to_name=to_name or app.owner_name,
                                to_address=app.owner_address if to_address is None else to_address,
                                paragraphs=paragraphs, items=items, citation=citation, on=on)
-    return _keep_pdf(app, pdf, tag=tag, title=title, filename=filename, acting_user=acting_user)
+    doc = _keep_pdf(app, pdf, tag=tag, title=title, filename=filename, acting_user=acting_user)
+    applicant = app.case.applicant
+    if applicant is not None and applicant.email:  # the letter also goes by email where we have an address
+        _send_on_commit(subject, "\n\n".join(paragraphs), applicant.email, filename, pdf)
+    return doc
 
 
 # --- application and package ----------------------------------------------------------------------

@@ -7,6 +7,7 @@ from decimal import Decimal, InvalidOperation
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
+from django.db.models import Prefetch
 from django.http import FileResponse, Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
@@ -15,6 +16,8 @@ from django.views.decorators.http import require_POST
 from stormwater.accounts.access import public, require_perm
 from stormwater.accounts.models import User
 from stormwater.accounts.roles import Perm
+from stormwater.cases.models import Clock
+from stormwater.cases.selectors import clock_view
 from stormwater.cases.services import DocumentError, TransitionError
 from stormwater.parcels.models import Owner, Parcel
 from stormwater.rules.applicability import EXEMPTIONS, OtherWork, determine, to_sqft
@@ -105,11 +108,13 @@ def permit_applicability(request):
 
 @require_perm()
 def permit_list(request):
-    apps = permits_for_user(request.user).order_by("-case__opened_at")
-    rows = []
-    for a in apps[:200]:
-        action = next((c for c in permit_clocks(a) if c.clock.kind == wf.ACTION), None)
-        rows.append((a, action))
+    # One query for the files, one for their action clocks, one each for tolls and extensions.
+    action_clocks = Clock.objects.filter(kind=wf.ACTION).prefetch_related("tolls", "extensions")
+    apps = (permits_for_user(request.user).order_by("-case__opened_at")
+            .prefetch_related(Prefetch("case__clocks", queryset=action_clocks, to_attr="action_clocks")))
+    today = timezone.localdate()
+    rows = [(a, clock_view(a.case.action_clocks[-1], today=today) if a.case.action_clocks else None)
+            for a in apps[:200]]
     return render(request, "permits/list.html", {"rows": rows, "can_apply": request.user.can(Perm.PERMIT_APPLY)})
 
 
