@@ -397,3 +397,24 @@ def test_abutter_notice_is_waived_where_another_board_holds_a_hearing(town, pers
     item = app.checklist.get(key="abutter_notice_proof")
     assert item.done and "§ 380-10 H(3)" in item.not_applicable_reason
     assert app.checklist.get(key="autocad").done  # not drawn in AutoCAD
+
+
+def test_an_additional_fee_runs_a_new_10_business_day_countdown(consultant, personas, at):
+    at(date(2026, 3, 10))
+    sv.consultant_fee_deposit(application=consultant, amount=D("4000"), on=date(2026, 3, 10), reference="R1",
+                              acting_user=personas["collector"])
+    at(date(2026, 3, 24))
+    sv.consultant_additional_fee(application=consultant, amount=D("1500"), reason="Revised drainage report",
+                                 on=date(2026, 3, 24), acting_user=personas["director"])
+    st, pay = clock(consultant, wf.CONSULTANT_PAYMENT)
+    assert st.due == date(2026, 4, 7) and pay.label.startswith("Additional")
+    # The first deposit may still be spent while the additional fee is awaited.
+    sv.account_expenditure(application=consultant, amount=D("2000"), on=date(2026, 3, 24), payee="Hydro LLC",
+                           memo="Invoice 1", acting_user=personas["director"])
+    at(date(2026, 3, 30))
+    sv.consultant_fee_deposit(application=consultant, amount=D("1500"), on=date(2026, 3, 30), reference="R2",
+                              acting_user=personas["collector"])
+    assert clock(consultant, wf.CONSULTANT_PAYMENT)[1].met_on == date(2026, 3, 30)
+    assert consultant.consultants.get().state == ConsultantEngagement.State.ENGAGED
+    assert status(consultant) == S.UNDER_REVIEW
+    assert consultant.case.documents.filter(tag="consultant_notice").count() == 2

@@ -58,7 +58,7 @@ ERR_QUALIFIED = ("The consultant must hold an educational degree or have three o
 ERR_FEE_POSITIVE = "The consultant fee must be more than $0."
 ERR_APPEAL_LATE = "The appeal had to be received within 10 days of the fee request, by {due} (§ 380-10 G(2)(e))."
 ERR_APPEAL_GROUND = "The Select Board may disqualify only for a conflict of interest or lack of minimum qualifications."
-ERR_NO_ENGAGEMENT = "No outside consultant has been selected for this application."
+ERR_NO_ENGAGEMENT = "No outside consultant is engaged on this application (selected and paid)."
 ERR_NO_OPEN_APPEAL = "There is no appeal awaiting the Select Board's decision."
 ERR_NOT_OVERDUE = ("The consultant fee is not overdue: the 10-business-day period runs to {due} (§ 380-10 G(2)(d)).")
 ERR_PAYMENT_STOPPED = "The payment countdown is stopped by an appeal (§ 380-10 G(2)(d))."
@@ -538,6 +538,7 @@ def consultant_fee_deposit(*, application: PermitApplication, amount: Decimal, o
                        memo="Consultant fee received", acting_user=acting_user)
     eng = current_engagement(app)
     if eng is not None and eng.state == ConsultantEngagement.State.FEE_REQUESTED:
+        # eng.fee is the fee requested so far, additional requests included (§ 380-10 G(2)(d)).
         paid = sum((x.amount for x in app.account_entries.filter(kind=AccountEntryKind.DEPOSIT, on__gte=eng.notice_on)),
                    ZERO)
         if paid >= eng.fee:
@@ -546,6 +547,10 @@ def consultant_fee_deposit(*, application: PermitApplication, amount: Decimal, o
             if app.case.status == S.CONSULTANT_FEE_DUE:
                 case_transition(case=app.case, to=S.UNDER_REVIEW, acting_user=acting_user, on=on,
                                 why=f"Consultant fee ${fmt(eng.fee)} received; consultant review begins")
+            else:  # an additional fee paid during review
+                pay = clock_running(case=app.case, kind=wf.CONSULTANT_PAYMENT)
+                if pay is not None:
+                    clock_meet(clock=pay, on=on, reason="additional fee received", acting_user=acting_user)
     return e
 
 
@@ -556,11 +561,16 @@ def consultant_additional_fee(*, application: PermitApplication, amount: Decimal
     10-business-day countdown runs again."""
     app = _lock(application)
     eng = current_engagement(app)
-    if eng is None:
+    if eng is None or eng.state != ConsultantEngagement.State.ENGAGED:
         raise ValueError(ERR_NO_ENGAGEMENT)
     amount = round_cents(Decimal(amount))
     if amount <= 0:
         raise ValueError(ERR_FEE_POSITIVE)
+    eng.fee += amount
+    eng.state = ConsultantEngagement.State.FEE_REQUESTED
+    eng.save(update_fields=["fee", "state"])
+    event_record(case=app.case, kind="consultant.additional_fee", acting_user=acting_user, on=on,
+                 why=f"Additional consultant fee ${fmt(amount)} requested: {reason}")
     p = clock_start(case=app.case, kind=wf.CONSULTANT_PAYMENT, label="Additional consultant fee payment",
                     citation="§ 380-10 G(2)(d)", start=on, length=PAYMENT_BUSINESS_DAYS, unit=Unit.BUSINESS,
                     acting_user=acting_user)
@@ -663,7 +673,7 @@ def account_expenditure(*, application: PermitApplication, amount: Decimal, on: 
     """An expenditure at the Director's direction, only for this project's consultant (§ 380-10 G(2)(a)),
     never beyond the balance, never after a withdrawal within five days of the notice (G(2)(c))."""
     app = _lock(application)
-    if not app.consultants.filter(state=ConsultantEngagement.State.ENGAGED).exists():
+    if not app.consultants.filter(paid_on__isnull=False).exists():  # a consultant whose fee was received
         raise ValueError(ERR_EXPENDITURE_NO_ENGAGEMENT)
     if _withdrawn_in_window(app):
         raise ValueError(ERR_NO_CONSULTANT_COST)

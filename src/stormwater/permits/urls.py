@@ -33,6 +33,8 @@ urlpatterns = [
     path(P + "consultant/appeal/", views.permit_consultant_appeal, name="permit_consultant_appeal"),
     path(P + "consultant/appeal/decide/", views.permit_consultant_appeal_decide, name="permit_consultant_appeal_decide"),
     path(P + "consultant/deny/", views.permit_deny_nonpayment_view, name="permit_deny_nonpayment"),
+    path(P + "consultant/additional-fee/", views.permit_consultant_additional_fee,
+         name="permit_consultant_additional_fee"),
     path(P + "account/", views.permit_account_entry, name="permit_account_entry"),
     path(P + "account/expenditure/", views.permit_account_expenditure, name="permit_account_expenditure"),
     path(P + "account/report.pdf", views.permit_account_report, name="permit_account_report"),

@@ -428,6 +428,16 @@ def permit_consultant_appeal_decide(request, number: str):
 
 @require_POST
 @require_perm(Perm.PERMIT_DECIDE)
+def permit_consultant_additional_fee(request, number: str):
+    app = permit_get_for_user(user=request.user, number=number)
+    return _do(request, app, lambda: services.consultant_additional_fee(
+        application=app, amount=_money(request.POST.get("amount")), reason=request.POST.get("reason", ""),
+        on=_date(request.POST.get("on"), timezone.localdate()), acting_user=request.user),
+        "Additional fee requested; the letter is in the file.")
+
+
+@require_POST
+@require_perm(Perm.PERMIT_DECIDE)
 def permit_deny_nonpayment_view(request, number: str):
     app = permit_get_for_user(user=request.user, number=number)
     return _do(request, app, lambda: services.permit_deny_nonpayment(application=app, acting_user=request.user),
