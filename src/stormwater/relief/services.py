@@ -783,8 +783,9 @@ def appeal_decide(*, appeal: Appeal, outcome: str, findings: str, acting_user, a
       appeal to the Appellate Tax Board within three months.
     """
     on = _check_on(on)
-    ap = Appeal.objects.select_for_update().select_related("case", "case__parent", "bill", "related_abatement__bill",
-                                                           "commitment_line__commitment").get(pk=appeal.pk)
+    # of=("self",): PostgreSQL cannot lock the nullable side of the outer joins; the appeal row is the lock.
+    ap = Appeal.objects.select_for_update(of=("self",)).select_related(
+        "case", "case__parent", "bill", "related_abatement__bill", "commitment_line__commitment").get(pk=appeal.pk)
     outcome = AppealOutcome(outcome)
     if not (findings or "").strip():
         raise ReliefError(ERR_REASONS)
