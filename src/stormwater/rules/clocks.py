@@ -113,7 +113,7 @@ def clock_state(*, start: date, length: int, unit: Unit | str = Unit.CALENDAR, t
         if open_toll is not None:
             if open_toll.last is None:
                 return ClockState(start=start, length=length, extended_by=extended_by, unit=unit, due=None,
-                                  unrolled_due=None, tolled_days=tolled, stopped_since=max(open_toll.first, day),
+                                  unrolled_due=None, tolled_days=tolled, stopped_since=open_toll.first,
                                   remaining_when_stopped=total - counted, tolls=tolls, extensions=extensions)
             if counts(day):
                 tolled += 1
