@@ -4,7 +4,7 @@ certificate of completion (refused until each piece is in), then three years of 
 failure to maintain — with PDFs."""
 import shutil
 import subprocess
-from datetime import date, timedelta
+from datetime import date
 from decimal import Decimal as D
 
 import pytest

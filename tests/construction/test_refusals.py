@@ -1,6 +1,6 @@
 """Every refusal of construction oversight, each naming what is missing and its Ch. 380 provision, with the
 state unchanged after it."""
-from datetime import date, timedelta
+from datetime import date
 from decimal import Decimal as D
 
 import pytest
@@ -38,7 +38,6 @@ def active(project, personas, at):
 
 def test_oversight_needs_an_approved_permit(approved, personas, at):
     from stormwater.construction.services import project_open
-    from stormwater.permits import services as psv
 
     at(date(2026, 4, 13))
     project_open(permit=approved, acting_user=personas["director"])

@@ -13,7 +13,7 @@ from django.utils import timezone
 from stormwater.accounts.roles import Perm
 from stormwater.rules.inspections import Due, Storm, next_inspection_due, stabilization_due
 
-from .models import EROSION_KINDS, ConstructionProject, DisturbedArea, Inspection, InspectionKind, Surety
+from .models import EROSION_KINDS, ConstructionProject, DisturbedArea, Inspection, Surety
 
 ERR_NOT_FOUND = "No such construction file."
 

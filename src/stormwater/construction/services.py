@@ -5,7 +5,7 @@ with a message that names what is missing and the rule; the message constants ar
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 from decimal import Decimal
 
 from django.conf import settings
@@ -27,7 +27,7 @@ from stormwater.rules.money import ZERO, fmt
 
 from . import documents
 from . import workflow as wf
-from .models import (ENGINEER_KINDS, EROSION_KINDS, AsBuilt, ConstructionProject, DisturbedArea,
+from .models import (ENGINEER_KINDS, AsBuilt, ConstructionProject, DisturbedArea,
                      EnforcementReferral, Evaluation, Inspection, InspectionKind, InspectionNotice,
                      PreconstructionMeeting, PunchItem, RainEvent, StopWorkOrder, Surety, SuretyEntry,
                      SuretyEntryKind, Violation)

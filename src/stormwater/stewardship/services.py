@@ -25,8 +25,7 @@ from .inventory import read_inventory
 from .models import (REGISTRY, AnnualCertification, Bmp, CertificationReminder, Easement, InventoryImport,
                      MaintenanceKind, MaintenanceLog, MaintenanceNotice, OMPlan, OwnershipChange, PartyRole,
                      PlanAmendment, ResponsibleParty, Site, Structure)
-from .selectors import (certification_period, current_parties, final_plan_recorded, next_certification,
-                        responsible_emails)
+from .selectors import current_parties, final_plan_recorded, next_certification, responsible_emails
 
 CURE_DAYS = 30  # § 380-14 E: satisfactory corrections within 30 days of the Director's notice
 
@@ -463,6 +462,3 @@ def plan_amend(*, plan: OMPlan, description: str, signed_by: list[ResponsiblePar
     audit_record(actor=acting_user, action="stewardship.plan_amend", obj=a)
     return a
 
-
-def certification_year(plan: OMPlan, seq: int):
-    return certification_period(plan, seq)
