@@ -128,6 +128,8 @@ class Clock(models.Model):
     label = models.CharField(max_length=200)
     citation = models.CharField(max_length=120)
     start = models.DateField()
+    start_event = models.ForeignKey("CaseEvent", null=True, blank=True, on_delete=models.PROTECT, related_name="+",
+                                    help_text="the timeline event that started the clock")
     length = models.PositiveIntegerField()
     unit = models.CharField(max_length=10, choices=[(u.value, u.value) for u in Unit], default=Unit.CALENDAR.value)
     roll = models.BooleanField(default=True, help_text="roll a last day on a weekend/holiday forward (MGL c.4 §9)")

@@ -171,9 +171,10 @@ def clock_start(*, case: Case, kind: str, label: str, citation: str, start: date
     clock = Clock.objects.create(case=case, kind=kind, label=label, citation=citation, start=start, length=length,
                                  unit=Unit(unit).value, roll=roll, window=window)
     st = clock.state()
-    event_record(case=case, kind="clock.start", acting_user=acting_user, on=start,
-                 why=f"{label}: {length} {Unit(unit).value} days from {start} ({citation})",
-                 data={"clock": kind, "due": str(st.due) if st.due else None})
+    clock.start_event = event_record(case=case, kind="clock.start", acting_user=acting_user, on=start,
+                                     why=f"{label}: {length} {Unit(unit).value} days from {start} ({citation})",
+                                     data={"clock": kind, "due": str(st.due) if st.due else None})
+    clock.save(update_fields=["start_event"])
     return clock
 
 
