@@ -73,8 +73,10 @@ INSTALLED_APPS = [
     "stormwater.construction",
     "stormwater.stewardship",
     "stormwater.review",
+    "stormwater.workbench",
     "stormwater.relief",
     "stormwater.gis",
+    "stormwater.portal",
     "stormwater.web",
 ]
 
@@ -87,6 +89,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "stormwater.web.security.ContentSecurityPolicyMiddleware",  # CSP, Referrer-Policy (docs/portal.md)
 ]
 
 ROOT_URLCONF = "stormwater.urls"
@@ -158,7 +161,20 @@ SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_HTTPONLY = False
 SESSION_COOKIE_SECURE = PRODUCTION
 CSRF_COOKIE_SECURE = PRODUCTION
+SESSION_COOKIE_SAMESITE = "Lax"
+CSRF_COOKIE_SAMESITE = "Lax"
 X_FRAME_OPTIONS = "DENY"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+# Production is served over HTTPS only (portal, docs/portal.md): HSTS for a year; behind a TLS-terminating
+# proxy set SECURE_PROXY_SSL_HEADER_ON=1 so Django trusts its X-Forwarded-Proto.
+SECURE_HSTS_SECONDS = 31536000 if PRODUCTION else 0
+SECURE_SSL_REDIRECT = PRODUCTION and env_bool("SECURE_SSL_REDIRECT", True)
+if env_bool("SECURE_PROXY_SSL_HEADER_ON", False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+CSP_REPORT_ONLY = env_bool("CSP_REPORT_ONLY", False)
+# Login throttling (stormwater.portal.throttle): failures per username + client IP within the window.
+LOGIN_THROTTLE_FAILURES = int(os.environ.get("LOGIN_THROTTLE_FAILURES", "5"))
+LOGIN_THROTTLE_WINDOW_SECONDS = int(os.environ.get("LOGIN_THROTTLE_WINDOW_SECONDS", "900"))
 
 EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "stormwater@longmeadow.example")
