@@ -18,7 +18,7 @@ PINNED_PERMIT = {
     "filed": {"incomplete", "under_review", "withdrawn"},
     "incomplete": {"filed", "denied", "withdrawn"},
     "under_review": {"info_requested", "consultant_fee_due", "approved", "approved_conditions", "disapproved",
-                     "withdrawn"},
+                     "denied", "withdrawn"},
     "info_requested": {"under_review", "disapproved", "withdrawn"},
     "consultant_fee_due": {"under_review", "consultant_appeal", "denied", "withdrawn"},
     "consultant_appeal": {"consultant_fee_due", "under_review", "withdrawn"},

@@ -418,3 +418,20 @@ def test_an_additional_fee_runs_a_new_10_business_day_countdown(consultant, pers
     assert consultant.consultants.get().state == ConsultantEngagement.State.ENGAGED
     assert status(consultant) == S.UNDER_REVIEW
     assert consultant.case.documents.filter(tag="consultant_notice").count() == 2
+
+
+def test_an_unpaid_additional_fee_is_cause_to_deny(consultant, personas, at):
+    at(date(2026, 3, 10))
+    sv.consultant_fee_deposit(application=consultant, amount=D("4000"), on=date(2026, 3, 10), reference="R1",
+                              acting_user=personas["collector"])
+    at(date(2026, 3, 24))
+    sv.consultant_additional_fee(application=consultant, amount=D("1500"), reason="Revised report",
+                                 on=date(2026, 3, 24), acting_user=personas["director"])
+    with pytest.raises(TransitionError, match="consultant fee must be received"):
+        _approve(consultant, personas, date(2026, 3, 24))
+    at(date(2026, 4, 7))
+    with pytest.raises(TransitionError, match="not overdue"):
+        sv.permit_deny_nonpayment(application=consultant, acting_user=personas["director"])
+    at(date(2026, 4, 8))
+    sv.permit_deny_nonpayment(application=consultant, acting_user=personas["director"])
+    assert status(consultant) == S.DENIED

@@ -11,6 +11,7 @@ from django.db.models import Prefetch
 from django.http import FileResponse, Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
+from django.utils.text import get_valid_filename
 from django.views.decorators.http import require_POST
 
 from stormwater.accounts.access import public, require_perm
@@ -183,8 +184,8 @@ def permit_document(request, number: str, doc_id: int):
     app = permit_get_for_user(user=request.user, number=number)
     doc = get_object_or_404(app.case.documents, pk=doc_id)
     resp = FileResponse(doc.file.open("rb"), content_type=doc.content_type)
-    resp["Content-Disposition"] = f'{"inline" if doc.content_type == "application/pdf" else "attachment"}; ' \
-                                  f'filename="{doc.original_name}"'
+    disposition = "inline" if doc.content_type == "application/pdf" else "attachment"
+    resp["Content-Disposition"] = f'{disposition}; filename="{get_valid_filename(doc.original_name)}"'
     return resp
 
 

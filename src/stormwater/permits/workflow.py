@@ -39,9 +39,9 @@ TRANSITIONS: dict[Status, frozenset[Status]] = {
     S.FILED: frozenset({S.INCOMPLETE, S.UNDER_REVIEW, S.WITHDRAWN}),
     # § 380-10 D: items by the Director's date, or denial as administratively incomplete.
     S.INCOMPLETE: frozenset({S.FILED, S.DENIED, S.WITHDRAWN}),
-    # § 380-10 E, G(2), I(1).
+    # § 380-10 E, G(2), I(1); G(2)(d): an additional consultant fee unpaid after 10 business days → denial.
     S.UNDER_REVIEW: frozenset({S.INFO_REQUESTED, S.CONSULTANT_FEE_DUE, S.APPROVED, S.APPROVED_WITH_CONDITIONS,
-                               S.DISAPPROVED, S.WITHDRAWN}),
+                               S.DISAPPROVED, S.DENIED, S.WITHDRAWN}),
     # § 380-10 E: the applicant submits the information; I(1)(c) the plan as submitted may be disapproved.
     S.INFO_REQUESTED: frozenset({S.UNDER_REVIEW, S.DISAPPROVED, S.WITHDRAWN}),
     # § 380-10 G(2)(c)–(e): pay (review begins), appeal the selection, withdraw, or denial for non-payment.
