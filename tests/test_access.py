@@ -28,7 +28,11 @@ PUBLIC = {"login", "logout", "healthz", "api_calc_fee", "api_calc_split", "api_c
           "api_calc_deadline",  # Ch. 295 Art. IV clocks (issue 5): computes from what is sent, reads no records
           # Ch. 380 applicability questionnaire and its API: the applicant's first question, asked before
           # any account exists; computes from what is sent and reads no records (like the calculators).
-          "permit_applicability", "api_permit_applicability"}
+          "permit_applicability", "api_permit_applicability",
+          # The public portal (issue 9): the landing page and sign-up (before any account exists), and a
+          # parcel's fee facts by address/parcel id — class, impervious area, map, ERUs, fee, explanation,
+          # credits — the public facts the fee is computed from; never owner names, bills or cases.
+          "portal_home", "portal_parcel_search", "portal_parcel", "portal_parcel_geojson", "portal_signup"}
 
 
 def test_only_the_expected_urls_are_public():

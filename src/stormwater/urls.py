@@ -4,6 +4,7 @@ from django.urls import include, path, re_path
 from stormwater.accounts.access import public
 from stormwater.parcels import api as parcels_api
 from stormwater.parcels import views as parcels_views
+from stormwater.portal import views as portal_views
 from stormwater.relief import api as relief_api
 from stormwater.review import urls as review_urls
 from stormwater.utility import api as utility_api
@@ -13,7 +14,8 @@ from stormwater.web import views as web_views
 urlpatterns = [
     path("", web_views.home, name="home"),
     path("healthz", web_views.healthz, name="healthz"),
-    path("login/", public(auth_views.LoginView.as_view(template_name="web/login.html")), name="login"),
+    # Django's LoginView with a failure limit per username + IP (stormwater.portal.throttle).
+    path("login/", portal_views.login_view, name="login"),
     path("logout/", public(auth_views.LogoutView.as_view()), name="logout"),
     # Parcels
     path("parcels/", parcels_views.parcel_list, name="parcel_list"),
@@ -69,3 +71,7 @@ urlpatterns += relief_urlpatterns
 from stormwater.construction.urls import urlpatterns as construction_urlpatterns  # noqa: E402
 from stormwater.stewardship.urls import urlpatterns as stewardship_urlpatterns  # noqa: E402
 urlpatterns += construction_urlpatterns + stewardship_urlpatterns
+
+# The public portal (stormwater.portal, issue 9): spread in, flat checked URLPatterns.
+from stormwater.portal.urls import urlpatterns as portal_urlpatterns  # noqa: E402
+urlpatterns += portal_urlpatterns

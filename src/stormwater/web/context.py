@@ -6,6 +6,8 @@ def nav(request):
     if not user or not user.is_authenticated:
         return {"nav": []}
     items = [("home", "Home"), ("parcel_list", "Parcels")]
+    if not user.is_staff_role:
+        items.insert(1, ("portal_home", "Online services"))
     if user.can(Perm.GIS_VIEW):
         items.append(("gis_home", "GIS"))
     if user.can(Perm.BILLING_VIEW_ALL):

@@ -1,0 +1,123 @@
+"""The public portal (issue 9): a thin public side over the other apps' selectors and services.
+
+Public (no sign-in): the portal page, parcel lookup, a parcel's fee facts and map, sign-up. Everything an
+owner or applicant owns (bills, accounts, relief cases, permit files) stays behind the other apps' views
+and their access functions; the portal links to them.
+"""
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
+from django.http import JsonResponse
+from django.shortcuts import redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_http_methods
+
+from stormwater.accounts.access import public
+from stormwater.accounts.roles import Perm
+from stormwater.parcels.selectors import parcel_impervious
+from stormwater.utility.selectors import parcel_fee
+
+from . import throttle
+from .forms import ParcelLookupForm, SignupForm
+from .selectors import owner_overview, public_credits, public_parcel_get, public_parcel_search
+from .services import SignupError, owner_signup
+
+MSG_THROTTLED = ("Too many failed attempts for this username from your network. For your security, sign-in is "
+                 "paused for {minutes} minutes. If you forgot your password, call the Stormwater Division.")
+MSG_SIGNUP_THROTTLED = ("Too many attempts with this account number. Please wait {minutes} minutes, "
+                        "or call the Stormwater Division.")
+
+
+@public
+def portal_home(request):
+    ctx = {"form": ParcelLookupForm(), "overview": None}
+    user = request.user
+    if user.is_authenticated and not user.can(Perm.PARCEL_VIEW_ALL):
+        ctx["overview"] = owner_overview(user=user, today=timezone.localdate())
+    ctx["can_relief"] = user.is_authenticated and user.can(Perm.RELIEF_APPLY)
+    ctx["can_permit"] = user.is_authenticated and user.can(Perm.PERMIT_APPLY)
+    return render(request, "portal/home.html", ctx)
+
+
+@public
+def portal_parcel_search(request):
+    form = ParcelLookupForm(request.GET or None)
+    results = public_parcel_search(q=form.cleaned_data["q"]) if form.is_valid() else None
+    return render(request, "portal/parcel_search.html", {"form": form, "results": results})
+
+
+@public
+def portal_parcel(request, parcel_id: str):
+    parcel = public_parcel_get(parcel_id=parcel_id)
+    today = timezone.localdate()
+    return render(request, "portal/parcel.html", {
+        "parcel": parcel, "pf": parcel_fee(parcel, as_of=today), "area": parcel_impervious(parcel, as_of=today),
+        "credits": public_credits(parcel=parcel, on=today), "today": today})
+
+
+@public
+def portal_parcel_geojson(request, parcel_id: str):
+    """The parcel polygon and impervious pieces (no owner): the same public facts as the page."""
+    from stormwater.gis.selectors import parcel_geojson
+
+    return JsonResponse(parcel_geojson(parcel=public_parcel_get(parcel_id=parcel_id)))
+
+
+@public
+@require_http_methods(["GET", "POST"])
+def portal_signup(request):
+    if request.user.is_authenticated:
+        return redirect("portal_home")
+    form = SignupForm(request.POST or None)
+    status = 200
+    if request.method == "POST" and form.is_valid():
+        d = form.cleaned_data
+        ip = throttle.client_ip(request)
+        if throttle.throttled("signup", d["account_number"], ip):
+            form.add_error(None, MSG_SIGNUP_THROTTLED.format(minutes=throttle.window_minutes()))
+            status = 429
+        else:
+            try:
+                user = owner_signup(account_number=d["account_number"], code=d["code"], username=d["username"],
+                                    email=d["email"], password=d["password1"])
+            except SignupError as e:
+                if e.field == "code":
+                    throttle.failure_note("signup", d["account_number"], ip)
+                form.add_error(e.field if e.field in form.fields else None, str(e))
+            else:
+                throttle.failures_clear("signup", d["account_number"], ip)
+                login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+                messages.success(request, "Your sign-in is linked to your property. Welcome.")
+                return redirect("portal_home")
+    return render(request, "portal/signup.html", {"form": form}, status=status)
+
+
+class ThrottledLoginView(auth_views.LoginView):
+    """Django's LoginView with a limit: LOGIN_THROTTLE_FAILURES failures per username + IP within
+    LOGIN_THROTTLE_WINDOW_SECONDS, then 429 with a clear message until the window passes."""
+
+    template_name = "web/login.html"
+
+    def _key(self):
+        return ("login", self.request.POST.get("username", ""), throttle.client_ip(self.request))
+
+    def post(self, request, *args, **kwargs):
+        if throttle.throttled(*self._key()):
+            form = self.get_form_class()(self.request)  # unbound: a throttled attempt never authenticates
+            ctx = self.get_context_data(form=form, throttled=MSG_THROTTLED.format(minutes=throttle.window_minutes()))
+            return self.render_to_response(ctx, status=429)
+        return super().post(request, *args, **kwargs)
+
+    def form_invalid(self, form):
+        throttle.failure_note(*self._key())
+        return super().form_invalid(form)
+
+    def form_valid(self, form):
+        throttle.failures_clear(*self._key())
+        return super().form_valid(form)
+
+
+login_view = public(ThrottledLoginView.as_view())

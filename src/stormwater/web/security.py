@@ -1,0 +1,58 @@
+"""Content-Security-Policy (issue 9): no inline script, no foreign origins.
+
+Every response gets a policy that allows scripts, styles, images, fonts and fetches only from this site.
+The few inline <script>/<style> elements that remain carry a per-request nonce ({{ request.csp_nonce }});
+style *attributes* are allowed (style-src-attr), because they cannot run code and SVG charts use them.
+A map tile server configured in GIS_TILE_URL is added to img-src. CSP_REPORT_ONLY=1 sends the header as
+Content-Security-Policy-Report-Only (to try a change in production without breaking pages).
+"""
+from __future__ import annotations
+
+import secrets
+from urllib.parse import urlsplit
+
+from django.conf import settings
+
+
+def _tile_origin() -> str:
+    url = getattr(settings, "GIS_TILE_URL", "") or ""
+    if not url:
+        return ""
+    parts = urlsplit(url.replace("{s}", "a"))
+    host = parts.netloc
+    if "{s}" in url:  # Leaflet subdomains a/b/c
+        host = "*." + host.split(".", 1)[1] if "." in host else host
+    return f"{parts.scheme}://{host}" if parts.scheme else ""
+
+
+def csp_header(nonce: str) -> str:
+    img = " ".join(x for x in ("'self'", "data:", _tile_origin()) if x)
+    return "; ".join([
+        "default-src 'self'",
+        f"script-src 'self' 'nonce-{nonce}'",
+        f"style-src 'self' 'nonce-{nonce}'",
+        "style-src-attr 'unsafe-inline'",
+        f"img-src {img}",
+        "font-src 'self'",
+        "connect-src 'self'",
+        "object-src 'none'",
+        "base-uri 'self'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+    ])
+
+
+class ContentSecurityPolicyMiddleware:
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        request.csp_nonce = secrets.token_urlsafe(16)
+        response = self.get_response(request)
+        name = ("Content-Security-Policy-Report-Only" if getattr(settings, "CSP_REPORT_ONLY", False)
+                else "Content-Security-Policy")
+        if name not in response:
+            response[name] = csp_header(request.csp_nonce)
+        response.setdefault("Referrer-Policy", "same-origin")
+        response.setdefault("Permissions-Policy", "geolocation=(), camera=(), microphone=()")
+        return response
