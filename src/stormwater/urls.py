@@ -75,3 +75,7 @@ urlpatterns += construction_urlpatterns + stewardship_urlpatterns
 # The public portal (stormwater.portal, issue 9): spread in, flat checked URLPatterns.
 from stormwater.portal.urls import urlpatterns as portal_urlpatterns  # noqa: E402
 urlpatterns += portal_urlpatterns
+
+# Reviewer's workbench (stormwater.workbench, issue 10): spread in, flat checked URLPatterns.
+from stormwater.workbench.urls import urlpatterns as workbench_urlpatterns  # noqa: E402
+urlpatterns += workbench_urlpatterns

@@ -25,6 +25,8 @@ def nav(request):
         items.append(("review_list", "Engineering reviews"))
     if user.can(Perm.PERMIT_APPLY) or user.can(Perm.PERMIT_VIEW_ALL) or user.can(Perm.PERMIT_CONSULT):
         items.append(("permit_list", "Permits"))
+    if user.can(Perm.PERMIT_REVIEW):
+        items.append(("meeting_list", "Pre-application"))
     if user.can(Perm.RELIEF_APPLY) or user.can(Perm.RELIEF_VIEW_ALL):
         items.append(("relief_home", "Credits & appeals"))
     if user.can(Perm.INSPECTION_FILE) or user.can(Perm.INSPECT) or user.can(Perm.SURETY):

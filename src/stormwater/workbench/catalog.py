@@ -13,6 +13,7 @@ Loaded once, at import (module constants); nothing here touches the database.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 # § 380-11 B(1) incorporates the Massachusetts Stormwater Management Standards (MassDEP Stormwater
@@ -247,8 +248,7 @@ class Entry:
     @property
     def key(self) -> str:
         """URL- and form-safe id: '380-12 A(3)(c)[1]' → '380-12-A-3-c-1'."""
-        s = self.para.replace(" ", "-").replace("(", "-").replace("[", "-")
-        return "-".join(p for p in s.replace(")", "").replace("]", "").split("-") if p).replace("380-", "380-", 1)
+        return re.sub(r"[()\[\] ]+", "-", self.para).strip("-")
 
     @property
     def cite(self) -> str:

@@ -1,0 +1,65 @@
+"""JSON API of the workbench: the state of every item of a permit file, and findings posted in bulk."""
+from __future__ import annotations
+
+import json
+
+from django.http import JsonResponse
+from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_http_methods
+
+from stormwater.accounts.access import require_perm
+from stormwater.accounts.roles import Perm
+from stormwater.cases.services import TransitionError
+from stormwater.permits.selectors import permit_get_for_user
+
+from . import selectors, services
+
+
+def _state_json(s) -> dict:
+    f = s.finding
+    return {"paragraph": "§ " + s.entry.para, "key": s.entry.key, "checklist": s.entry.checklist, "text": s.entry.text,
+            "state": s.state, "label": s.label,
+            "finding": None if f is None else {
+                "finding": f.finding, "reason": f.reason, "mitigation": f.mitigation, "comment": f.comment,
+                "document": f.document_id, "page": f.page, "condition": f.condition,
+                "reviewer": f.reviewer.username if f.reviewer else None, "at": f.at.isoformat()},
+            "request": None if s.raised is None else {"id": s.raised.request_id,
+                                                      "requested_on": s.raised.request.requested_on.isoformat(),
+                                                      "responded_on": (s.raised.request.responded_on.isoformat()
+                                                                       if s.raised.request.responded_on else None)},
+            "waivers": [w.case.number for w in s.waivers],
+            "review_rows": [{"key": r["key"], "status": r["status"], "provision": r["provision"]}
+                            for r in s.review_rows]}
+
+
+@require_perm(api=True)
+def api_workbench(request, number: str):
+    app = permit_get_for_user(user=request.user, number=number)
+    wb = selectors.workbench_for(app)
+    g = wb["glance"]
+    return JsonResponse({
+        "number": app.case.number, "status": app.case.status,
+        "glance": {"items": g.items, "not_reviewed": g.not_reviewed, "open_deficiencies": g.open_deficiencies,
+                   "requested": g.requested, "requests_outstanding": g.requests_outstanding,
+                   "days_left": g.days_left, "due": g.clock.due.isoformat() if g.clock and g.clock.due else None},
+        "items": [_state_json(s) for s in wb["states"].values()],
+        "engineering_review": wb["review"].pk if wb["review"] else None})
+
+
+@csrf_exempt
+@require_http_methods(["POST"])
+@require_perm(Perm.PERMIT_REVIEW, api=True)
+def api_workbench_findings(request, number: str):
+    """Body: {"findings": [{"para": "380-12 A(3)(c)[6]", "finding": "deficient", "comment": "…", "page": "C-2"}]}."""
+    app = permit_get_for_user(user=request.user, number=number)
+    try:
+        body = json.loads(request.body or b"{}")
+        rows = body["findings"]
+        docs = {d.pk: d for d in app.case.documents.all()}
+        for r in rows:
+            r["document"] = docs.get(r["document"]) if r.get("document") else None
+        made = services.item_findings_record(application=app, findings=rows, acting_user=request.user)
+    except (ValueError, KeyError, TypeError, TransitionError) as e:
+        return JsonResponse({"error": str(e)}, status=400)
+    return JsonResponse({"recorded": [{"paragraph": "§ " + f.para, "finding": f.finding, "id": f.pk} for f in made]},
+                        status=201)

@@ -1,0 +1,267 @@
+"""Web pages of the reviewer's workbench. Thin: parse, call one service, render. Every view is guarded
+by ``require_perm``; the permit file is reached through ``permits.selectors.permit_get_for_user`` (404
+for anyone else's), a pre-application meeting through ``meeting_get_for_user``."""
+from __future__ import annotations
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_POST
+
+from stormwater.accounts.access import require_perm
+from stormwater.accounts.models import User
+from stormwater.accounts.roles import Perm
+from stormwater.cases.services import DocumentError, TransitionError
+from stormwater.permits.models import Waiver
+from stormwater.permits.selectors import may_act_for_applicant, permit_get_for_user
+
+from . import catalog, documents, selectors, services
+from .forms import FINDING_CHOICES, DecideForm, MeetingForm, parse_findings
+from .models import LidAnswer, PreApplicationMeeting
+
+REFUSALS = (TransitionError, ValueError, DocumentError)
+
+
+def _try(request, fn, ok: str) -> bool:
+    try:
+        fn()
+    except REFUSALS as e:
+        messages.error(request, str(e))
+        return False
+    messages.success(request, ok)
+    return True
+
+
+def _ctx(request, app, **extra):
+    u = request.user
+    return {"app": app, "case": app.case, "can_review": u.can(Perm.PERMIT_REVIEW),
+            "can_decide": u.can(Perm.PERMIT_DECIDE), "act_applicant": may_act_for_applicant(u, app),
+            "finding_choices": FINDING_CHOICES, **extra}
+
+
+@require_perm()
+def workbench_home(request, number: str):
+    """At a glance, the checklists with their counts, requests, waivers by item, the engineering review."""
+    app = permit_get_for_user(user=request.user, number=number)
+    wb = selectors.workbench_for(app)
+    per_list = []
+    for cl, rows in wb["checklists"]:
+        sts = [s for _, s in rows if s is not None]
+        per_list.append((cl, len(sts), sum(1 for s in sts if not s.reviewed), sum(1 for s in sts if s.open_deficiency)))
+    decide_form = DecideForm(initial={"kind": "approve_conditions", "standards": ["380-11B", "380-11C", "380-12",
+                                                                                   "380-13"],
+                                      "conditions": "\n".join(c for _, c in wb["proposed_conditions"])})
+    return render(request, "workbench/home.html", _ctx(request, app, **wb, per_list=per_list,
+                                                        decide_form=decide_form,
+                                                        waivable=[e for e in catalog.ITEMS]))
+
+
+@require_perm()
+def workbench_checklist(request, number: str, checklist: str):
+    app = permit_get_for_user(user=request.user, number=number)
+    cl = catalog.CHECKLIST_BY_KEY.get(checklist)
+    if cl is None:
+        raise Http404("No such checklist.")
+    wb = selectors.workbench_for(app)
+    rows = dict(wb["checklists"])[cl]
+    return render(request, "workbench/checklist.html", _ctx(request, app, checklist=cl, rows=rows,
+                                                             glance=wb["glance"], review=wb["review"],
+                                                             documents=app.case.documents.all()))
+
+
+@require_POST
+@require_perm(Perm.PERMIT_REVIEW)
+def workbench_checklist_record(request, number: str, checklist: str):
+    app = permit_get_for_user(user=request.user, number=number)
+    cl = catalog.CHECKLIST_BY_KEY.get(checklist)
+    if cl is None:
+        raise Http404("No such checklist.")
+    docs = {d.pk: d for d in app.case.documents.all()}
+
+    def do():
+        found = parse_findings(request.POST, [e.para for e in catalog.entries_of(cl.key) if e.is_item], docs)
+        made = services.item_findings_record(application=app, findings=found, acting_user=request.user)
+        do.n = len(made)
+    _try(request, do, "Findings recorded.")
+    return redirect("workbench_checklist", number=number, checklist=checklist)
+
+
+def _entry(key: str):
+    e = catalog.BY_KEY.get(key)
+    if e is None or not e.is_item:
+        raise Http404("No such checklist item.")
+    return e
+
+
+@require_perm()
+def workbench_item(request, number: str, key: str):
+    app = permit_get_for_user(user=request.user, number=number)
+    e = _entry(key)
+    review = selectors._latest_review(app.case)
+    state = selectors.item_states(app, review=review)[e.para]
+    return render(request, "workbench/item.html", _ctx(request, app, entry=e, state=state,
+                                                        history=selectors.item_history(app, e.para),
+                                                        documents=app.case.documents.all(),
+                                                        waivers=Waiver.objects.filter(application=app)
+                                                        .select_related("case")))
+
+
+@require_POST
+@require_perm(Perm.PERMIT_REVIEW)
+def workbench_item_record(request, number: str, key: str):
+    app = permit_get_for_user(user=request.user, number=number)
+    e = _entry(key)
+    docs = {d.pk: d for d in app.case.documents.all()}
+    _try(request, lambda: services.item_findings_record(
+        application=app, acting_user=request.user, findings=parse_findings(request.POST, [e.para], docs)
+        or [{"para": e.para, "finding": ""}]), f"§ {e.para}: finding recorded.")
+    return redirect("workbench_item", number=number, key=key)
+
+
+@require_POST
+@require_perm(Perm.PERMIT_REVIEW)
+def workbench_raise(request, number: str):
+    """The chosen deficient or missing items become one information request (§ 380-10 E)."""
+    app = permit_get_for_user(user=request.user, number=number)
+    paras = request.POST.getlist("item")
+    _try(request, lambda: services.items_raise_information_request(application=app, paras=paras,
+                                                                   acting_user=request.user),
+         f"Information request sent: {len(paras)} item(s); the 42 days stand still until the response.")
+    return redirect("workbench_home", number=number)
+
+
+@require_POST
+@require_perm()
+def workbench_waiver(request, number: str):
+    """A waiver request from one item's requirement (§ 380-8 B), or an existing one attached to the item."""
+    app = permit_get_for_user(user=request.user, number=number)
+    e = _entry(request.POST.get("key", ""))
+    existing = request.POST.get("waiver", "").strip()
+    if existing:
+        if not request.user.can(Perm.PERMIT_REVIEW):
+            raise PermissionDenied("Only staff attach an existing waiver to an item.")
+        w = Waiver.objects.filter(application=app, case__number=existing).first()
+        if w is None:
+            raise Http404("No such waiver on this file.")
+        _try(request, lambda: services.item_waiver_attach(waiver=w, para=e.para, acting_user=request.user),
+             f"Waiver {existing} attached to § {e.para}.")
+    else:
+        if not may_act_for_applicant(request.user, app):
+            raise PermissionDenied("Only the applicant (or staff for them) requests a waiver.")
+        _try(request, lambda: services.item_waiver_request(application=app, para=e.para, acting_user=request.user,
+                                                           justification=request.POST.get("justification", "")),
+             f"Waiver requested from § {e.para}.")
+    return redirect("workbench_item", number=number, key=e.key)
+
+
+@require_perm()
+def workbench_summary(request, number: str):
+    app = permit_get_for_user(user=request.user, number=number)
+    return render(request, "workbench/summary.html", _ctx(request, app, **selectors.review_summary(app)))
+
+
+@require_perm()
+def workbench_summary_pdf(request, number: str):
+    app = permit_get_for_user(user=request.user, number=number)
+    pdf = documents.review_summary_pdf(selectors.review_summary(app))
+    resp = HttpResponse(pdf, content_type="application/pdf")
+    resp["Content-Disposition"] = f'inline; filename="{app.case.number}-review-summary.pdf"'
+    return resp
+
+
+@require_POST
+@require_perm(Perm.PERMIT_REVIEW)
+def workbench_summary_keep(request, number: str):
+    app = permit_get_for_user(user=request.user, number=number)
+    _try(request, lambda: services.review_summary_keep(application=app, acting_user=request.user),
+         "Review summary kept in the file.")
+    return redirect("workbench_summary", number=number)
+
+
+@require_POST
+@require_perm(Perm.PERMIT_DECIDE)
+def workbench_decide(request, number: str):
+    app = permit_get_for_user(user=request.user, number=number)
+    form = DecideForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "; ".join(f"{k}: {' '.join(v)}" for k, v in form.errors.items()))
+        return redirect("workbench_home", number=number)
+    d = form.cleaned_data
+    ok = _try(request, lambda: services.workbench_decide(
+        application=app, kind=d["kind"], findings=d["findings"], standards=d["standards"],
+        conditions=d["conditions"].splitlines(), order_of_conditions=d["order_of_conditions"],
+        acting_user=request.user), "Decision issued; the review summary is kept with it.")
+    return redirect("workbench_summary" if ok else "workbench_home", number=number)
+
+
+# --- pre-application meetings (§ 380-10 A) ---------------------------------------------------------
+
+@require_perm()
+def meeting_list(request):
+    return render(request, "workbench/meetings.html", {
+        "meetings": selectors.meetings_for_user(request.user), "form": MeetingForm(),
+        "can_review": request.user.can(Perm.PERMIT_REVIEW)})
+
+
+@require_POST
+@require_perm(Perm.PERMIT_REVIEW)
+def meeting_new(request):
+    form = MeetingForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "; ".join(f"{k}: {' '.join(v)}" for k, v in form.errors.items()))
+        return redirect("meeting_list")
+    d = form.cleaned_data
+    applicant = User.objects.filter(username=d["applicant_username"]).first() if d["applicant_username"] else None
+    m = services.meeting_schedule(applicant_name=d["applicant_name"], applicant_email=d["applicant_email"],
+                                  applicant=applicant, site_address=d["site_address"], concept=d["concept"],
+                                  scheduled_at=d["scheduled_at"], location=d["location"], acting_user=request.user)
+    messages.success(request, "Pre-application meeting scheduled.")
+    return redirect("meeting_detail", meeting_id=m.pk)
+
+
+@require_perm()
+def meeting_detail(request, meeting_id: int):
+    m = selectors.meeting_get_for_user(user=request.user, meeting_id=meeting_id)
+    return render(request, "workbench/meeting.html", {
+        "m": m, "attendees": m.attendees.all(), "lid": selectors.lid_answers(m), "answers": LidAnswer.choices,
+        "can_review": request.user.can(Perm.PERMIT_REVIEW), "states": PreApplicationMeeting.State.choices})
+
+
+@require_POST
+@require_perm(Perm.PERMIT_REVIEW)
+def meeting_attendee(request, meeting_id: int):
+    m = selectors.meeting_get_for_user(user=request.user, meeting_id=meeting_id)
+    _try(request, lambda: services.meeting_attendee_add(
+        meeting=m, name=request.POST.get("name", ""), organization=request.POST.get("organization", ""),
+        invited_board=bool(request.POST.get("invited_board")), acting_user=request.user), "Attendee added.")
+    return redirect("meeting_detail", meeting_id=m.pk)
+
+
+@require_POST
+@require_perm(Perm.PERMIT_REVIEW)
+def meeting_update(request, meeting_id: int):
+    m = selectors.meeting_get_for_user(user=request.user, meeting_id=meeting_id)
+    number = request.POST.get("case", "").strip()
+
+    def do():
+        case = permit_get_for_user(user=request.user, number=number).case if number else None
+        services.meeting_record(meeting=m, acting_user=request.user, state=request.POST.get("state") or None,
+                                notes=request.POST.get("notes"), case=case)
+    try:
+        _try(request, do, "Meeting record saved.")
+    except Http404:
+        messages.error(request, f"No permit file {number}.")
+    return redirect("meeting_detail", meeting_id=m.pk)
+
+
+@require_POST
+@require_perm(Perm.PERMIT_REVIEW)
+def meeting_lid(request, meeting_id: int):
+    m = selectors.meeting_get_for_user(user=request.user, meeting_id=meeting_id)
+    answers = [{"para": e.para, "answer": request.POST[f"a-{e.key}"], "note": request.POST.get(f"n-{e.key}", "")}
+               for e in catalog.LID_DESIGN_CHECKLIST if request.POST.get(f"a-{e.key}")]
+    _try(request, lambda: services.lid_answers_record(meeting=m, answers=answers, acting_user=request.user),
+         "LID design checklist saved.")
+    return redirect("meeting_detail", meeting_id=m.pk)
