@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from django.http import JsonResponse
-from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
 
 from stormwater.accounts.access import require_perm
@@ -18,8 +17,7 @@ def review_json(review) -> dict:
             "input_name": review.input_name, "input_sha256": review.input_sha256, "results": review.results}
 
 
-@csrf_exempt
-@require_POST
+@require_POST  # not csrf_exempt: it acts with the signed-in session, so a foreign page must not drive it
 @require_perm(Perm.REVIEW_RUN, api=True)
 def api_review_run(request):
     """POST the plan itself (JSON or YAML body) → 201 with the stored report; ?title=…&case=… optional."""
