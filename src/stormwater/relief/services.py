@@ -833,7 +833,8 @@ def appeal_decide(*, appeal: Appeal, outcome: str, findings: str, acting_user, a
     ap.outcome, ap.decided_on, ap.findings = outcome, on, findings.strip()
     ap.save(update_fields=["outcome", "decided_on", "findings", "amount_abated", "credit_percent"])
     local = timezone.localtime(ap.hearing_at) if timezone.is_aware(ap.hearing_at) else ap.hearing_at
-    paras.append(f"Appeal {ap.case.number} ({ap.get_subject_display()}), filed {_d(ap.case.filed_on)}, heard "
+    what = "Application" if ap.subject == AppealSubject.LIEN else "Appeal"
+    paras.append(f"{what} {ap.case.number} ({ap.get_subject_display()}), filed {_d(ap.case.filed_on)}, heard "
                  f"{_d(local.date())}, hearing concluded {_d(ap.hearing_closed_on)}.")
     paras.append(f"Findings: {ap.findings}")
     if ap.subject == AppealSubject.ABATEMENT:
