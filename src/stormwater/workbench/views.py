@@ -159,7 +159,7 @@ def workbench_waiver(request, number: str):
 @require_perm()
 def workbench_summary(request, number: str):
     app = permit_get_for_user(user=request.user, number=number)
-    return render(request, "workbench/summary.html", _ctx(request, app, **selectors.review_summary(app)))
+    return render(request, "workbench/summary.html", {**selectors.review_summary(app), **_ctx(request, app)})
 
 
 @require_perm()
