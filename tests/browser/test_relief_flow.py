@@ -136,3 +136,40 @@ def test_abatement_to_select_board_reversal_in_the_browser(page, live_server, bi
     pdf = page.request.get(f"{live_server.url}/relief/{appeal.number}/documents/"
                            f"{appeal.documents.get(tag='decision').pk}/")
     assert pdf.status == 200 and pdf.body()[:5] == b"%PDF-"
+
+
+def test_a_credit_applied_for_granted_and_revoked_in_the_browser(page, live_server, billed, personas, at, shot):
+    from stormwater.relief.models import CreditApplication
+    from stormwater.relief.services import credit_policy_load_demo
+
+    at(date(2027, 3, 1))
+    credit_policy_load_demo(effective_from=date(2026, 7, 1), acting_user=personas["clerk"])
+    pdf = {"mimeType": "application/pdf", "buffer": b"%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"}
+    login(page, live_server, "owner")
+    page.goto(f"{live_server.url}/relief/credits/new/")
+    page.locator("#id_credit_code").select_option("BMP")
+    page.get_by_label("How the property meets the criteria").fill("Rain garden and a dry well take the roof runoff.")
+    for name in ("bmp_plan", "om_plan", "inspection"):
+        page.locator(f'input[name="doc_{name}"]').set_input_files({"name": f"{name}.pdf", **pdf})
+    shot("relief-06-credit-form")
+    act(page, "File the application")
+    app = CreditApplication.objects.get()
+    n = app.case.number
+
+    login(page, live_server, "staff")
+    page.goto(f"{live_server.url}/relief/{n}/")
+    act(page, "Accept as complete")
+    assert "Wed Mar 31, 2027" in page.locator("#clocks").inner_text()  # 30 days from Mar 1
+    at(date(2027, 3, 20))
+    login(page, live_server, "director")
+    page.goto(f"{live_server.url}/relief/{n}/")
+    page.get_by_label("Decision").select_option("grant")
+    act(page, "Issue the written decision")
+    assert "Granted in full" in page.locator("#status").inner_text()
+    shot("relief-07-credit-granted")
+    page.get_by_label("Noncompliance or lapse found").fill("The rain garden was paved over.")
+    act(page, "Revoke with notice")
+    assert "Revoked" in page.locator("#status").inner_text()
+    shot("relief-08-credit-revoked")
+    tags = list(app.case.documents.filter(generated=True).values_list("tag", flat=True))
+    assert tags == ["receipt", "complete", "decision", "revocation"]
