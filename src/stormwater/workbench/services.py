@@ -262,6 +262,7 @@ def meeting_record(*, meeting: PreApplicationMeeting, acting_user, state: str | 
 @transaction.atomic
 def lid_answers_record(*, meeting: PreApplicationMeeting, answers: list[dict], acting_user) -> list[LidChecklistAnswer]:
     """The Town's LID design checklist filled in with the applicant (§ 380-10 A; items of § 380-11 B(4)(b))."""
+    meeting = PreApplicationMeeting.objects.select_for_update().get(pk=meeting.pk)  # its state as stored now
     if meeting.state == PreApplicationMeeting.State.CANCELLED:
         raise ValueError(ERR_MEETING_CANCELLED)
     if not answers:
