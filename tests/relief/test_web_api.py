@@ -170,3 +170,21 @@ def test_the_policy_page_shows_the_demo_label_and_only_the_policy_role_loads_it(
     assert r.status_code == 302
     page = client_for(personas["owner"]).get("/relief/policy/").content.decode()
     assert "Demo values" in page and "Senior owner-occupant" in page
+
+
+def test_the_relief_clocks_command_lists_the_queue_and_flags_missed_deadlines(personas, paid, at):
+    import json
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    ab = sv.abatement_apply(bill=paid, grounds=["area"], statement="x", amount_requested=D("5"), disposition="refund",
+                            acting_user=personas["owner"])
+    out = StringIO()
+    call_command("relief_clocks", "--as-of", "2026-11-20", "--missed", "--json", stdout=out)
+    rows = json.loads(out.getvalue())["clocks"]
+    assert [(r["case"], r["clock"], r["due"], r["missed"]) for r in rows] == [
+        (ab.case.number, "abatement_decision", "2026-11-19", True)]
+    out = StringIO()
+    call_command("relief_clocks", "--as-of", "2026-11-19", stdout=out)
+    assert ab.case.number in out.getvalue() and "due today" in out.getvalue()

@@ -363,7 +363,7 @@ def credit_decide(*, application: CreditApplication, decision: str, reasons: str
     if decision != Decision.GRANT and not (reasons or "").strip():
         raise ReliefError(ERR_REASONS)
     to = {Decision.GRANT: C.GRANTED, Decision.GRANT_PART: C.GRANTED_PART, Decision.DENY: C.DENIED}[decision]
-    case_transition(case=app.case, to=to, acting_user=acting_user, on=on, why=reasons,
+    case_transition(case=app.case, to=to, acting_user=acting_user, on=on, why=reasons.strip() or decision.label,
                     data={"percent": str(percent) if percent is not None else None})
     app.decision, app.decided_on, app.granted_percent, app.reasons = decision, on, percent, reasons.strip()
     app.save(update_fields=["decision", "decided_on", "granted_percent", "reasons"])
@@ -536,7 +536,7 @@ def abatement_decide(*, abatement: Abatement, decision: str, reasons: str, actin
     if decision != Decision.GRANT and not (reasons or "").strip():
         raise ReliefError(ERR_REASONS)
     to = {Decision.GRANT: A.GRANTED, Decision.GRANT_PART: A.GRANTED_PART, Decision.DENY: A.DENIED}[decision]
-    case_transition(case=ab.case, to=to, acting_user=acting_user, on=on, why=reasons,
+    case_transition(case=ab.case, to=to, acting_user=acting_user, on=on, why=reasons.strip() or decision.label,
                     data={"amount": fmt(amount) if amount is not None else None})
     ab.decision, ab.decided_on, ab.amount_granted, ab.reasons = decision, on, amount, reasons.strip()
     ab.save(update_fields=["decision", "decided_on", "amount_granted", "reasons"])
