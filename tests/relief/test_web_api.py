@@ -188,3 +188,20 @@ def test_the_relief_clocks_command_lists_the_queue_and_flags_missed_deadlines(pe
     out = StringIO()
     call_command("relief_clocks", "--as-of", "2026-11-19", stdout=out)
     assert ab.case.number in out.getvalue() and "due today" in out.getvalue()
+
+
+def test_a_closed_owner_window_leaves_the_queue_but_a_lapsed_recertification_stays(personas, paid, policy, at):
+    from stormwater.relief.selectors import work_queue
+
+    ab = sv.abatement_apply(bill=paid, grounds=["area"], statement="x", amount_requested=D("5"), disposition="refund",
+                            acting_user=personas["owner"])
+    sv.abatement_decide(abatement=ab, decision="deny", reasons="No.", acting_user=personas["director"])
+    bmp = CreditType.objects.get(policy=policy, code="BMP")
+    app = sv.credit_apply(parcel=paid.parcel, credit_type=bmp, statement="x", acting_user=personas["owner"],
+                          uploads=[(t, pdf_upload()) for t, _ in bmp.required_documents])
+    sv.credit_determine_complete(application=app, acting_user=personas["staff"])
+    sv.credit_decide(application=app, decision="grant", reasons="", acting_user=personas["director"])
+    kinds = lambda day: [(r.case.number, r.view.clock.kind, r.lapsed) for r in work_queue(today=day)]  # noqa: E731
+    assert kinds(date(2026, 10, 20)) == [(ab.case.number, "appeal_filing", False),
+                                         (app.case.number, "recertification", False)]
+    assert kinds(date(2029, 9, 21)) == [(app.case.number, "recertification", True)]  # due Sep 20, 2029

@@ -181,6 +181,11 @@ def work_queue(*, today: date | None = None, town_only: bool = False) -> list[Qu
         party = wf.clock_party(c.kind)
         if town_only and party != "town":
             continue
-        rows.append(QueueRow(case=c.case, view=clock_view(c, today=today), party=party))
+        view = clock_view(c, today=today)
+        # An owner's window that closed (appeal, ATB) leaves staff nothing to do: it stays on the case page,
+        # not in the queue. A lapsed recertification stays: the Department may revoke (credits ¶C).
+        if party == "owner" and view.standing is Standing.OVERDUE and c.kind != wf.RECERTIFICATION:
+            continue
+        rows.append(QueueRow(case=c.case, view=view, party=party))
     rows.sort(key=lambda r: (r.view.due is None, r.view.due or date.max, r.party != "town", r.case.number))
     return rows
