@@ -205,3 +205,25 @@ def test_a_closed_owner_window_leaves_the_queue_but_a_lapsed_recertification_sta
     assert kinds(date(2026, 10, 20)) == [(ab.case.number, "appeal_filing", False),
                                          (app.case.number, "recertification", False)]
     assert kinds(date(2029, 9, 21)) == [(app.case.number, "recertification", True)]  # due Sep 20, 2029
+
+
+def test_the_queue_page_does_not_query_per_case(client_for, personas, billed, policy, at):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    bmp = CreditType.objects.get(policy=policy, code="BMP")
+    staff = client_for(personas["staff"])
+
+    def apply(parcel):
+        app = sv.credit_apply(parcel=parcel, credit_type=bmp, statement="x", acting_user=personas["staff"],
+                              uploads=[(t, pdf_upload()) for t, _ in bmp.required_documents])
+        sv.credit_determine_complete(application=app, acting_user=personas["staff"])
+
+    apply(billed["house"])
+    with CaptureQueriesContext(connection) as one:
+        staff.get("/relief/")
+    for p in ("shops", "apartments", "condo", "house2"):
+        apply(billed[p])
+    with CaptureQueriesContext(connection) as five:
+        assert staff.get("/relief/").status_code == 200
+    assert len(five) == len(one)
