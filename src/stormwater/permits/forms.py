@@ -16,7 +16,8 @@ class ApplicabilityForm(forms.Form):
     """§ 380-4 and § 380-5: the applicant's first question."""
 
     disturbance = forms.DecimalField(min_value=0, max_digits=14, decimal_places=3, label="Land disturbance")
-    unit = forms.ChoiceField(choices=[("sqft", "ft²"), ("acres", "acres")], initial="sqft")
+    unit = forms.ChoiceField(choices=[("sqft", "ft²"), ("acres", "acres")], initial="sqft",
+                             widget=forms.Select(attrs={"aria-label": "Unit: square feet or acres"}))
     on = forms.DateField(label="When the work is to start", widget=forms.DateInput(attrs={"type": "date"}))
     common_plan = forms.BooleanField(required=False, label="Part of a larger common plan of development or sale")
     common_plan_total_sqft = forms.DecimalField(required=False, min_value=0, label="The common plan's total "
