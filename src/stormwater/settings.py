@@ -77,6 +77,7 @@ INSTALLED_APPS = [
     "stormwater.relief",
     "stormwater.gis",
     "stormwater.portal",
+    "stormwater.notices",
     "stormwater.web",
 ]
 

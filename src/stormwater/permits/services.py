@@ -9,7 +9,6 @@ from datetime import date, datetime
 from decimal import Decimal
 
 from django.conf import settings
-from django.core.mail import EmailMessage
 from django.db import transaction
 from django.utils import timezone
 
@@ -110,7 +109,7 @@ def _letter(app, *, tag, title, filename, subject, paragraphs, items=None, citat
     doc = _keep_pdf(app, pdf, tag=tag, title=title, filename=filename, acting_user=acting_user)
     applicant = app.case.applicant
     if applicant is not None and applicant.email:  # the letter also goes by email where we have an address
-        _send_on_commit(subject, "\n\n".join(paragraphs), applicant.email, filename, pdf)
+        _send_on_commit(subject, "\n\n".join(paragraphs), applicant.email, filename, pdf, case=app.case, kind=tag)
     return doc
 
 
@@ -242,13 +241,13 @@ def filing_recipients(app: PermitApplication) -> list[NoticeRecipient]:
     return [found[k] for k in keys if k in found]
 
 
-def _send_on_commit(subject: str, body: str, to: str, filename: str, pdf: bytes) -> None:
-    def send():
-        msg = EmailMessage(subject=subject, body=body, from_email=settings.DEFAULT_FROM_EMAIL, to=[to])
-        msg.attach(filename, pdf, "application/pdf")
-        msg.send(fail_silently=False)
+def _send_on_commit(subject: str, body: str, to: str, filename: str, pdf: bytes, *, case=None,
+                    kind: str = "letter") -> None:
+    """Email after commit, with a NoticeSent record of what went to whom and when (stormwater.notices)."""
+    from stormwater.notices.services import notice_email
 
-    transaction.on_commit(send)
+    notice_email(to=to, subject=subject, body=body, kind=kind, case=case,
+                 attachment=(filename, pdf, "application/pdf"))
 
 
 def _filing_notices(app: PermitApplication, *, on: date, acting_user) -> list[FilingNotice]:
@@ -287,7 +286,8 @@ def _filing_notices(app: PermitApplication, *, on: date, acting_user) -> list[Fi
         out.append(FilingNotice.objects.create(application=app, recipient_key=r.key, recipient_name=r.name,
                                                email=r.email, sent_on=on, document=doc))
         if r.email:
-            _send_on_commit(subject, "\n\n".join(paragraphs), r.email, doc.original_name, pdf)
+            _send_on_commit(subject, "\n\n".join(paragraphs), r.email, doc.original_name, pdf, case=app.case,
+                            kind=f"filing_notice:{r.key}")
         event_record(case=app.case, kind="notice", acting_user=acting_user, on=on,
                      why=f"Filing notice to {r.name}" + (f" emailed to {r.email}" if r.email else " (no email "
                                                                                                     "configured: printed)"),
