@@ -173,6 +173,9 @@ SECURE_SSL_REDIRECT = PRODUCTION and env_bool("SECURE_SSL_REDIRECT", True)
 if env_bool("SECURE_PROXY_SSL_HEADER_ON", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 CSP_REPORT_ONLY = env_bool("CSP_REPORT_ONLY", False)
+# Uploads (cases.services.case_document_add): checked by content and size; UPLOAD_SCAN_HOOK is the dotted path
+# of a virus-scan callable hook(upload) -> reason-to-refuse or None (unset: no scan).
+UPLOAD_SCAN_HOOK = os.environ.get("UPLOAD_SCAN_HOOK", "")
 # Login throttling (stormwater.portal.throttle): failures per username + client IP within the window.
 LOGIN_THROTTLE_FAILURES = int(os.environ.get("LOGIN_THROTTLE_FAILURES", "5"))
 LOGIN_THROTTLE_WINDOW_SECONDS = int(os.environ.get("LOGIN_THROTTLE_WINDOW_SECONDS", "900"))

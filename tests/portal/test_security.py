@@ -174,3 +174,25 @@ def test_uploads_are_checked_by_content_and_size(client_for, personas, records, 
     settings.CASE_UPLOAD_MAX_BYTES = 10
     r = c.post(f"/permits/{app.case.number}/upload/", {"tag": "other", "file": pdf_upload("big.pdf")}, follow=True)
     assert app.case.documents.count() == n
+
+
+def refuse_eicar(upload):
+    """A test scan hook: refuses the EICAR test string, as a real scanner would."""
+    return "EICAR test signature" if b"EICAR" in upload.read() else None
+
+
+def test_the_virus_scan_hook_refuses_what_it_flags_and_is_off_by_default(client_for, personas, records, settings):
+    c = client_for(personas["owner"])
+    app = records["permit"]
+    n = app.case.documents.count()
+    flagged = pdf_upload("plan.pdf", b"%PDF-1.4\nEICAR-STANDARD-ANTIVIRUS-TEST-FILE\n%%EOF")
+    assert settings.UPLOAD_SCAN_HOOK == ""
+    c.post(f"/permits/{app.case.number}/upload/", {"tag": "other", "file": flagged})
+    assert app.case.documents.count() == n + 1  # no hook: content and size checks only
+    settings.UPLOAD_SCAN_HOOK = "tests.portal.test_security.refuse_eicar"
+    flagged.seek(0)
+    r = c.post(f"/permits/{app.case.number}/upload/", {"tag": "other", "file": flagged}, follow=True)
+    assert "refused by the virus scan: EICAR test signature" in r.content.decode()
+    assert app.case.documents.count() == n + 1
+    c.post(f"/permits/{app.case.number}/upload/", {"tag": "other", "file": pdf_upload("clean.pdf")})
+    assert app.case.documents.count() == n + 2

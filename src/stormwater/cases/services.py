@@ -26,6 +26,7 @@ ERR_BEFORE_LAST = "The effective date {on} is before the case's last status chan
 ERR_TYPE = "Only PDF, PNG, JPEG and AutoCAD DWG files are accepted (this file is not one of them by its content)."
 ERR_SIZE = "The file is larger than the limit of {mb} MB."
 ERR_EMPTY = "The file is empty."
+ERR_INFECTED = "The file was refused by the virus scan{why}."
 ERR_NO_CLOCK = "This case has no running “{kind}” clock."
 ERR_EXT_REASON = "An extension needs its reason."
 
@@ -63,6 +64,21 @@ def sniff_content_type(head: bytes) -> str | None:
 
 def max_upload_bytes() -> int:
     return int(getattr(settings, "CASE_UPLOAD_MAX_BYTES", DEFAULT_MAX_UPLOAD_BYTES))
+
+
+def upload_scan(upload) -> None:
+    """The virus-scan hook: settings.UPLOAD_SCAN_HOOK names a callable ``hook(upload) -> str | None`` that
+    returns a reason to refuse (e.g. a ClamAV clamd INSTREAM client); unset (the default) scans nothing."""
+    path = getattr(settings, "UPLOAD_SCAN_HOOK", "")
+    if not path:
+        return
+    from django.utils.module_loading import import_string
+
+    upload.seek(0)
+    reason = import_string(path)(upload)
+    upload.seek(0)
+    if reason:
+        raise DocumentError(ERR_INFECTED.format(why=f": {reason}" if reason is not True else ""))
 
 
 def event_record(*, case: Case, kind: str, acting_user, on: date | None = None, why: str = "",
@@ -242,6 +258,7 @@ def case_document_add(*, case: Case, upload, tag: str, title: str, acting_user) 
     ctype = sniff_content_type(upload.read(16))
     if ctype is None:
         raise DocumentError(ERR_TYPE)
+    upload_scan(upload)
     upload.seek(0)
     digest = hashlib.sha256()
     for chunk in upload.chunks():
