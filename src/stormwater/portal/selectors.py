@@ -53,11 +53,16 @@ def owner_overview(*, user, today: date) -> dict:
     from stormwater.relief.selectors import relief_cases_for_user
     from stormwater.utility.selectors import bills_for_user
 
+    from stormwater.cases.selectors import case_clocks
+
     accounts = [(a, account_position(a, as_of=today)) for a in accounts_for_user(user=user)[:50]]
     return {
         "parcels": list(parcels_for_user(user=user)[:50]),
         "accounts": accounts,
         "bills": list(bills_for_user(user=user).order_by("-period_start", "number")[:20]),
-        "cases": list(relief_cases_for_user(user).order_by("-id")[:20]),
-        "permits": list(permits_for_user(user).order_by("-id")[:20]),
+        # each case with its running clocks (what is due, by when): the deadlines the owner follows
+        "cases": [(c, case_clocks(c, today=today, running_only=True))
+                  for c in relief_cases_for_user(user).order_by("-id")[:20]],
+        "permits": [(p, case_clocks(p.case, today=today, running_only=True))
+                    for p in permits_for_user(user).order_by("-id")[:20]],
     }
