@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from datetime import date
+from pathlib import Path
 
 import pytest
 
@@ -15,6 +16,7 @@ from stormwater.workbench import catalog
 from .conftest import pdf_text
 
 pytestmark = pytest.mark.django_db
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 
 A = "380-12 A(3)(c)[6]"
 B = "380-12 A(3)(g)[9]"
@@ -112,6 +114,8 @@ def test_done_when(client, personas, filed, at):
     summary = client.get(wbase + "summary/").content.decode()
     pdf = client.get(wbase + "summary.pdf")
     assert pdf["Content-Type"] == "application/pdf"
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    (ARTIFACTS / "workbench-review-summary.pdf").write_bytes(pdf.content)  # for a look with pdftoppm
     for text in (summary, pdf_text(pdf.content), pdf_text(kept.file.read())):
         flat = squash(text.replace("&#x27;", "'"))
         missing = [e.para for e in catalog.ENTRIES if squash(f"§ {e.para}") not in flat]
