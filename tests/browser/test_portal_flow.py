@@ -263,3 +263,41 @@ def test_pages_log_no_csp_violation_without_the_bypass(browser, live_server, bil
         pg.wait_for_load_state("networkidle")
     ctx.close()
     assert refused == []
+
+
+@pytest.fixture
+def mapped(town, tmp_path):
+    """A parcel with a surveyed polygon and a building (EPSG:2249), so the public page draws its map."""
+    import geopandas as gpd
+    import shapely
+
+    from stormwater.gis.services import LayerSpec, SurveySpec, survey_import
+    from stormwater.parcels.models import Parcel
+
+    x0, y0 = 740000.0, 2930000.0
+    path = tmp_path / "town.gpkg"
+    gpd.GeoDataFrame({"PID": ["P-1"]}, geometry=[shapely.box(x0, y0, x0 + 100, y0 + 100)],
+                     crs="EPSG:2249").to_file(path, layer="parcels", driver="GPKG")
+    gpd.GeoDataFrame({"k": [1]}, geometry=[shapely.box(x0 + 10, y0 + 10, x0 + 30, y0 + 30)],
+                     crs="EPSG:2249").to_file(path, layer="buildings", driver="GPKG")
+    Parcel.objects.create(parcel_id="P-1", address="1 Test St", land_use_code="101", dwelling_units=1)
+    spec = SurveySpec(parcels=LayerSpec(str(path), "parcels"), id_field="PID",
+                      impervious=[LayerSpec(str(path), "buildings")], right_of_way=[])
+    survey_import(spec=spec, name="2026 flyover", surveyed_on=date(2026, 4, 1), acting_user=None)
+    return town
+
+
+def test_the_public_map_draws_under_the_policy_and_passes_axe(browser, page, live_server, mapped, shot):
+    ctx = browser.new_context()  # no CSP bypass: the map's scripts, styles and data must all be allowed
+    pg = ctx.new_page()
+    refused, errors = [], []
+    pg.on("console", lambda m: refused.append(m.text) if "Content Security Policy" in m.text else None)
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.goto(f"{live_server.url}/portal/parcels/P-1/")
+    pg.locator("#parcel-map[data-ready='1']").wait_for()
+    assert pg.locator("#parcel-map path").count() >= 2  # the parcel and the building
+    ctx.close()
+    assert refused == [] and errors == []
+    page.goto(f"{live_server.url}/portal/parcels/P-1/")
+    page.locator("#parcel-map[data-ready='1']").wait_for()
+    shot("portal-10-parcel-map")
