@@ -4,7 +4,6 @@ from __future__ import annotations
 import json
 
 from django.http import JsonResponse
-from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_http_methods
 
 from stormwater.accounts.access import require_perm
@@ -46,7 +45,7 @@ def api_workbench(request, number: str):
         "engineering_review": wb["review"].pk if wb["review"] else None})
 
 
-@csrf_exempt
+# Not csrf_exempt: it acts with the signed-in session, so a foreign page must not drive it.
 @require_http_methods(["POST"])
 @require_perm(Perm.PERMIT_REVIEW, api=True)
 def api_workbench_findings(request, number: str):
