@@ -25,12 +25,15 @@ class ParcelLookupForm(DescribedForm):
 
 class SignupForm(DescribedForm):
     account_number = forms.CharField(label="Account number", max_length=60,
-                                     help_text="Printed on your stormwater bill, top right.")
+                                     help_text="Printed on your stormwater bill, top right.",
+                                     widget=forms.TextInput(attrs={"autocomplete": "off"}))
     code = forms.CharField(label="Verification code", max_length=20,
-                           help_text="Printed on your bill under “Sign up online”, like ABCDE-FGHIJ.")
+                           help_text="Printed on your bill in the box “See your bills online”, like ABCDE-FGHIJ.")
     username = forms.RegexField(label="Choose a username", max_length=150, regex=r"^[\w.@+-]+$",
-                                error_messages={"invalid": "Use letters, digits and . @ + - _ only."})
+                                error_messages={"invalid": "Use letters, digits and . @ + - _ only."},
+                                widget=forms.TextInput(attrs={"autocomplete": "username"}))
     email = forms.EmailField(label="Email (for notices)", required=False,
+                             widget=forms.EmailInput(attrs={"autocomplete": "email"}),
                              help_text="Optional. Notices about your cases are emailed here as well as mailed.")
     password1 = forms.CharField(label="Password", widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}),
                                 help_text="At least 8 characters; not a common password.")
