@@ -108,3 +108,13 @@ def test_pre_application_meetings_by_role(client_for, personas):
     assert client_for(personas["owner"]).post("/pre-application/new/", {}).status_code == 403
     r = client_for(personas["staff"]).get("/pre-application/")
     assert r.status_code == 200 and "1 Elm St" in r.content.decode()
+
+
+def test_the_findings_api_checks_the_csrf_token(personas, reviewing):
+    from django.test import Client
+
+    c = Client(enforce_csrf_checks=True)
+    c.force_login(personas["staff"])
+    r = c.post(f"/api/permits/{reviewing.case.number}/workbench/findings",
+               json.dumps({"findings": [{"para": C6, "finding": "provided"}]}), content_type="application/json")
+    assert r.status_code == 403 and not ItemFinding.objects.exists()
