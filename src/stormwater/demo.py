@@ -187,7 +187,68 @@ def demo_load(*, parcels: int = 400, seed: int = 1783, issue_run: bool = True) -
                                 acting_user=users["collector"])
         out["bill_run"] = result.as_json()
         out["collections"] = _demo_collections(rng, users["collector"])
+    out["fund"] = _demo_fund(users["collector"])
+    out["permits"] = _demo_permits(users, owners)
     return out
+
+
+def _demo_fund(collector) -> dict:
+    """An FY2027 budget for the Stormwater Management Account (demo figures), and a grant."""
+    from stormwater.fund.services import budget_line_create, other_revenue_create
+
+    lines = [("direct", "B", "Stormwater Division staff (1.5 FTE)", "38500"),
+             ("direct", "D", "Catch basin cleaning and street sweeping", "14200"),
+             ("indirect", "K", "Billing and Collector's office time", "3900"),
+             ("direct", "F", "Illicit discharge detection and elimination", "2400"),
+             ("capital", "E", "Culvert replacement, Wolf Swamp Rd (share)", "6000"),
+             ("reserve", "B", "Operating reserve", "2500")]
+    for cat, use, desc, amount in lines:
+        budget_line_create(fiscal_year=DEMO_FY, category=cat, allowed_use=use, description=desc,
+                           amount=Decimal(amount), acting_user=collector)
+    other_revenue_create(fiscal_year=DEMO_FY, kind="grant", source="MassDEP 604(b) water quality grant (demo)",
+                         amount=Decimal("4500"), dated=date(2026, 8, 1), acting_user=collector)
+    return {"budget_lines": len(lines)}
+
+
+def _demo_permits(users, owners) -> dict:
+    """Two permit files: the demo owner's draft, and a filed application under review with a request
+    for information (dated today, so its 42-day clock runs from now)."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from stormwater.permits.checklist import ITEMS
+    from stormwater.permits.services import (abutters_mailed, abutters_set, checklist_confirm,
+                                             permit_application_start, permit_determine_complete,
+                                             permit_document_upload, permit_fees_paid, permit_file,
+                                             permit_request_information)
+
+    today = date.today()
+    mine = Parcel.objects.filter(owner__user=users["owner"]).first()
+    draft = permit_application_start(
+        acting_user=users["owner"], owner=mine.owner if mine else None, owner_name=users["owner"].get_full_name(),
+        site_address=mine.address if mine else "1 Demo St", description="New garage, driveway and regrading",
+        disturbance_sqft=Decimal("48000"), parcels=[mine] if mine else [])
+    shops = Parcel.objects.filter(owner__name__startswith="Longmeadow Shops").first()
+    app = permit_application_start(
+        acting_user=users["staff"], owner=shops.owner, owner_name=shops.owner.name, site_address=shops.address,
+        description="Retail expansion with 1.6 acres of land disturbance and a new parking field",
+        disturbance_sqft=Decimal("69700"), parcels=[shops], agent_name="Bay State Civil Engineering (agent)")
+    pdf = b"%PDF-1.4\n% demo document\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n"
+    for item in ITEMS:
+        if item.by_upload and item.key != "autocad":
+            permit_document_upload(application=app, upload=SimpleUploadedFile(f"{item.key}.pdf", pdf, "application/pdf"),
+                                   tag=item.key, acting_user=users["staff"])
+    abutters_set(application=app, text="Maple Realty Trust\n12 Maple Rd\nLongmeadow, MA 01106\n\n"
+                                       "J. and R. Cohen\n20 Maple Rd\nLongmeadow, MA 01106",
+                 certified_on=today, acting_user=users["staff"])
+    abutters_mailed(application=app, mailed_on=today, acting_user=users["staff"])
+    checklist_confirm(application=app, key="paper_copies", acting_user=users["staff"])
+    permit_fees_paid(application=app, paid_on=today, receipt="DPW-4471", acting_user=users["staff"])
+    permit_file(application=app, acting_user=users["staff"], on=today)
+    permit_determine_complete(application=app, acting_user=users["staff"], on=today)
+    permit_request_information(application=app, acting_user=users["staff"], on=today,
+                               items="Infiltration test pits at the trench location (§ 380-12 A(3)(g)[11])\n"
+                                     "Downstream culvert capacity evaluation (§ 380-11 B(7))")
+    return {"draft": draft.case.number, "under_review": app.case.number}
 
 
 def _demo_collections(rng: random.Random, collector) -> dict:

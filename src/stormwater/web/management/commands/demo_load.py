@@ -13,7 +13,11 @@ class Command(BaseCommand):
         parser.add_argument("--no-bill-run", action="store_true")
 
     def handle(self, *args, **opts):
-        out = demo_load(parcels=opts["parcels"], issue_run=not opts["no_bill_run"])
+        from django.test.utils import override_settings
+
+        # The demo's notices are kept with their cases; no mail leaves (or floods the terminal).
+        with override_settings(EMAIL_BACKEND="django.core.mail.backends.locmem.EmailBackend"):
+            out = demo_load(parcels=opts["parcels"], issue_run=not opts["no_bill_run"])
         if not out["loaded"]:
             self.stdout.write(out["message"])
         else:
