@@ -227,3 +227,17 @@ def test_the_queue_page_does_not_query_per_case(client_for, personas, billed, po
     with CaptureQueriesContext(connection) as five:
         assert staff.get("/relief/").status_code == 200
     assert len(five) == len(one)
+
+
+def test_the_case_page_shows_the_last_day_to_appeal_then_that_it_ended(client_for, personas, paid, at):
+    ab = sv.abatement_apply(bill=paid, grounds=["area"], statement="x", amount_requested=D("5"), disposition="refund",
+                            acting_user=personas["owner"])
+    at(date(2026, 10, 15))
+    sv.abatement_decide(abatement=ab, decision="deny", reasons="No.", acting_user=personas["director"])
+    at(date(2026, 11, 16))
+    o = client_for(personas["owner"])
+    page = o.get(f"/relief/{ab.case.number}/").content.decode()
+    assert "by Mon Nov 16, 2026" in page and "File the appeal" in page
+    at(date(2026, 11, 17))
+    page = client_for(personas["owner"]).get(f"/relief/{ab.case.number}/").content.decode()
+    assert "ended on Mon Nov 16, 2026" in page and "File the appeal" not in page

@@ -169,6 +169,7 @@ def relief_detail(request, number: str):
         ctx["own_abatements"] = relief_cases_for_user(u).filter(kind=wf.ABATEMENT, abatement__bill__parcel=detail.parcel)
     if case.kind == wf.ABATEMENT:
         ctx["abatable"] = bill_abatable(detail.bill)
+    ctx["appeal_window"] = next((cv for cv, _, _ in ctx["clocks"] if cv.clock.kind == wf.APPEAL_FILING), None)
     return render(request, "relief/detail.html", ctx)
 
 
