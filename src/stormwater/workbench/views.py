@@ -7,7 +7,6 @@ from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
-from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from stormwater.accounts.access import require_perm
@@ -54,8 +53,7 @@ def workbench_home(request, number: str):
                                                                                    "380-13"],
                                       "conditions": "\n".join(c for _, c in wb["proposed_conditions"])})
     return render(request, "workbench/home.html", _ctx(request, app, **wb, per_list=per_list,
-                                                        decide_form=decide_form,
-                                                        waivable=[e for e in catalog.ITEMS]))
+                                                        decide_form=decide_form))
 
 
 @require_perm()
@@ -82,8 +80,7 @@ def workbench_checklist_record(request, number: str, checklist: str):
 
     def do():
         found = parse_findings(request.POST, [e.para for e in catalog.entries_of(cl.key) if e.is_item], docs)
-        made = services.item_findings_record(application=app, findings=found, acting_user=request.user)
-        do.n = len(made)
+        services.item_findings_record(application=app, findings=found, acting_user=request.user)
     _try(request, do, "Findings recorded.")
     return redirect("workbench_checklist", number=number, checklist=checklist)
 
