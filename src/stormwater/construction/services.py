@@ -8,8 +8,6 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal
 
-from django.conf import settings
-from django.core.mail import EmailMessage
 from django.db import transaction
 from django.db.models import Sum
 from django.utils import timezone
@@ -127,12 +125,11 @@ def recipients(project: ConstructionProject) -> list[tuple[str, str]]:
 def _send_on_commit(*, project, subject: str, body: str, filename: str, pdf: bytes, acting_user) -> list[str]:
     """Email the PDF to the applicant and the Director after the transaction commits (never inside it)."""
     to = [email for _, email in recipients(project)]
-    if to:
-        def send():
-            msg = EmailMessage(subject=subject, body=body, from_email=settings.DEFAULT_FROM_EMAIL, to=to)
-            msg.attach(filename, pdf, "application/pdf")
-            msg.send(fail_silently=False)
-        transaction.on_commit(send)
+    if to:  # recorded in NoticeSent now, sent after commit (stormwater.notices)
+        from stormwater.notices.services import notice_email
+
+        notice_email(to=to, subject=subject, body=body, kind="construction_letter", case=project.case,
+                     attachment=(filename, pdf, "application/pdf"))
     event_record(case=project.case, kind="notice", acting_user=acting_user,
                  why=f"{subject}: " + (f"emailed to {', '.join(to)}" if to else "no email configured: printed"),
                  data={"to": to})

@@ -10,8 +10,6 @@ from __future__ import annotations
 from datetime import date, datetime
 from decimal import Decimal
 
-from django.conf import settings
-from django.core.mail import EmailMessage
 from django.db import transaction
 from django.utils import timezone
 
@@ -111,13 +109,12 @@ def _owner_party(case: Case) -> CaseParty | None:
     return case.parties.filter(role=PartyRole.OWNER).first()
 
 
-def _send_on_commit(*, subject: str, body: str, to: str, filename: str, pdf: bytes) -> None:
-    def send():
-        msg = EmailMessage(subject=subject, body=body, from_email=settings.DEFAULT_FROM_EMAIL, to=[to])
-        msg.attach(filename, pdf, "application/pdf")
-        msg.send(fail_silently=False)
+def _send_on_commit(*, subject: str, body: str, to: str, filename: str, pdf: bytes, case: Case | None = None,
+                    kind: str = "letter") -> None:
+    """Email after commit, with a NoticeSent record of what went to whom and when (stormwater.notices)."""
+    from stormwater.notices.services import notice_email
 
-    transaction.on_commit(send)
+    notice_email(to=to, subject=subject, body=body, kind=kind, case=case, attachment=(filename, pdf, "application/pdf"))
 
 
 def _notice(case: Case, *, tag: str, subject: str, paragraphs: list[str], on: date, acting_user,
@@ -137,7 +134,7 @@ def _notice(case: Case, *, tag: str, subject: str, paragraphs: list[str], on: da
                                  acting_user=acting_user)
     if email:
         _send_on_commit(subject=f"{case.number}: {subject}", body="\n\n".join(paragraphs), to=email,
-                        filename=filename, pdf=pdf)
+                        filename=filename, pdf=pdf, case=case, kind=tag)
     event_record(case=case, kind="notice", acting_user=acting_user, on=on,
                  why=f"{subject} to {to_name}" + (f", emailed to {email}" if email else " (mailed; no email on file)"),
                  data={"document": doc.pk, "tag": tag})

@@ -8,8 +8,6 @@ from datetime import date
 from decimal import Decimal
 from pathlib import Path
 
-from django.conf import settings
-from django.core.mail import EmailMessage
 from django.db import transaction
 from django.utils import timezone
 
@@ -63,13 +61,10 @@ def _today() -> date:
 def _email_on_commit(*, subject: str, body: str, to: list[str], filename: str = "", pdf: bytes | None = None) -> None:
     if not to:
         return
+    from stormwater.notices.services import notice_email  # recorded in NoticeSent, sent after commit
 
-    def send():
-        msg = EmailMessage(subject=subject, body=body, from_email=settings.DEFAULT_FROM_EMAIL, to=to)
-        if pdf is not None:
-            msg.attach(filename, pdf, "application/pdf")
-        msg.send(fail_silently=False)
-    transaction.on_commit(send)
+    notice_email(to=to, subject=subject, body=body, kind="stewardship_letter",
+                 attachment=(filename, pdf, "application/pdf") if pdf is not None else None)
 
 
 def _letter(site: Site, *, case=None, subject: str, paragraphs: list[str], on: date, citation: str,
