@@ -82,3 +82,22 @@ def test_permit_letters_to_the_applicant_are_recorded_with_their_case(town, pers
     rec = NoticeSent.objects.get(case=app.case, kind="info_request")
     assert rec.to == "olivia@example.org" and rec.status == "sent" and rec.attachment_name.endswith(".pdf")
     assert any(m.to == ["olivia@example.org"] for m in mail.outbox)
+
+
+def test_relief_letters_are_recorded_with_their_case(billed, personas, at, django_capture_on_commit_callbacks):
+    from decimal import Decimal as D
+
+    from stormwater.parcels.models import Owner
+    from stormwater.receivables.services import payment_post
+    from stormwater.relief.services import abatement_apply
+    from stormwater.utility.models import Bill
+
+    Owner.objects.filter(user=personas["owner"]).update(email="olivia@example.org")
+    bill = Bill.objects.get(parcel=billed["house"])
+    at(date(2026, 9, 20))
+    payment_post(account=bill.account, amount=D("53.16"), received_on=date(2026, 9, 20), acting_user=None)
+    with django_capture_on_commit_callbacks(execute=True):
+        ab = abatement_apply(bill=bill, grounds=["area"], statement="The shed is gone.", amount_requested=D("10.00"),
+                             disposition="refund", acting_user=personas["owner"])
+    sent = NoticeSent.objects.filter(case=ab.case)
+    assert sent.exists() and all(n.status == "sent" and n.to == "olivia@example.org" for n in sent)
