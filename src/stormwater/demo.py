@@ -189,7 +189,39 @@ def demo_load(*, parcels: int = 400, seed: int = 1783, issue_run: bool = True) -
         out["collections"] = _demo_collections(rng, users["collector"])
     out["fund"] = _demo_fund(users["collector"])
     out["permits"] = _demo_permits(users, owners)
+    out["relief"] = _demo_relief(users)
     return out
+
+
+def _demo_relief(users) -> dict:
+    """The demo credit policy; the demo owner's BMP credit application waiting on the Director's
+    30 days; and a protected-land credit granted to the university (it applies from the next bill)."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from stormwater.relief.models import CreditType
+    from stormwater.relief.services import (credit_apply, credit_decide, credit_determine_complete,
+                                            credit_policy_load_demo)
+
+    today = date.today()
+    policy = credit_policy_load_demo(effective_from=date(2026, 7, 1), acting_user=users["director"])
+    pdf = b"%PDF-1.4\n% demo document\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n"
+
+    def docs(ct):
+        return [(tag, SimpleUploadedFile(f"{tag}.pdf", pdf, "application/pdf")) for tag, _ in ct.required_documents]
+
+    bmp = CreditType.objects.get(policy=policy, code="BMP")
+    mine = Parcel.objects.filter(owner__user=users["owner"]).first()
+    waiting = credit_apply(parcel=mine, credit_type=bmp, acting_user=users["owner"], uploads=docs(bmp), on=today,
+                           statement="Two rain gardens take the roof and driveway runoff (installed 2025).")
+    credit_determine_complete(application=waiting, acting_user=users["staff"], on=today)
+    protected = CreditType.objects.get(policy=policy, code="PROTECTED")
+    univ = Parcel.objects.filter(owner__name="Bay Path University").first()
+    granted = credit_apply(parcel=univ, credit_type=protected, acting_user=users["staff"], uploads=docs(protected),
+                           on=today, statement="12 acres under a recorded conservation restriction.")
+    credit_determine_complete(application=granted, acting_user=users["staff"], on=today)
+    credit_decide(application=granted, decision="grant", reasons="Restriction recorded; land undisturbed.",
+                  acting_user=users["director"], on=today)
+    return {"waiting": waiting.case.number, "granted": granted.case.number}
 
 
 def _demo_fund(collector) -> dict:
