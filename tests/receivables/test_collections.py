@@ -223,3 +223,26 @@ def test_liens_paid_through_the_tax_bill_are_fund_receipts(billed):
     before = receipts_total(date(2026, 7, 1), date(2027, 6, 30))
     lien_paid_record(line=c.lines.get(), paid_on=date(2027, 1, 15), amount=D("1455.33"), acting_user=None)
     assert receipts_total(date(2026, 7, 1), date(2027, 6, 30)) - before == D("1455.33")
+
+
+def test_demands_and_bills_are_emailed_where_an_address_is_on_file_and_recorded(billed, mailoutbox,
+                                                                                django_capture_on_commit_callbacks):
+    from stormwater.notices.models import NoticeSent
+    from stormwater.receivables.mailing import bill_run_email
+    from stormwater.utility.models import BillRun
+
+    shops_owner = billed["shops"].owner
+    shops_owner.email = "shops@example.com"
+    shops_owner.save()
+    with django_capture_on_commit_callbacks(execute=True):
+        d = demand_serve(account=acct(billed["shops"]), served_on=date(2026, 11, 2), acting_user=None)
+    rec = NoticeSent.objects.get(kind="demand")
+    assert rec.object_id == str(d.pk) and rec.status == "sent" and rec.to == "shops@example.com"
+    assert mailoutbox[-1].attachments[0][1][:5] == b"%PDF-"
+    run = BillRun.objects.get()
+    with django_capture_on_commit_callbacks(execute=True):
+        first = bill_run_email(run=run)
+    # Shops LLC owns the shops, the apartments, a condo unit … every bill of theirs goes once.
+    assert first["queued"] == Bill.objects.filter(run=run, owner_name="Shops LLC").count() and first["queued"] > 0
+    assert bill_run_email(run=run)["queued"] == 0  # never twice
+    assert NoticeSent.objects.filter(kind="bill").count() == first["queued"]

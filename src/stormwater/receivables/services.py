@@ -287,6 +287,9 @@ def demand_serve(*, account: Account, served_on: date, acting_user) -> Demand:
                                    interest_due=pos.interest, total_due=pos.total, created_by=_user(acting_user))
     audit_record(actor=acting_user, action="demand.serve", obj=demand,
                  data={"account": account.number, "total_due": fmt(pos.total)})
+    from .mailing import demand_email
+
+    demand_email(demand)  # where the owner has an email address; recorded in notices.NoticeSent
     return demand
 
 
