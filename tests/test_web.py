@@ -136,6 +136,12 @@ def test_demo_town_has_every_class_an_issued_run_and_listed_problems():
     assert classes == {"small_residential", "large_residential", "nonresidential", "exempt"}
     run = BillRun.objects.get()
     assert run.issue_date == date(2026, 9, 15) and run.bill_count > 200
-    assert run.exceptions.count() == 4
+    # 4 synthetic cases, and 11 Cambridge apartments whose assessing rows carry no unit count.
+    assert run.exceptions.count() == 15
+    assert run.exceptions.filter(message__contains="dwelling units is unknown").count() == 12
+    from stormwater.gis.models import ParcelShape
+    shaped = Parcel.objects.filter(shapes__isnull=False).distinct()
+    assert shaped.count() == 149 and ParcelShape.objects.filter(parcel__parcel_id="198-16").exists()
+    assert Bill.objects.get(parcel__parcel_id="198-16").impervious_sqft == D("2357.34")  # from the overlay
     assert Bill.objects.filter(flagged=True).exists()  # the distribution center is over 500 ERUs
     assert demo_load()["loaded"] is False  # never twice

@@ -4,12 +4,15 @@ Deterministic (fixed seed). Street names are Longmeadow's; owners, areas and ids
 Includes the cases staff must see: a condominium association with recorded unit percentages,
 public ways (exempt), a road-maintenance garage (not exempt), a parcel over 500 ERUs, and parcels
 that cannot be billed (no owner, unknown dwelling units, impervious area larger than the lot).
+Also imports real geometry (``_demo_gis``): a North Cambridge, MA neighbourhood as a stand-in, through the
+GIS import services, so those parcels have maps and fees from the overlay.
 """
 from __future__ import annotations
 
 import random
 from datetime import date
 from decimal import Decimal
+from pathlib import Path
 
 from django.db import transaction
 
@@ -168,6 +171,8 @@ def demo_load(*, parcels: int = 400, seed: int = 1783, issue_run: bool = True) -
     condo_unit.owner.user = users["owner"]
     condo_unit.owner.save()
 
+    out_gis = _demo_gis(users, seed)
+
     res = resolution_adopt(
         label=town.DEMO_LABEL, adopted_on=date(2026, 6, 1), effective_from=date(2026, 7, 1),
         eru_sqft=town.DEMO_ERU_SQFT, rate_per_eru=town.DEMO_RATE_PER_ERU,
@@ -180,7 +185,7 @@ def demo_load(*, parcels: int = 400, seed: int = 1783, issue_run: bool = True) -
     wet = [p.pk for p in Parcel.objects.order_by("pk") if rng.random() < 0.8]
     for pk in wet:
         Parcel.objects.filter(pk=pk).update(water_sewer_account=f"W{pk:06d}")
-    out = {"loaded": True, "parcels": Parcel.objects.count(), "resolution": res.pk}
+    out = {"loaded": True, "parcels": Parcel.objects.count(), "resolution": res.pk, "gis": out_gis}
     if issue_run:
         label, start, end = fiscal_year(DEMO_FY)
         result = bill_run_issue(period_label=label, period_start=start, period_end=end, issue_date=DEMO_ISSUE_DATE,
@@ -191,6 +196,43 @@ def demo_load(*, parcels: int = 400, seed: int = 1783, issue_run: bool = True) -
     out["permits"] = _demo_permits(users, owners)
     out["relief"] = _demo_relief(users)
     return out
+
+
+DEMO_GIS_DIR = Path(__file__).resolve().parent / "demo_data"
+DEMO_GPKG = DEMO_GIS_DIR / "cambridge_north_sample.gpkg"
+DEMO_GIS_IMPERVIOUS = ["driveways", "parking_lots", "impervious_other", "decks", "porches", "private_walkways",
+                       "stairs", "plazas"]
+DEMO_GIS_SURVEYED_ON = date(2026, 5, 1)
+
+
+def _demo_gis(users, seed: int) -> dict:
+    """Real geometry: a North Cambridge, MA neighbourhood (public-domain city data, demo_data/) stands in
+    for a Longmeadow one. Its assessing rows and 2018 planimetric layers go through the same GIS import
+    services as a real import (assessor records, then a dated survey), so these parcels have polygons,
+    impervious pieces and fees from the overlay. The sample has no owner names: each parcel gets a
+    synthetic owner (deterministic). Unit counts are the data's own: apartments without them stay
+    unbillable, listed with their reason like any import's."""
+    from stormwater.gis import assessor
+    from stormwater.gis.services import LayerSpec, SurveySpec, assessor_records_import, survey_import
+
+    g = str(DEMO_GPKG)
+    rng = random.Random(seed + 1)  # its own stream: the synthetic town's draws are unchanged
+    cols, rows = assessor.read_table(g, "assessing_taxfy14")
+    records, problems = assessor.map_rows(rows, assessor.guess_mapping(cols))
+    for rec in sorted(records, key=lambda r: r.parcel_id):
+        rec.owner_name = (f"{rec.address.title()} Condominium Trust" if rec.land_use_code == "102"
+                          else f"{rng.choice(FIRST)} {rng.choice(LAST)}")
+        rec.owner_address = f"{rec.address.title()}\nCambridge, MA 02140"
+    res = assessor_records_import(records=records, problems=problems, acting_user=users["assessor"],
+                                  source="Demo: Cambridge assessing FY2014 (demo_data/cambridge_north_sample.gpkg)")
+    spec = SurveySpec(parcels=LayerSpec(g, "parcels_fy2014"), id_field="ML",
+                      impervious=[LayerSpec(g, x) for x in DEMO_GIS_IMPERVIOUS],
+                      right_of_way=[LayerSpec(g, "roads"), LayerSpec(g, "sidewalks")])
+    outcome = survey_import(spec=spec, name="Demo GIS survey 2026 (North Cambridge stand-in)",
+                            surveyed_on=DEMO_GIS_SURVEYED_ON, acting_user=users["staff"],
+                            source="Cambridge GIS 2018 planimetrics, parcels FY2014 (PDDL); demo_data/")
+    return {"parcels": len(res.created), "survey": outcome.survey.pk,
+            "parcels_matched": outcome.report["parcels_matched"]}
 
 
 def _demo_relief(users) -> dict:
