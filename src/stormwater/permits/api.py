@@ -1,20 +1,35 @@
 """JSON API of permits. The applicability calculator is public (it computes from what is sent and reads no
-records); the files are reached through ``permit_get_for_user`` like the web pages."""
+records); the files are reached through ``permit_get_for_user`` like the web pages.
+
+The write endpoints are thin wrappers over ``services``: each takes the same permission and reaches the file
+through the same selector as its web view (``permit_get_for_user``, or ``permit_get_for_applicant`` for the
+applicant's acts), parses a JSON body (multipart for uploads) and calls one service. Bad input and a refusal
+by a service answer 400 ``{"error": ...}``; someone else's file 404; a role or person who may not act 403.
+Session-authenticated: clients send the CSRF token like the web forms."""
 from __future__ import annotations
 
 import json
 from datetime import date
 from decimal import Decimal, InvalidOperation
 
-from django.http import JsonResponse
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, JsonResponse
+from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_POST
 
 from stormwater.accounts.access import public, require_perm
+from stormwater.accounts.roles import Perm
+from stormwater.cases.services import DocumentError, TransitionError
+from stormwater.parcels.models import Parcel
 from stormwater.rules.applicability import OtherWork, determine, to_sqft
 from stormwater.rules.money import fmt
 
-from .selectors import account_of, permit_clocks, permit_get_for_user, permits_for_user
+from . import services
+from .checklist import BY_KEY, OTHER_TAGS
+from .forms import ApplicationForm, DecisionForm
+from .selectors import (account_of, may_act_for_applicant, permit_clocks, permit_get_for_applicant,
+                        permit_get_for_user, permit_owner_for, permits_for_user)
 
 
 def clock_json(cv) -> dict:
@@ -67,6 +82,14 @@ def _dec(v, field):
         raise ValueError(f"{field}: not a number") from None
 
 
+def _other_work(rows) -> list[OtherWork]:
+    """``other_work`` as a list of {description, disturbance_sqft, on, same_owner, adjacent_parcel, ...}."""
+    return [OtherWork(w.get("description", ""), _dec(w["disturbance_sqft"], "other_work.disturbance_sqft"),
+                      date.fromisoformat(w["on"]), same_owner=bool(w.get("same_owner")),
+                      adjacent_parcel=bool(w.get("adjacent_parcel")), common_plan=w.get("common_plan"),
+                      impacts_cumulative=w.get("impacts_cumulative")) for w in rows]
+
+
 @public
 @csrf_exempt
 @require_POST
@@ -80,10 +103,7 @@ def api_permit_applicability(request):
         sqft = to_sqft(acres=_dec(p["disturbance_acres"], "disturbance_acres") if "disturbance_acres" in p else None,
                        sqft=_dec(p["disturbance_sqft"], "disturbance_sqft") if "disturbance_sqft" in p else None)
         on = date.fromisoformat(p.get("on") or date.today().isoformat())
-        other = [OtherWork(w.get("description", ""), _dec(w["disturbance_sqft"], "other_work.disturbance_sqft"),
-                           date.fromisoformat(w["on"]), same_owner=bool(w.get("same_owner")),
-                           adjacent_parcel=bool(w.get("adjacent_parcel")), common_plan=w.get("common_plan"),
-                           impacts_cumulative=w.get("impacts_cumulative")) for w in p.get("other_work", [])]
+        other = _other_work(p.get("other_work", []))
         total = p.get("common_plan_total_sqft")
         det = determine(disturbance_sqft=sqft, on=on, common_plan=bool(p.get("common_plan")),
                         common_plan_total_sqft=_dec(total, "common_plan_total_sqft") if total is not None else None,
@@ -92,3 +112,278 @@ def api_permit_applicability(request):
     except (ValueError, KeyError, TypeError, json.JSONDecodeError) as e:
         return JsonResponse({"error": f"input: {e}"}, status=400)
     return JsonResponse(det.as_json())
+
+
+# --- writes: thin wrappers over the services, the web views' access rules ---------------------------
+
+class BadInput(ValueError):
+    pass
+
+
+def _json(request) -> dict:
+    try:
+        body = json.loads(request.body or b"{}")
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise BadInput("input: not valid JSON") from None
+    if not isinstance(body, dict):
+        raise BadInput("input: expected one JSON object")
+    return body
+
+
+def _text(body, name: str) -> str:
+    raw = body.get(name)
+    if raw is None:
+        return ""
+    if not isinstance(raw, str):
+        raise BadInput(f"{name}: must be text")
+    return raw
+
+
+def _lines(body, name: str) -> str:
+    """Text, or a list of lines (conditions, requested items), as the web form's one-per-line text."""
+    raw = body.get(name)
+    if isinstance(raw, list):
+        if not all(isinstance(x, str) for x in raw):
+            raise BadInput(f"{name}: a list of text lines")
+        return "\n".join(raw)
+    return _text(body, name)
+
+
+def _date(body, name: str) -> date:
+    raw = body.get(name)
+    if raw in (None, ""):
+        raise BadInput(f"{name}: required (YYYY-MM-DD)")
+    try:
+        return date.fromisoformat(str(raw))
+    except ValueError:
+        raise BadInput(f"{name}: {raw!r} is not a date (YYYY-MM-DD)") from None
+
+
+def _int(body, name: str) -> int:
+    raw = body.get(name)
+    if isinstance(raw, bool) or raw is None:
+        raise BadInput(f"{name}: required, a whole number")
+    try:
+        return int(str(raw))
+    except ValueError:
+        raise BadInput(f"{name}: {raw!r} is not a whole number") from None
+
+
+def _form_error(form) -> BadInput:
+    field, errs = next(iter(form.errors.items()))
+    return BadInput(f"{'input' if field == '__all__' else field}: {' '.join(errs)}")
+
+
+def _errors(fn):
+    """A service's refusal (ValueError, TransitionError, DocumentError) → 400 with its message; an act the
+    person may not do → 403; someone else's file → 404 (``require_perm(api=True)`` answers the Http404)."""
+    def wrapper(request, *a, **kw):
+        try:
+            return fn(request, *a, **kw)
+        except Http404:
+            raise
+        except PermissionDenied as e:
+            return JsonResponse({"error": str(e) or "forbidden"}, status=403)
+        except (BadInput, TransitionError, DocumentError, ValueError) as e:
+            return JsonResponse({"error": str(e)}, status=400)
+    wrapper.__name__ = fn.__name__
+    wrapper.__doc__ = fn.__doc__
+    return wrapper
+
+
+def _file(request, number: str, status: int = 200) -> JsonResponse:
+    """The file as it stands after the act (re-read: the services lock and change their own copy)."""
+    return JsonResponse(permit_json(permit_get_for_user(user=request.user, number=number), detail=True),
+                        status=status)
+
+
+@require_POST
+@require_perm(Perm.PERMIT_APPLY, api=True)
+@_errors
+def api_permit_start(request):
+    """POST {owner_name, owner_address, agent_name?, site_address, parcel_ids: [...], description, project_type,
+    disturbance_sqft, common_plan?, other_work?: [...], wetlands_jurisdiction?, other_board_hearing?,
+    planning_board?, autocad_plans?} → 201, the draft (as ``views.permit_new``)."""
+    b = _json(request)
+    ids = b.get("parcel_ids") or []
+    if isinstance(ids, str):
+        ids = ids.split(",")
+    if not isinstance(ids, list):
+        raise BadInput("parcel_ids: a list of parcel ids")
+    ids = [str(x).strip() for x in ids if str(x).strip()]
+    form = ApplicationForm({**{k: v for k, v in b.items() if k not in ("parcel_ids", "other_work")},
+                            "parcel_ids": ",".join(ids), "other_work": ""})
+    if not form.is_valid():
+        raise _form_error(form)
+    d = form.cleaned_data
+    parcels = list(Parcel.objects.filter(parcel_id__in=ids).select_related("owner"))
+    unknown = set(ids) - {p.parcel_id for p in parcels}
+    if unknown:
+        raise BadInput(f"parcel_ids: unknown parcel ids: {', '.join(sorted(unknown))}")
+    rows = b.get("other_work") or []
+    if not isinstance(rows, list) or not all(isinstance(w, dict) for w in rows):
+        raise BadInput("other_work: a list of objects")
+    try:
+        other = _other_work(rows)
+    except KeyError as e:
+        raise BadInput(f"other_work: {e.args[0]} required") from None
+    det = determine(disturbance_sqft=d["disturbance_sqft"], on=timezone.localdate(), common_plan=d["common_plan"],
+                    other_work=other)
+    app = services.permit_application_start(
+        acting_user=request.user, owner=permit_owner_for(user=request.user, parcels=parcels),
+        owner_name=d["owner_name"], owner_address=d["owner_address"], agent_name=d["agent_name"],
+        site_address=d["site_address"], parcels=parcels, description=d["description"],
+        project_type=d["project_type"], disturbance_sqft=d["disturbance_sqft"], determination=det,
+        wetlands_jurisdiction=d["wetlands_jurisdiction"], other_board_hearing=d["other_board_hearing"],
+        planning_board=d["planning_board"], autocad_plans=d["autocad_plans"])
+    return _file(request, app.case.number, status=201)
+
+
+@require_POST
+@require_perm(api=True)
+@_errors
+def api_permit_upload(request, number: str):
+    """POST multipart {file, tag (a checklist key or another document tag), title?} → 201 (as
+    ``views.permit_upload``: the applicant or staff; a consultant only their report). The content type is
+    sniffed by ``permit_document_upload``, not taken from the name."""
+    app = permit_get_for_user(user=request.user, number=number)
+    tag = request.POST.get("tag") or ""
+    consultant_report = request.user.can(Perm.PERMIT_CONSULT) and tag == "consultant_report"
+    if not (consultant_report or may_act_for_applicant(request.user, app)):
+        raise PermissionDenied("You may not add documents to this file.")
+    if tag not in BY_KEY and tag not in OTHER_TAGS:
+        raise BadInput(f"tag: {tag!r} is not a checklist item or document tag "
+                       f"({', '.join(list(BY_KEY) + list(OTHER_TAGS))})")
+    upload = request.FILES.get("file")
+    if upload is None:
+        raise BadInput("file: required (multipart/form-data)")
+    doc = services.permit_document_upload(application=app, upload=upload, tag=tag,
+                                          title=request.POST.get("title", ""), acting_user=request.user)
+    resp = _file(request, number, status=201)
+    body = json.loads(resp.content)
+    body["document"] = {"id": doc.pk, "tag": doc.tag, "title": doc.title, "content_type": doc.content_type,
+                        "size": doc.size, "sha256": doc.sha256}
+    return JsonResponse(body, status=201)
+
+
+@require_POST
+@require_perm(Perm.PERMIT_APPLY, api=True)
+@_errors
+def api_permit_file(request, number: str):
+    """POST {} → the filed application (fees, the 42-day clock, the notices)."""
+    app = permit_get_for_applicant(user=request.user, number=number)
+    services.permit_file(application=app, acting_user=request.user)
+    return _file(request, number)
+
+
+@require_POST
+@require_perm(Perm.PERMIT_REVIEW, api=True)
+@_errors
+def api_permit_checklist_confirm(request, number: str, key: str):
+    """POST {note?}: staff confirm a checklist item that is not an upload (paper copies) or accept one on paper."""
+    app = permit_get_for_user(user=request.user, number=number)
+    if key not in BY_KEY:
+        raise Http404("No such checklist item.")
+    services.checklist_confirm(application=app, key=key, acting_user=request.user, note=_text(_json(request), "note"))
+    return _file(request, number)
+
+
+@require_POST
+@require_perm(Perm.PERMIT_REVIEW, api=True)
+@_errors
+def api_permit_fees_paid(request, number: str):
+    """POST {paid_on?, receipt}: the application and review fees received."""
+    app = permit_get_for_user(user=request.user, number=number)
+    b = _json(request)
+    paid_on = _date(b, "paid_on") if b.get("paid_on") else timezone.localdate()
+    services.permit_fees_paid(application=app, paid_on=paid_on, receipt=_text(b, "receipt"), acting_user=request.user)
+    return _file(request, number)
+
+
+@require_POST
+@require_perm(Perm.PERMIT_REVIEW, api=True)
+@_errors
+def api_permit_complete(request, number: str):
+    """POST {} → determined complete: review begins (refused while checklist items are missing)."""
+    app = permit_get_for_user(user=request.user, number=number)
+    services.permit_determine_complete(application=app, acting_user=request.user)
+    return _file(request, number)
+
+
+@require_POST
+@require_perm(Perm.PERMIT_REVIEW, api=True)
+@_errors
+def api_permit_incomplete(request, number: str):
+    """POST {cure_by, note?} → determined incomplete: the notice, the action clock stopped."""
+    app = permit_get_for_user(user=request.user, number=number)
+    b = _json(request)
+    services.permit_determine_incomplete(application=app, cure_by=_date(b, "cure_by"), note=_text(b, "note"),
+                                         acting_user=request.user)
+    return _file(request, number)
+
+
+@require_POST
+@require_perm(Perm.PERMIT_REVIEW, api=True)
+@_errors
+def api_permit_info_request(request, number: str):
+    """POST {items: text or [lines]} → information requested: the letter, the action clock stopped."""
+    app = permit_get_for_user(user=request.user, number=number)
+    services.permit_request_information(application=app, items=_lines(_json(request), "items"),
+                                        acting_user=request.user)
+    return _file(request, number)
+
+
+@require_POST
+@require_perm(Perm.PERMIT_APPLY, api=True)
+@_errors
+def api_permit_info_response(request, number: str):
+    """POST {response} (the applicant) → review and its clock resume."""
+    app = permit_get_for_applicant(user=request.user, number=number)
+    services.permit_information_received(application=app, response=_text(_json(request), "response"),
+                                         acting_user=request.user)
+    return _file(request, number)
+
+
+@require_POST
+@require_perm(Perm.PERMIT_REVIEW, api=True)
+@_errors
+def api_permit_extend(request, number: str):
+    """POST {days, reason} → the action clock extended, with its reason."""
+    app = permit_get_for_user(user=request.user, number=number)
+    b = _json(request)
+    services.permit_extend(application=app, days=_int(b, "days"), reason=_text(b, "reason"),
+                           acting_user=request.user)
+    return _file(request, number)
+
+
+@require_POST
+@require_perm(Perm.PERMIT_DECIDE, api=True)
+@_errors
+def api_permit_decide(request, number: str):
+    """POST {kind: approve|approve_conditions|disapprove, findings, standards: [...], conditions?: [lines],
+    order_of_conditions?} → the Director's decision and its PDF (validated by the web page's form)."""
+    app = permit_get_for_user(user=request.user, number=number)
+    b = _json(request)
+    standards = b.get("standards") or []
+    if isinstance(standards, str):
+        standards = [standards]
+    form = DecisionForm({"kind": _text(b, "kind"), "findings": _text(b, "findings"), "standards": standards,
+                         "conditions": _lines(b, "conditions"),
+                         "order_of_conditions": _text(b, "order_of_conditions")})
+    if not form.is_valid():
+        raise _form_error(form)
+    d = form.cleaned_data
+    services.permit_decide(application=app, kind=d["kind"], findings=d["findings"], standards=d["standards"],
+                           conditions=d["conditions"].splitlines(), order_of_conditions=d["order_of_conditions"],
+                           acting_user=request.user)
+    return _file(request, number)
+
+
+@require_POST
+@require_perm(Perm.PERMIT_DECIDE, api=True)
+@_errors
+def api_permit_close(request, number: str):
+    """POST {why?} → the file closed (the refund clock starts if the 53G account holds a balance)."""
+    app = permit_get_for_user(user=request.user, number=number)
+    services.permit_close(application=app, acting_user=request.user, why=_text(_json(request), "why"))
+    return _file(request, number)

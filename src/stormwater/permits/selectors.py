@@ -6,11 +6,13 @@ from __future__ import annotations
 from datetime import date
 from decimal import Decimal
 
+from django.core.exceptions import PermissionDenied
 from django.db.models import Q, QuerySet
 from django.http import Http404
 
 from stormwater.accounts.roles import Perm
 from stormwater.cases.selectors import case_clock, case_clocks
+from stormwater.parcels.models import Owner
 from stormwater.rules.money import ZERO
 from stormwater.rules.permit_fees import FeeTerms, account_summary
 
@@ -18,6 +20,7 @@ from . import workflow as wf
 from .models import AccountEntry, PermitApplication, PermitFeeSchedule
 
 ERR_NOT_FOUND = "No such permit application."
+ERR_NOT_APPLICANT = "Only the applicant (or staff recording a paper filing) may do this."
 
 
 def permits_for_user(user) -> QuerySet[PermitApplication]:
@@ -44,6 +47,24 @@ def is_applicant(user, app: PermitApplication) -> bool:
 def may_act_for_applicant(user, app: PermitApplication) -> bool:
     """Applicant acts (upload, file, respond, withdraw, appeal): the applicant, or staff recording a paper filing."""
     return (user.can(Perm.PERMIT_APPLY) and is_applicant(user, app)) or user.can(Perm.PERMIT_REVIEW)
+
+
+def permit_get_for_applicant(*, user, number: str) -> PermitApplication:
+    """A file reached as for ``permit_get_for_user`` (404 otherwise), for an applicant act (403 unless
+    ``may_act_for_applicant``). The web views and the JSON API both use it."""
+    app = permit_get_for_user(user=user, number=number)
+    if not may_act_for_applicant(user, app):
+        raise PermissionDenied(ERR_NOT_APPLICANT)
+    return app
+
+
+def permit_owner_for(*, user, parcels):
+    """The permittee of a new draft: the owner of record of the first site parcel; failing that, an owner
+    (not staff) applying for themselves is the permittee (§ 380-10 B(1))."""
+    owner = parcels[0].owner if parcels and parcels[0].owner else None
+    if owner is None and user.can(Perm.PERMIT_APPLY) and not user.is_staff_role:
+        owner = Owner.objects.filter(user=user).first()
+    return owner
 
 
 def fee_schedule_in_force(on: date) -> PermitFeeSchedule | None:

@@ -51,5 +51,18 @@ urlpatterns = [
     # JSON API
     path("api/permits/", api.api_permit_list, name="api_permit_list"),
     path("api/permits/applicability", api.api_permit_applicability, name="api_permit_applicability"),
+    path("api/permits/new/", api.api_permit_start, name="api_permit_start"),
     path("api/permits/<str:number>/", api.api_permit_detail, name="api_permit_detail"),
+    path("api/" + P + "upload/", api.api_permit_upload, name="api_permit_upload"),
+    path("api/" + P + "file/", api.api_permit_file, name="api_permit_file"),
+    path("api/" + P + "checklist/<str:key>/confirm/", api.api_permit_checklist_confirm,
+         name="api_permit_checklist_confirm"),
+    path("api/" + P + "fees-paid/", api.api_permit_fees_paid, name="api_permit_fees_paid"),
+    path("api/" + P + "complete/", api.api_permit_complete, name="api_permit_complete"),
+    path("api/" + P + "incomplete/", api.api_permit_incomplete, name="api_permit_incomplete"),
+    path("api/" + P + "info-request/", api.api_permit_info_request, name="api_permit_info_request"),
+    path("api/" + P + "info-response/", api.api_permit_info_response, name="api_permit_info_response"),
+    path("api/" + P + "extend/", api.api_permit_extend, name="api_permit_extend"),
+    path("api/" + P + "decide/", api.api_permit_decide, name="api_permit_decide"),
+    path("api/" + P + "close/", api.api_permit_close, name="api_permit_close"),
 ]

@@ -20,7 +20,7 @@ from stormwater.accounts.roles import Perm
 from stormwater.cases.models import Clock
 from stormwater.cases.selectors import clock_view
 from stormwater.cases.services import DocumentError, TransitionError
-from stormwater.parcels.models import Owner, Parcel
+from stormwater.parcels.models import Parcel
 from stormwater.rules.applicability import EXEMPTIONS, OtherWork, determine, to_sqft
 
 from . import documents, services
@@ -30,7 +30,8 @@ from .forms import (AppealForm, ApplicabilityForm, ApplicationForm, ConsultantFo
                     RuleHearingForm)
 from .models import AccountEntryKind, ProjectChange, RuleHearing, Waiver
 from .selectors import (account_entries, account_of, current_engagement, fee_schedule_in_force, is_applicant,
-                        may_act_for_applicant, permit_clocks, permit_get_for_user, permits_for_user)
+                        may_act_for_applicant, permit_clocks, permit_get_for_applicant, permit_get_for_user,
+                        permit_owner_for, permits_for_user)
 
 
 def _date(value: str | None, default: date | None = None) -> date:
@@ -52,10 +53,7 @@ def _money(value: str | None) -> Decimal:
 
 
 def _for_applicant(request, number):
-    app = permit_get_for_user(user=request.user, number=number)
-    if not may_act_for_applicant(request.user, app):
-        raise PermissionDenied("Only the applicant (or staff recording a paper filing) may do this.")
-    return app
+    return permit_get_for_applicant(user=request.user, number=number)
 
 
 def _do(request, app, fn, ok: str):
@@ -130,9 +128,7 @@ def permit_new(request):
         if unknown:
             form.add_error("parcel_ids", f"Unknown parcel ids: {', '.join(sorted(unknown))}")
         else:
-            owner = parcels[0].owner if parcels and parcels[0].owner else None
-            if owner is None and request.user.can(Perm.PERMIT_APPLY) and not request.user.is_staff_role:
-                owner = Owner.objects.filter(user=request.user).first()
+            owner = permit_owner_for(user=request.user, parcels=parcels)
             try:
                 other = parse_other_work(d["other_work"])
             except ValueError as e:
