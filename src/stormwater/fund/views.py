@@ -13,6 +13,7 @@ from django.views.decorators.http import require_POST
 from stormwater.accounts.access import require_perm
 from stormwater.accounts.roles import Perm
 from stormwater.rules.money import fmt_ratio
+from stormwater.web.files import csv_text, download, xlsx_bytes
 
 from . import charts, exports, services
 from .forms import (USE_LEGEND, AdoptForm, BudgetForm, BudgetLineForm, OtherRevenueForm, RateModelForm,
@@ -233,14 +234,6 @@ def _receipts_form(request):
     return ReceiptsForm(data)
 
 
-def _download(content, *, name: str, ext: str):
-    ctype = "text/csv; charset=utf-8" if ext == "csv" else \
-        "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
-    resp = HttpResponse(content, content_type=ctype)
-    resp["Content-Disposition"] = f'attachment; filename="{name}.{ext}"'
-    return resp
-
-
 @require_perm(Perm.FUND_VIEW)
 def fund_receipts(request):
     form = _receipts_form(request)
@@ -264,8 +257,9 @@ def fund_receipts_export(request, fmt: str):
     rows = list(exports.receipt_rows(receipts_by_period(c["start"], c["end"], c["grouping"])))
     name = f"stormwater-receipts-{c['start']}-{c['end']}-{c['grouping']}"
     if fmt == "csv":
-        return _download(exports.to_csv(exports.RECEIPT_COLUMNS, rows), name=name, ext="csv")
-    return _download(exports.to_xlsx("Receipts", exports.RECEIPT_COLUMNS, rows), name=name, ext="xlsx")
+        return download(csv_text(exports.RECEIPT_COLUMNS, rows), name=name, ext="csv")
+    return download(xlsx_bytes("Receipts", exports.RECEIPT_COLUMNS, rows, exports.MONEY_COLUMNS), name=name,
+                    ext="xlsx")
 
 
 def _rvb_params(request) -> tuple[int, date]:
@@ -295,5 +289,6 @@ def fund_revenue_vs_budget_export(request, fmt: str):
     rows = list(exports.rvb_rows(rvb))
     name = f"stormwater-revenue-vs-budget-FY{fy}-{as_of}"
     if fmt == "csv":
-        return _download(exports.to_csv(exports.RVB_COLUMNS, rows), name=name, ext="csv")
-    return _download(exports.to_xlsx(f"FY{fy}", exports.RVB_COLUMNS, rows), name=name, ext="xlsx")
+        return download(csv_text(exports.RVB_COLUMNS, rows), name=name, ext="csv")
+    return download(xlsx_bytes(f"FY{fy}", exports.RVB_COLUMNS, rows, exports.MONEY_COLUMNS), name=name,
+                    ext="xlsx")

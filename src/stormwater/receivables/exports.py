@@ -1,40 +1,8 @@
 """Collector exports: commitment list, aging, water/sewer consolidation (CSV and Excel)."""
 from __future__ import annotations
 
-import csv
-import io
-from decimal import Decimal
 
-
-def to_csv(columns: list[str], rows) -> str:
-    buf = io.StringIO()
-    w = csv.writer(buf)
-    w.writerow(columns)
-    w.writerows(rows)
-    return buf.getvalue()
-
-
-def to_xlsx(title: str, columns: list[str], rows) -> bytes:
-    from openpyxl import Workbook
-
-    wb = Workbook(write_only=True)
-    ws = wb.create_sheet(title[:31])
-    ws.append(columns)
-    for r in rows:
-        ws.append([Decimal(v) if isinstance(v, str) and _is_money(v) else v for v in r])
-    buf = io.BytesIO()
-    wb.save(buf)
-    return buf.getvalue()
-
-
-def _is_money(v: str) -> bool:
-    try:
-        Decimal(v)
-    except Exception:  # noqa: BLE001
-        return False
-    return "." in v and v.replace("-", "").replace(".", "").isdigit()
-
-
+COMMITMENT_MONEY = frozenset({"principal", "interest", "demand_charges", "total"})
 COMMITMENT_COLUMNS = ["parcel_id", "account", "owner", "address", "principal", "interest", "demand_charges", "total",
                       "demand_served_on"]
 
@@ -46,6 +14,7 @@ def commitment_rows(commitment):
                str(line.interest), str(line.demand_charges), str(line.total), str(line.demand.served_on)]
 
 
+AGING_MONEY = frozenset({"current", "1-30", "31-60", "61-90", "over 90", "total"})
 AGING_COLUMNS = ["account", "parcel_id", "address", "current", "1-30", "31-60", "61-90", "over 90", "total",
                  "oldest_due"]
 

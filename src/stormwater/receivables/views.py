@@ -5,7 +5,6 @@ from __future__ import annotations
 from datetime import date
 
 from django.contrib import messages
-from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
@@ -14,6 +13,7 @@ from stormwater.accounts.roles import Perm
 from stormwater.parcels.models import Parcel
 from stormwater.utility.documents import render_pdf
 from stormwater.utility.models import Account, BillRun
+from stormwater.web.files import csv_text, download, xlsx_bytes
 
 from . import exports
 from .access import account_get_for_user
@@ -24,14 +24,6 @@ from .selectors import aging, commitment_candidates, delinquency, demand_candida
 from .services import (BatchRejected, CollectionError, back_bill_issue, closed_through, commitment_create,
                        demand_serve, lien_paid_record, payment_batch_post, payment_post, payment_reverse,
                        period_close)
-
-
-def _download(content, name: str, fmt: str):
-    types = {"csv": "text/csv; charset=utf-8", "pdf": "application/pdf",
-             "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"}
-    resp = HttpResponse(content, content_type=types[fmt])
-    resp["Content-Disposition"] = f'{"inline" if fmt == "pdf" else "attachment"}; filename="{name}.{fmt}"'
-    return resp
 
 
 @require_perm(Perm.PAYMENT_POST)
@@ -124,7 +116,7 @@ def demands(request):
 def demand_pdf(request, demand_id: int):
     d = get_object_or_404(Demand.objects.select_related("account__parcel__owner", "resolution"), pk=demand_id)
     pos = account_position(d.account, as_of=d.served_on)
-    return _download(render_pdf("receivables/demand_pdf.html", {"d": d, "pos": pos}), f"demand-{d.pk}", "pdf")
+    return download(render_pdf("receivables/demand_pdf.html", {"d": d, "pos": pos}), name=f"demand-{d.pk}", ext="pdf")
 
 
 @require_perm(Perm.COLLECT)
@@ -159,11 +151,12 @@ def commitment_export(request, commitment_id: int, fmt: str):
     name = f"commitment-FY{c.tax_fiscal_year}-{c.pk}"
     rows = list(exports.commitment_rows(c))
     if fmt == "csv":
-        return _download(exports.to_csv(exports.COMMITMENT_COLUMNS, rows), name, "csv")
+        return download(csv_text(exports.COMMITMENT_COLUMNS, rows), name=name, ext="csv")
     if fmt == "xlsx":
-        return _download(exports.to_xlsx(name, exports.COMMITMENT_COLUMNS, rows), name, "xlsx")
+        return download(xlsx_bytes(name, exports.COMMITMENT_COLUMNS, rows, exports.COMMITMENT_MONEY), name=name,
+                        ext="xlsx")
     lines = c.lines.select_related("account__parcel__owner", "demand")
-    return _download(render_pdf("receivables/commitment_pdf.html", {"c": c, "lines": lines}), name, "pdf")
+    return download(render_pdf("receivables/commitment_pdf.html", {"c": c, "lines": lines}), name=name, ext="pdf")
 
 
 @require_POST
@@ -220,8 +213,8 @@ def aging_report(request, fmt: str = "html", which: str = "aging"):
     if fmt in ("csv", "xlsx"):
         data = list(exports.aging_rows(rows))
         name = f"{which}-{as_of}"
-        return _download(exports.to_csv(exports.AGING_COLUMNS, data) if fmt == "csv"
-                         else exports.to_xlsx(name, exports.AGING_COLUMNS, data), name, fmt)
+        return download(csv_text(exports.AGING_COLUMNS, data) if fmt == "csv"
+                        else xlsx_bytes(name, exports.AGING_COLUMNS, data, exports.AGING_MONEY), name=name, ext=fmt)
     totals = {k: sum((r.buckets[k] for r in rows), 0) for k in ("current", "1-30", "31-60", "61-90", "over 90")}
     peak = max(list(totals.values()) + [1])
     bars = [(k, v, int(280 * v / peak)) for k, v in totals.items()]
@@ -234,4 +227,4 @@ def aging_report(request, fmt: str = "html", which: str = "aging"):
 def water_sewer_export(request, run_id: int):
     run = get_object_or_404(BillRun, pk=run_id)
     data = list(exports.water_sewer_rows(run))
-    return _download(exports.to_csv(exports.WATER_SEWER_COLUMNS, data), f"water-sewer-import-run{run.pk}", "csv")
+    return download(csv_text(exports.WATER_SEWER_COLUMNS, data), name=f"water-sewer-import-run{run.pk}", ext="csv")

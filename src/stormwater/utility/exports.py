@@ -1,8 +1,7 @@
 """Exports of a bill run for the Collector: CSV and Excel, one row per installment."""
 from __future__ import annotations
 
-import csv
-import io
+from stormwater.web.files import csv_text, xlsx_bytes
 
 from .models import Installment
 
@@ -22,25 +21,12 @@ def run_rows(run):
                i.issue_date.isoformat(), i.due_date.isoformat()]
 
 
+MONEY_COLUMNS = frozenset({"impervious_sqft", "share_percent", "annual_amount", "installment_amount"})
+
+
 def run_csv(run) -> str:
-    buf = io.StringIO()
-    w = csv.writer(buf)
-    w.writerow(COLUMNS)
-    w.writerows(run_rows(run))
-    return buf.getvalue()
+    return csv_text(COLUMNS, run_rows(run))
 
 
 def run_xlsx(run) -> bytes:
-    from decimal import Decimal
-
-    from openpyxl import Workbook
-
-    wb = Workbook(write_only=True)
-    ws = wb.create_sheet(run.period_label)
-    ws.append(COLUMNS)
-    money = {"impervious_sqft", "share_percent", "annual_amount", "installment_amount"}
-    for row in run_rows(run):
-        ws.append([Decimal(v) if c in money and v != "" else v for c, v in zip(COLUMNS, row)])
-    buf = io.BytesIO()
-    wb.save(buf)
-    return buf.getvalue()
+    return xlsx_bytes(run.period_label, COLUMNS, run_rows(run), MONEY_COLUMNS)

@@ -4,12 +4,12 @@ from datetime import date
 
 from django.contrib import messages
 from django.core.paginator import Paginator
-from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 
 from stormwater.accounts.access import require_perm
 from stormwater.accounts.roles import Perm
 from stormwater.parcels.models import Parcel
+from stormwater.web.files import download
 
 from . import exports
 from .documents import bill_pdf
@@ -80,14 +80,7 @@ def bill_run_detail(request, run_id: int):
 def bill_run_export(request, run_id: int, fmt: str):
     run = get_object_or_404(BillRun, pk=run_id)
     name = f"stormwater-bills-{run.period_label}-run{run.pk}"
-    if fmt == "csv":
-        resp = HttpResponse(exports.run_csv(run), content_type="text/csv; charset=utf-8")
-        resp["Content-Disposition"] = f'attachment; filename="{name}.csv"'
-    else:
-        resp = HttpResponse(exports.run_xlsx(run),
-                            content_type="application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
-        resp["Content-Disposition"] = f'attachment; filename="{name}.xlsx"'
-    return resp
+    return download(exports.run_csv(run) if fmt == "csv" else exports.run_xlsx(run), name=name, ext=fmt)
 
 
 @require_perm()
@@ -106,9 +99,7 @@ def bill_detail(request, number: str):
 @require_perm()
 def bill_download(request, number: str):
     bill = bill_get_for_user(user=request.user, number=number)
-    resp = HttpResponse(bill_pdf(bill), content_type="application/pdf")
-    resp["Content-Disposition"] = f'inline; filename="stormwater-bill-{bill.number}.pdf"'
-    return resp
+    return download(bill_pdf(bill), name=f"stormwater-bill-{bill.number}", ext="pdf")
 
 
 @require_perm(Perm.BILLING_RUN)
