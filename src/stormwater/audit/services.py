@@ -7,6 +7,11 @@ from django.db import models
 from .models import AuditEvent
 
 
+def actor_or_none(user):
+    """The signed-in user who acts, or None for the system (scripts, scheduled jobs, AnonymousUser)."""
+    return user if getattr(user, "is_authenticated", False) else None
+
+
 def audit_record(*, actor, action: str, obj: models.Model | None = None, object_type: str = "",
                  object_id: str = "", why: str = "", data: dict[str, Any] | None = None) -> AuditEvent:
     """Append one audit row. Call inside the service's transaction so both commit or neither."""
@@ -14,6 +19,6 @@ def audit_record(*, actor, action: str, obj: models.Model | None = None, object_
         object_type = object_type or obj._meta.label_lower
         object_id = object_id or str(obj.pk)
     return AuditEvent.objects.create(
-        actor=actor if (actor is not None and actor.is_authenticated) else None,
+        actor=actor_or_none(actor),
         action=action, object_type=object_type, object_id=str(object_id), why=why or "", data=data or {},
     )

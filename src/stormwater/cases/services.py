@@ -14,7 +14,7 @@ from django.core.files.base import ContentFile
 from django.db import transaction
 from django.utils import timezone
 
-from stormwater.audit.services import audit_record
+from stormwater.audit.services import actor_or_none as _actor, audit_record
 from stormwater.rules.clocks import Unit
 
 from .machines import machine_for
@@ -48,8 +48,6 @@ class DocumentError(ValueError):
     pass
 
 
-def _actor(user):
-    return user if (user is not None and getattr(user, "is_authenticated", False)) else None
 
 
 def sniff_content_type(head: bytes) -> str | None:

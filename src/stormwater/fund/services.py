@@ -8,7 +8,7 @@ from decimal import Decimal
 
 from django.db import transaction
 
-from stormwater.audit.services import audit_record
+from stormwater.audit.services import actor_or_none as _actor, audit_record
 from stormwater.rules.money import fmt, fmt_display, fmt_ratio, round_cents
 
 from .models import AllowedUse, BudgetLine, Category, FiscalYearBudget, OtherRevenue, RevenueKind
@@ -29,8 +29,6 @@ class FundError(ValueError):
     """A fund change that cannot be made; the message says why."""
 
 
-def _actor(user):
-    return user if getattr(user, "is_authenticated", False) else None
 
 
 def _money(value, field: str = "amount") -> Decimal:

@@ -20,7 +20,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from stormwater.audit.services import audit_record
+from stormwater.audit.services import actor_or_none as _user, audit_record
 from stormwater.parcels.models import ImperviousSurvey, Owner, Parcel, ParcelImpervious
 from stormwater.parcels.selectors import parcel_classification
 from stormwater.rules.classes import ClassificationError
@@ -101,8 +101,6 @@ def _unzip(path: Path, folder: Path) -> list[str]:
     return out
 
 
-def _user(u):
-    return u if (u is not None and getattr(u, "is_authenticated", False)) else None
 
 
 # ---------------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from stormwater.audit.services import audit_record
+from stormwater.audit.services import actor_or_none, audit_record
 from stormwater.cases.models import Case, CaseParty, PartyRole
 from stormwater.cases.services import (TransitionError, case_document_add, case_document_generate, case_open,
                                        case_transition, clock_extend, clock_meet, clock_running, clock_start,
@@ -123,7 +123,7 @@ def permit_application_start(*, acting_user, owner_name: str, site_address: str,
                              planning_board: bool = False, autocad_plans: bool = False) -> PermitApplication:
     """Open a draft permit file (§ 380-10 B): the permittee is the owner; an agent may apply."""
     case = case_open(kind=wf.PERMIT, title=f"{site_address}: {description[:120]}", acting_user=acting_user,
-                     applicant=acting_user if getattr(acting_user, "is_authenticated", False) else None)
+                     applicant=actor_or_none(acting_user))
     seg = bool(determination and determination.segmentation)
     app = PermitApplication.objects.create(
         case=case, owner=owner, owner_name=owner_name, owner_address=owner_address or (owner.mailing_address if owner
@@ -138,7 +138,7 @@ def permit_application_start(*, acting_user, owner_name: str, site_address: str,
                              user=owner.user if owner else None)
     if agent_name:
         CaseParty.objects.create(case=case, role=PartyRole.AGENT, name=agent_name,
-                                 user=acting_user if getattr(acting_user, "is_authenticated", False) else None)
+                                 user=actor_or_none(acting_user))
     for item in ITEMS:
         na = ""
         if item.key == "autocad" and not autocad_plans:

@@ -11,7 +11,7 @@ from decimal import Decimal
 
 from django.db import transaction
 
-from stormwater.audit.services import audit_record
+from stormwater.audit.services import actor_or_none as _user, audit_record
 from stormwater.rules.calendar import add_calendar_days, add_months
 from stormwater.rules.interest import interest_start
 from stormwater.rules.money import ZERO, fmt, round_cents, to_decimal
@@ -43,8 +43,6 @@ class CollectionError(ValueError):
     pass
 
 
-def _user(u):
-    return u if getattr(u, "is_authenticated", False) else None
 
 
 def closed_through() -> date | None:

@@ -13,7 +13,7 @@ from decimal import Decimal
 from django.db import transaction
 from django.utils import timezone
 
-from stormwater.audit.services import audit_record
+from stormwater.audit.services import actor_or_none as _user, audit_record
 from stormwater.cases.models import Case, CaseParty, PartyRole
 from stormwater.cases.services import (TransitionError, case_document_add, case_document_generate, case_open,
                                        case_transition, clock_meet, clock_running, clock_start, event_record)
@@ -88,8 +88,6 @@ def _today() -> date:
     return timezone.localdate()
 
 
-def _user(u):
-    return u if getattr(u, "is_authenticated", False) else None
 
 
 def _start_clock(case: Case, kind: str, start: date, acting_user, *, hearing_date: date | None = None):

@@ -8,7 +8,7 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from stormwater.audit.services import audit_record
+from stormwater.audit.services import actor_or_none as _user, audit_record
 from stormwater.engineering.water_quality import load_performance_table
 
 from .engine import ReviewError, review_compute
@@ -25,8 +25,6 @@ class ReviewInputError(ValueError):
     """The upload cannot be reviewed; the message starts with the field's path."""
 
 
-def _user(u):
-    return u if getattr(u, "is_authenticated", False) else None
 
 
 @transaction.atomic

@@ -7,8 +7,8 @@ from decimal import Decimal
 
 from django.db import transaction
 
-from stormwater.audit.services import audit_record
-from stormwater.parcels.models import AssociationUnit, Parcel, ParcelImpervious
+from stormwater.audit.services import actor_or_none, audit_record
+from stormwater.parcels.models import AssociationUnit, Parcel
 from stormwater.parcels.selectors import impervious_as_of
 from stormwater.rules.calendar import add_calendar_days, add_months
 from stormwater.rules.classes import PropertyClass
@@ -48,7 +48,7 @@ def resolution_adopt(*, label: str, adopted_on: date, effective_from: date, eru_
         label=label, adopted_on=adopted_on, effective_from=effective_from, eru_sqft=eru_sqft,
         rate_per_eru=rate_per_eru, small_residential_rate=small_residential_rate, installments=installments,
         interest_rate_percent=interest_rate_percent, demand_charge=demand_charge, is_demo=is_demo, notes=notes,
-        created_by=acting_user if getattr(acting_user, "is_authenticated", False) else None)
+        created_by=actor_or_none(acting_user))
     ResolutionBlock.objects.bulk_create(
         ResolutionBlock(resolution=res, first_eru=a, last_eru=b, coefficient=c) for a, b, c in blocks)
     audit_record(actor=acting_user, action="resolution.adopt", obj=res, why=label,
@@ -191,7 +191,7 @@ def bill_run_issue(*, period_label: str, period_start: date, period_end: date, i
 
     run = BillRun(period_label=period_label, period_start=period_start, period_end=period_end,
                   issue_date=issue_date, resolution=res,
-                  created_by=acting_user if getattr(acting_user, "is_authenticated", False) else None)
+                  created_by=actor_or_none(acting_user))
     bills: list[Bill] = []
     for row, fee in to_bill:
         pk, pid, _, _, _, _, _, _, _, _, owner_name, owner_addr, water_account = row

@@ -9,7 +9,7 @@ from datetime import date
 from django.db import transaction
 from django.utils import timezone
 
-from stormwater.audit.services import audit_record
+from stormwater.audit.services import actor_or_none as _actor, audit_record
 from stormwater.cases.services import TransitionError, case_document_generate, event_record
 from stormwater.permits import services as permit_services
 from stormwater.permits import workflow as pwf
@@ -44,8 +44,6 @@ REVIEWABLE = frozenset({pwf.Status.FILED, pwf.Status.INCOMPLETE, pwf.Status.UNDE
                         pwf.Status.CONSULTANT_FEE_DUE, pwf.Status.CONSULTANT_APPEAL})
 
 
-def _actor(user):
-    return user if user is not None and user.is_authenticated else None
 
 
 def _item(para: str) -> catalog.Entry:
