@@ -76,6 +76,30 @@ def town(db, personas):
 
 
 @pytest.fixture
+def at():
+    """at(day[, hour[, minute]]) freezes 'now' in America/New_York (noon by default) until the test ends
+    or the next at(); the live server of browser tests runs in this process and sees it too."""
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    import time_machine
+
+    travellers = []
+
+    def _at(day: date, hour: int = 12, minute: int = 0):
+        for t in travellers:
+            t.stop()
+        travellers.clear()
+        t = time_machine.travel(datetime(day.year, day.month, day.day, hour, minute,
+                                         tzinfo=ZoneInfo("America/New_York")), tick=False)
+        t.start()
+        travellers.append(t)
+    yield _at
+    for t in travellers:
+        t.stop()
+
+
+@pytest.fixture
 def client_for(client):
     """client_for(user) → a test client signed in as ``user``."""
     def _login(user):

@@ -3,32 +3,14 @@ parcel, understands the fee, signs up with the code on the bill and files an aba
 applicant, files a permit application and answers an information request; staff pages pass axe too.
 One walk is keyboard-only; one page load runs without the CSP bypass and must log no CSP violation."""
 import re
-from datetime import date, datetime
+from datetime import date
 from decimal import Decimal as D
-from zoneinfo import ZoneInfo
 
 import pytest
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-@pytest.fixture
-def at():
-    import time_machine
-
-    travellers = []
-
-    def _at(day):
-        for t in travellers:
-            t.stop()
-        travellers.clear()
-        t = time_machine.travel(datetime(day.year, day.month, day.day, 12, 0, tzinfo=ZoneInfo("America/New_York")),
-                                tick=False)
-        t.start()
-        travellers.append(t)
-    yield _at
-    for t in travellers:
-        t.stop()
 
 
 @pytest.fixture(autouse=True)

@@ -9,27 +9,6 @@ import pytest
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
-@pytest.fixture
-def at():
-    """at(date) freezes 'today' (America/New_York, noon) for this process, the live server included."""
-    from datetime import datetime
-    from zoneinfo import ZoneInfo
-
-    import time_machine
-
-    travellers = []
-
-    def _at(day):
-        for t in travellers:
-            t.stop()
-        travellers.clear()
-        t = time_machine.travel(datetime(day.year, day.month, day.day, 12, 0, tzinfo=ZoneInfo("America/New_York")),
-                                tick=False)
-        t.start()
-        travellers.append(t)
-    yield _at
-    for t in travellers:
-        t.stop()
 
 
 @pytest.fixture

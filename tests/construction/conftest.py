@@ -6,7 +6,6 @@ from decimal import Decimal
 from zoneinfo import ZoneInfo
 
 import pytest
-import time_machine
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 EASTERN = ZoneInfo("America/New_York")
@@ -27,21 +26,6 @@ def dt(y, m, d, hh=10, mm=0):
     return datetime(y, m, d, hh, mm, tzinfo=EASTERN)
 
 
-@pytest.fixture
-def at():
-    """at(day[, hour]) freezes 'now' (America/New_York) until the test ends or the next at()."""
-    travellers = []
-
-    def _at(day: date, hour: int = 12, minute: int = 0):
-        for t in travellers:
-            t.stop()
-        travellers.clear()
-        t = time_machine.travel(datetime(day.year, day.month, day.day, hour, minute, tzinfo=EASTERN), tick=False)
-        t.start()
-        travellers.append(t)
-    yield _at
-    for t in travellers:
-        t.stop()
 
 
 @pytest.fixture

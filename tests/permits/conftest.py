@@ -1,12 +1,11 @@
 """Fixtures for permit files: a draft on the owner persona's house lot, uploads, a frozen clock."""
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import date
 from decimal import Decimal
 from zoneinfo import ZoneInfo
 
 import pytest
-import time_machine
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 EASTERN = ZoneInfo("America/New_York")
@@ -23,21 +22,6 @@ def pdf_upload(name="plan.pdf", content=PDF_BYTES):
     return SimpleUploadedFile(name, content, content_type="application/pdf")
 
 
-@pytest.fixture
-def at():
-    """at(date) freezes 'today' (America/New_York, noon) until the test ends or the next at()."""
-    travellers = []
-
-    def _at(day: date):
-        for t in travellers:
-            t.stop()
-        travellers.clear()
-        t = time_machine.travel(datetime(day.year, day.month, day.day, 12, 0, tzinfo=EASTERN), tick=False)
-        t.start()
-        travellers.append(t)
-    yield _at
-    for t in travellers:
-        t.stop()
 
 
 @pytest.fixture

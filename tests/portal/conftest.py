@@ -1,15 +1,12 @@
 """Fixtures for the portal: the FY2027 bills of the test town, uploads, a clean throttle cache."""
 from __future__ import annotations
 
-from datetime import date, datetime
-from zoneinfo import ZoneInfo
+from datetime import date
 
 import pytest
-import time_machine
 from django.core.cache import cache
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-EASTERN = ZoneInfo("America/New_York")
 PDF_BYTES = b"%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"
 
 
@@ -24,22 +21,6 @@ def _media_and_cache(settings, tmp_path):
 
 def pdf_upload(name="evidence.pdf", content=PDF_BYTES):
     return SimpleUploadedFile(name, content, content_type="application/pdf")
-
-
-@pytest.fixture
-def at():
-    travellers = []
-
-    def _at(day: date):
-        for t in travellers:
-            t.stop()
-        travellers.clear()
-        t = time_machine.travel(datetime(day.year, day.month, day.day, 12, 0, tzinfo=EASTERN), tick=False)
-        t.start()
-        travellers.append(t)
-    yield _at
-    for t in travellers:
-        t.stop()
 
 
 @pytest.fixture

@@ -1,16 +1,13 @@
 """Fixtures for relief: the FY2027 bills (issued Thu Sep 10, 2026), the demo credit policy, frozen days."""
 from __future__ import annotations
 
-from datetime import date, datetime
-from zoneinfo import ZoneInfo
+from datetime import date
 
 import pytest
-import time_machine
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from stormwater.utility.services import bill_run_issue, fiscal_year
 
-EASTERN = ZoneInfo("America/New_York")
 PDF_BYTES = b"%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"
 
 
@@ -22,23 +19,6 @@ def _media(settings, tmp_path):
 
 def pdf_upload(name="evidence.pdf", content=PDF_BYTES):
     return SimpleUploadedFile(name, content, content_type="application/pdf")
-
-
-@pytest.fixture
-def at():
-    """at(date) freezes 'today' (America/New_York, noon) until the test ends or the next at()."""
-    travellers = []
-
-    def _at(day: date):
-        for t in travellers:
-            t.stop()
-        travellers.clear()
-        t = time_machine.travel(datetime(day.year, day.month, day.day, 12, 0, tzinfo=EASTERN), tick=False)
-        t.start()
-        travellers.append(t)
-    yield _at
-    for t in travellers:
-        t.stop()
 
 
 @pytest.fixture

@@ -1,14 +1,11 @@
 """Fixtures for stewardship: a frozen clock, PDF uploads, a site with an owner and an operator."""
 from __future__ import annotations
 
-from datetime import date, datetime
-from zoneinfo import ZoneInfo
+from datetime import date
 
 import pytest
-import time_machine
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-EASTERN = ZoneInfo("America/New_York")
 PDF_BYTES = b"%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"
 UKY = "/work/shared/reference/inventory/uky-campus-ms4"
 
@@ -21,22 +18,6 @@ def _media(settings, tmp_path):
 
 def pdf_upload(name="doc.pdf", content=PDF_BYTES):
     return SimpleUploadedFile(name, content, content_type="application/pdf")
-
-
-@pytest.fixture
-def at():
-    travellers = []
-
-    def _at(day: date, hour: int = 12):
-        for t in travellers:
-            t.stop()
-        travellers.clear()
-        t = time_machine.travel(datetime(day.year, day.month, day.day, hour, 0, tzinfo=EASTERN), tick=False)
-        t.start()
-        travellers.append(t)
-    yield _at
-    for t in travellers:
-        t.stop()
 
 
 ALL_ITEMS = None
