@@ -7,7 +7,7 @@ from datetime import date
 
 import pytest
 
-from permits.conftest import _media, at, complete_package, draft, pdf_upload  # noqa: F401  (fixtures re-used)
+from permits.conftest import _media, complete_package, draft, pdf_upload  # noqa: F401  (fixtures re-used; at() is in tests/conftest.py)
 
 
 def pdf_text(content: bytes) -> str:
