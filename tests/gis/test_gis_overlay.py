@@ -101,6 +101,67 @@ def test_partitioned_runs_give_the_same_areas():
     assert many.outside_sqft["imp"] == pytest.approx(one.outside_sqft["imp"], abs=1e-6)
 
 
+def test_a_polygon_drawn_up_to_the_parcel_line_goes_whole_to_its_parcel():
+    # A zero-lot-line building on P-1 whose east wall is the P-1/P-2 line: wholly P-1's, nothing on P-2.
+    r = overlay.impervious_by_parcel(TOWN, [layer("buildings", box(80, 20, 100, 40))])
+    assert r.areas.loc["P-1", "impervious_sqft"] == pytest.approx(400.0)
+    assert r.areas.loc["P-2", "impervious_sqft"] == 0.0
+    assert list(r.pieces["parcel_id"]) == ["P-1"] and not r.problems
+
+
+def _random_town(seed=7, n=12, features=600):
+    rng = np.random.default_rng(seed)
+    grid = parcels(*[(f"{i}-{j}", box(i * 100, j * 100, i * 100 + 100, j * 100 + 100))
+                     for i in range(n) for j in range(n)])
+    xs, ys = rng.uniform(0, n * 100 - 20, features), rng.uniform(0, n * 100 - 20, features)
+    imp = layer("imp", *[box(x, y, x + rng.uniform(5, 40), y + rng.uniform(5, 40)) for x, y in zip(xs, ys)])
+    return grid, imp
+
+
+def test_threads_split_by_parcel_give_the_same_answer(monkeypatch):
+    grid, imp = _random_town()
+    row = [layer("row", box(0, 595, 1200, 605))]
+    one = overlay.impervious_by_parcel(grid, [imp], row, threads=1)
+    monkeypatch.setattr(overlay, "MIN_PAIRS_PER_THREAD", 1)  # force the split even on this small town
+    calls = []
+    real = overlay._by_parcel
+
+    def spy(func, idx, threads, *arrays):
+        calls.append(min(threads, len(idx)))
+        return real(func, idx, threads, *arrays)
+
+    monkeypatch.setattr(overlay, "_by_parcel", spy)
+    many = overlay.impervious_by_parcel(grid, [imp], row, threads=3)
+    assert calls and max(calls) == 3
+    assert np.allclose(one.areas.to_numpy(), many.areas.to_numpy(), atol=1e-9)
+    key = ["parcel_id", "fid"]
+    a, b = one.pieces.sort_values(key).reset_index(drop=True), many.pieces.sort_values(key).reset_index(drop=True)
+    assert list(a["parcel_id"]) == list(b["parcel_id"]) and np.allclose(a["area_sqft"], b["area_sqft"])
+
+
+def test_threads_default_from_the_environment(monkeypatch):
+    monkeypatch.setenv("STORMWATER_GIS_THREADS", "3")
+    assert overlay.default_threads() == 3
+    monkeypatch.setenv("STORMWATER_GIS_THREADS", "")
+    assert 1 <= overlay.default_threads() <= 8
+
+
+def test_overlap_pairs_found_in_small_and_large_parcels_alike(monkeypatch):
+    """The pairs of pieces tested for overlap: every same-parcel pair whose envelopes overlap,
+    whether the parcel's pieces are enumerated pairwise or (many pieces) through a tree."""
+    rng = np.random.default_rng(3)
+    key = rng.integers(0, 6, 300)
+    lo = rng.uniform(0, 100, (300, 2))
+    bounds = np.column_stack([lo, lo + rng.uniform(0, 15, (300, 2))])
+    bx = bounds
+    brute = {(i, j) for i in range(300) for j in range(i + 1, 300) if key[i] == key[j]
+             and bx[i, 0] < bx[j, 2] and bx[j, 0] < bx[i, 2] and bx[i, 1] < bx[j, 3] and bx[j, 1] < bx[i, 3]}
+    for small in (64, 10):  # 300 pieces in 6 parcels: ~50 each, so 10 sends every parcel to the tree
+        monkeypatch.setattr(overlay, "SMALL_GROUP", small)
+        a, b = overlay._same_group_pairs(key, bounds)
+        assert {(min(i, j), max(i, j)) for i, j in zip(a.tolist(), b.tolist())} == brute
+
+
 def test_same_areas_as_geopandas_overlay_where_nothing_overlaps():
     import geopandas as gpd
 

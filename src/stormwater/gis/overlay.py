@@ -342,71 +342,127 @@ class OverlayResult:
         return out
 
 
-def _remove_row(layer: Layer, row_geoms: np.ndarray, row_tree) -> tuple[Layer, pd.DataFrame]:
+def _remove_row(layer: Layer, row_geoms: np.ndarray) -> tuple[Layer, pd.DataFrame]:
     """Subtract the right-of-way from every impervious polygon touching it (¶F).
 
     Returns the layer without the right-of-way parts and a table per source feature:
     ``fid, area_sqft`` (left), ``row_removed_sqft``.
+
+    A right-of-way layer is often a few huge polygons (a town's whole street network as one
+    polygon of 100,000 vertices). So the right-of-way polygons are the prepared side of the
+    ``intersects`` test (indexed once each, not re-read for every small polygon), and a polygon
+    touching several has them subtracted one after the other (never their union, which would
+    rebuild the huge polygons for each small one).
     """
     def table(geoms, removed):
         return pd.DataFrame({"layer": layer.name, "fid": layer.fids, "area_sqft": shapely.area(geoms),
                              "row_removed_sqft": removed})
 
-    if row_tree is None or not len(layer):
+    if not len(row_geoms) or not len(layer):
         return layer, table(layer.geoms, 0.0)
-    imp_i, row_i = row_tree.query(layer.geoms, predicate="intersects")
+    shapely.prepare(row_geoms)
+    row_i, imp_i = shapely.STRtree(layer.geoms).query(row_geoms, predicate="intersects")
     if not len(imp_i):
         return layer, table(layer.geoms, 0.0)
     geoms = layer.geoms.copy()
     before = shapely.area(geoms)
-    order = np.argsort(imp_i, kind="stable")
+    order = np.lexsort((row_i, imp_i))
     imp_i, row_i = imp_i[order], row_i[order]
-    starts = np.flatnonzero(np.r_[True, imp_i[1:] != imp_i[:-1]])
-    ends = np.r_[starts[1:], len(imp_i)]
-    single = (ends - starts) == 1
-    s_imp = imp_i[starts[single]]
-    geoms[s_imp] = shapely.difference(geoms[s_imp], row_geoms[row_i[starts[single]]])
-    for s, e in zip(starts[~single], ends[~single]):
-        geoms[imp_i[s]] = shapely.difference(geoms[imp_i[s]], shapely.union_all(row_geoms[row_i[s:e]]))
-    touched = imp_i[starts]
+    first = np.r_[True, imp_i[1:] != imp_i[:-1]]
+    rank = np.arange(len(imp_i)) - np.maximum.accumulate(np.where(first, np.arange(len(imp_i)), 0))
+    for k in range(int(rank.max()) + 1):  # round k: each polygon loses its k-th right-of-way polygon
+        m = rank == k
+        geoms[imp_i[m]] = shapely.difference(geoms[imp_i[m]], row_geoms[row_i[m]])
+    touched = imp_i[first]
     geoms[touched] = [_polygonal_part(g) for g in geoms[touched]]
     feats = table(geoms, before - shapely.area(geoms))
     keep = shapely.area(geoms) > AREA_TOLERANCE_SQFT
     return Layer(layer.name, layer.fids[keep], geoms[keep]), feats
 
 
+MIN_PAIRS_PER_THREAD = 5000  # below this a thread costs more than it saves
+
+
+def default_threads() -> int:
+    """Threads for the overlay's GEOS work: ``STORMWATER_GIS_THREADS`` or the cores (at most 8)."""
+    env = os.environ.get("STORMWATER_GIS_THREADS", "").strip()
+    if env.isdigit() and int(env) > 0:
+        return int(env)
+    return max(1, min(8, os.cpu_count() or 1))
+
+
+def _by_parcel(func: Callable, parcel_idx: np.ndarray, threads: int, *arrays: np.ndarray) -> np.ndarray:
+    """``func(*arrays)`` (a vectorized shapely function) with the pairs split by parcel over threads.
+
+    Shapely releases the GIL inside GEOS, so the chunks run at once. Pairs are split by parcel
+    index ranges, so a parcel (whose prepared geometry GEOS builds lazily, not thread-safe) is
+    only ever touched by one thread; the other side of each pair is only read.
+    """
+    n = len(parcel_idx)
+    k = min(threads, n // MIN_PAIRS_PER_THREAD)
+    if k <= 1:
+        return func(*arrays)
+    from concurrent.futures import ThreadPoolExecutor
+
+    edges = np.quantile(parcel_idx, np.linspace(0, 1, k + 1)[1:-1]).astype(parcel_idx.dtype)
+    chunk = np.searchsorted(edges, parcel_idx, side="right")
+    sel = [np.flatnonzero(chunk == c) for c in range(k)]
+    with ThreadPoolExecutor(k) as ex:
+        parts = list(ex.map(lambda ix: func(*(a[ix] for a in arrays)), sel))
+    out = np.empty(n, dtype=parts[0].dtype)
+    for ix, part in zip(sel, parts):
+        out[ix] = part
+    return out
+
+
 def impervious_by_parcel(parcels: Layer, layers: Sequence[Layer], row: Sequence[Layer] = (), *,
-                         keep_pieces: bool = True) -> OverlayResult:
+                         keep_pieces: bool = True, threads: int | None = None) -> OverlayResult:
     """Impervious area per parcel and layer [ft²], right-of-way removed, overlaps counted once.
 
     Every parcel gets a row (0 where nothing lies on it). Inputs must already be in EPSG:2249
-    and cleaned (``clean_polygons`` / ``prepare_parcels``).
+    and cleaned (``clean_polygons`` / ``prepare_parcels``). ``threads``: how many threads run
+    the GEOS work (default: the machine's cores, at most 8; 1 for none). The answer does not
+    depend on it.
     """
+    threads = default_threads() if threads is None else max(1, int(threads))
     names = [lyr.name for lyr in layers]
     if len(set(names)) != len(names):
         raise LayerError(f"two impervious layers share a name: {names}")
     problems: list[Problem] = []
     row_geoms = np.concatenate([r.geoms for r in row]) if row else np.array([], dtype=object)
-    row_tree = shapely.STRtree(row_geoms) if len(row_geoms) else None
     pgeoms = parcels.geoms
     shapely.prepare(pgeoms)
     ptree = shapely.STRtree(pgeoms)
-    piece_parcel, piece_layer, piece_fid, piece_geom = [], [], [], []
+    piece_parcel, piece_layer, piece_fid, piece_geom, piece_area = [], [], [], [], []
     features = []
     for li, lyr in enumerate(layers):
-        lyr, feats = _remove_row(lyr, row_geoms, row_tree)
+        lyr, feats = _remove_row(lyr, row_geoms)
         features.append(feats)
         if not len(lyr):
             continue
-        # Most polygons lie wholly inside one parcel: one query against the prepared parcels finds
-        # them, and they go whole with no intersection. Only the rest are tested and cut.
-        in_par, in_imp = shapely.STRtree(lyr.geoms).query(pgeoms, predicate="contains_properly")
-        rest = np.ones(len(lyr), dtype=bool)
-        rest[in_imp] = False
-        rest_idx = np.flatnonzero(rest)
-        c_imp, c_par = ptree.query(lyr.geoms[rest_idx], predicate="intersects")
-        c_imp = rest_idx[c_imp]
-        cut_geoms = shapely.intersection(lyr.geoms[c_imp], pgeoms[c_par])
+        # Most polygons lie wholly inside one parcel. One envelope query (no predicate: cheap)
+        # pairs each polygon with the parcels whose envelopes it meets; one vectorized
+        # ``contains_properly`` against the prepared parcels (the cheapest prepared predicate)
+        # finds those lying inside one, and they go whole with no intersection. Only the rest
+        # (crossing a line, or touching it from inside) are cut, against the parcels they meet.
+        q_imp, q_par = ptree.query(lyr.geoms)
+        inside = _by_parcel(shapely.contains_properly, q_par, threads, pgeoms[q_par], lyr.geoms[q_imp])
+        whole = np.zeros(len(lyr), dtype=bool)
+        whole[q_imp[inside]] = True
+        rest = ~whole[q_imp]
+        # A polygon drawn up to the parcel line from inside (a zero-lot-line building, a driveway
+        # ending at the line) is not properly inside but still wholly in the parcel: ``covers``,
+        # on these few pairs only, takes it whole too.
+        r_imp, r_par = q_imp[rest], q_par[rest]
+        covered = _by_parcel(shapely.covers, r_par, threads, pgeoms[r_par], lyr.geoms[r_imp])
+        inside[np.flatnonzero(rest)[covered]] = True
+        whole[r_imp[covered]] = True
+        in_imp, in_par = q_imp[inside], q_par[inside]
+        cut = ~whole[q_imp]
+        # No ``intersects`` filter first: nearly every remaining pair does meet, and GEOS returns
+        # an empty intersection for the rest at once (cheaper than testing them all).
+        c_imp, c_par = q_imp[cut], q_par[cut]
+        cut_geoms = _by_parcel(shapely.intersection, c_par, threads, lyr.geoms[c_imp], pgeoms[c_par])
         odd = ~np.isin(shapely.get_type_id(cut_geoms), (3, 6))  # lines/points/collections from touching
         if odd.any():
             cut_geoms[odd] = [_polygonal_part(g) for g in cut_geoms[odd]]
@@ -424,15 +480,17 @@ def impervious_by_parcel(parcels: Layer, layers: Sequence[Layer], row: Sequence[
         piece_layer.append(np.full(int(ok.sum()), li))
         piece_fid.append(lyr.fids[imp_i[ok]])
         piece_geom.append(geoms[ok])
+        piece_area.append(area[ok])
     if piece_parcel:
         pp = np.concatenate(piece_parcel)
         pl = np.concatenate(piece_layer)
         pf = np.concatenate(piece_fid)
         pg = np.concatenate(piece_geom)
+        pa = np.concatenate(piece_area)
     else:
         pp = pl = np.array([], dtype=int)
         pf = pg = np.array([], dtype=object)
-    pa = shapely.area(pg) if len(pg) else np.array([], dtype=float)
+        pa = np.array([], dtype=float)
 
     n_par, n_lay = len(pgeoms), len(layers)
     by_layer = np.zeros((n_par, n_lay))
@@ -440,20 +498,16 @@ def impervious_by_parcel(parcels: Layer, layers: Sequence[Layer], row: Sequence[
     total = by_layer.sum(axis=1)
     # Overlaps: only parcels where two pieces share area need a union (counted once).
     if len(pg) > 1:
-        tree = shapely.STRtree(pg)
-        a, b = tree.query(pg)  # envelopes only: cheap; the exact test runs on the few same-parcel pairs
-        same = (a < b) & (pp[a] == pp[b])
-        a, b = a[same], b[same]
+        a, b = _same_group_pairs(pp, shapely.bounds(pg))  # envelopes overlap: cheap, vectorized
         if len(a):
             shared = shapely.intersects(pg[a], pg[b]) & ~shapely.touches(pg[a], pg[b])  # share area
             a, b = a[shared], b[shared]
-        for pi in np.unique(pp[a]):
-            members = pp == pi
+        for pi, members in _groups(pp, np.unique(pp[a])):
             total[pi] = shapely.area(shapely.union_all(pg[members]))
         same_layer = pl[a] == pl[b]
-        for pi, li in set(zip(pp[a][same_layer].tolist(), pl[a][same_layer].tolist())):
-            members = (pp == pi) & (pl == li)
-            by_layer[pi, li] = shapely.area(shapely.union_all(pg[members]))
+        key = pp * n_lay + pl  # one group per (parcel, layer)
+        for k, members in _groups(key, np.unique(key[a][same_layer])):
+            by_layer[k // n_lay, k % n_lay] = shapely.area(shapely.union_all(pg[members]))
     areas = pd.DataFrame(by_layer, index=pd.Index(parcels.fids.astype(str), name="parcel_id"),
                          columns=[f"{n}_sqft" for n in names])
     areas.insert(0, "impervious_sqft", total)
@@ -463,6 +517,52 @@ def impervious_by_parcel(parcels: Layer, layers: Sequence[Layer], row: Sequence[
     feats = pd.concat(features, ignore_index=True) if features else \
         pd.DataFrame(columns=["layer", "fid", "area_sqft", "row_removed_sqft"])
     return OverlayResult(names, areas, pieces, feats, problems)
+
+
+def _groups(key: np.ndarray, wanted: np.ndarray):
+    """(k, indices of ``key == k``) for each k in ``wanted``; one sort, not a scan per k."""
+    if not len(wanted):
+        return
+    order = np.argsort(key, kind="stable")
+    sk = key[order]
+    lo = np.searchsorted(sk, wanted, side="left")
+    hi = np.searchsorted(sk, wanted, side="right")
+    for k, i, j in zip(wanted.tolist(), lo.tolist(), hi.tolist()):
+        yield k, order[i:j]
+
+
+SMALL_GROUP = 64  # up to this many pieces in a parcel, every pair is tested by envelope; above, a tree
+
+
+def _same_group_pairs(key: np.ndarray, bounds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs (a < b) of items with the same ``key`` whose envelopes overlap (more than touch).
+
+    Most parcels hold a handful of pieces: their pairs are enumerated by group size and tested
+    on the bounds arrays at once. A parcel with many pieces (a large lot) gets its own STRtree.
+    """
+    order = np.argsort(key, kind="stable")
+    sk = key[order]
+    starts = np.flatnonzero(np.r_[True, sk[1:] != sk[:-1]])
+    sizes = np.diff(np.r_[starts, len(sk)])
+    out_a, out_b = [], []
+    for k in np.unique(sizes[(sizes > 1) & (sizes <= SMALL_GROUP)]).tolist():
+        base = starts[sizes == k]
+        iu, ju = np.triu_indices(k, 1)
+        out_a.append(order[(base[:, None] + iu).ravel()])
+        out_b.append(order[(base[:, None] + ju).ravel()])
+    for s0, n in zip(starts[sizes > SMALL_GROUP].tolist(), sizes[sizes > SMALL_GROUP].tolist()):
+        idx = order[s0:s0 + n]
+        tree = shapely.STRtree(shapely.box(*bounds[idx].T))
+        i, j = tree.query(shapely.box(*bounds[idx].T))
+        keep = i < j
+        out_a.append(idx[i[keep]])
+        out_b.append(idx[j[keep]])
+    if not out_a:
+        return np.array([], dtype=np.intp), np.array([], dtype=np.intp)
+    a, b = np.concatenate(out_a), np.concatenate(out_b)
+    ba, bb = bounds[a], bounds[b]
+    overlap = (ba[:, 0] < bb[:, 2]) & (bb[:, 0] < ba[:, 2]) & (ba[:, 1] < bb[:, 3]) & (bb[:, 1] < ba[:, 3])
+    return a[overlap], b[overlap]
 
 
 def partition_parcels(parcels: Layer, n: int) -> list[np.ndarray]:
@@ -522,19 +622,20 @@ def subset_for(parcels: Layer, idx: np.ndarray, layers: Sequence[Layer], row: Se
 def impervious_partitioned(parcels: Layer, layers: Sequence[Layer], row: Sequence[Layer] = (), *,
                            partitions: int = 1, keep_pieces: bool = True,
                            progress: Callable[[int, int], None] | None = None,
-                           map_fn: Callable | None = None) -> OverlayResult:
+                           map_fn: Callable | None = None, threads: int | None = None) -> OverlayResult:
     """``impervious_by_parcel`` over spatial partitions; ``map_fn`` may run them elsewhere.
 
     ``map_fn(func, list_of_args)`` → list of results (default: in this process, in order).
     A Dask client can pass e.g. ``lambda f, args: client.gather(client.map(lambda a: f(*a), args))``.
     """
     if partitions <= 1 and map_fn is None:  # one partition: no subsetting, no merge
-        result = impervious_by_parcel(parcels, layers, row, keep_pieces=keep_pieces)
+        result = impervious_by_parcel(parcels, layers, row, keep_pieces=keep_pieces, threads=threads)
         if progress:
             progress(1, 1)
         return result
     parts = partition_parcels(parcels, partitions)
-    args = [(*subset_for(parcels, idx, layers, row), keep_pieces) for idx in parts]
+    # In a pool or on a cluster each partition runs single-threaded (its workers are the parallelism).
+    args = [(*subset_for(parcels, idx, layers, row), keep_pieces, threads if map_fn is None else 1) for idx in parts]
     if map_fn is None:
         results = []
         for k, a in enumerate(args):
@@ -551,7 +652,6 @@ def _leftovers(layers: Sequence[Layer], row: Sequence[Layer], taken: list[list[L
     """Features no partition read (they touch no parcel): reported as on no parcel, like the unpartitioned run."""
     feats, problems = [], []
     row_geoms = np.concatenate([r.geoms for r in row]) if row else np.array([], dtype=object)
-    row_tree = shapely.STRtree(row_geoms) if len(row_geoms) else None
     for li, lyr in enumerate(layers):
         seen = set()
         for part in taken:
@@ -560,7 +660,7 @@ def _leftovers(layers: Sequence[Layer], row: Sequence[Layer], taken: list[list[L
         left = Layer(lyr.name, lyr.fids[rest], lyr.geoms[rest])
         if not len(left):
             continue
-        kept, table = _remove_row(left, row_geoms, row_tree)
+        kept, table = _remove_row(left, row_geoms)
         feats.append(table)
         if len(kept):
             problems.append(Problem("outside_parcels", lyr.name, OUTSIDE_MESSAGE, [str(f) for f in kept.fids],
@@ -573,8 +673,9 @@ def _leftovers(layers: Sequence[Layer], row: Sequence[Layer], taken: list[list[L
     return OverlayResult([lyr.name for lyr in layers], empty_areas, empty_pieces, ft, problems)
 
 
-def _run_partition(parcels: Layer, layers: list[Layer], row: list[Layer], keep_pieces: bool) -> OverlayResult:
-    return impervious_by_parcel(parcels, layers, row, keep_pieces=keep_pieces)
+def _run_partition(parcels: Layer, layers: list[Layer], row: list[Layer], keep_pieces: bool,
+                   threads: int | None = 1) -> OverlayResult:
+    return impervious_by_parcel(parcels, layers, row, keep_pieces=keep_pieces, threads=threads)
 
 
 def merge_results(results: Sequence[OverlayResult], names: list[str], order: np.ndarray) -> OverlayResult:
