@@ -13,7 +13,7 @@ import pytest
 from stormwater.gis import distributed, overlay
 
 from .conftest import CAMBRIDGE, box, need
-from .test_gis_overlay import layer, parcels
+from .test_gis_overlay import layer, parcels, random_town
 from .test_gis_reference_data import CAMBRIDGE_IMPERVIOUS
 
 pytest.importorskip("dask_geopandas")
@@ -49,11 +49,7 @@ def test_cambridge_on_dask_partitions_matches_the_one_process_run():
 
 
 def test_a_town_on_a_local_cluster_of_worker_processes():
-    rng = np.random.default_rng(11)
-    grid = parcels(*[(f"{i}-{j}", box(i * 100, j * 100, i * 100 + 100, j * 100 + 100))
-                     for i in range(15) for j in range(15)])
-    xs, ys = rng.uniform(0, 1480, 900), rng.uniform(0, 1480, 900)
-    imp = layer("imp", *[box(x, y, x + rng.uniform(5, 40), y + rng.uniform(5, 40)) for x, y in zip(xs, ys)])
+    grid, imp = random_town(seed=11, n=15, features=900)
     far = layer("far", box(5000, 5000, 5010, 5010), box(30, 52, 40, 60))  # one on no parcel at all
     row = [layer("row", box(0, 745, 1500, 755))]
     one = overlay.impervious_by_parcel(grid, [imp, far], row, keep_pieces=False)

@@ -87,12 +87,18 @@ def test_the_whole_synthetic_town():
                           "driveways_sqft": 200.0}
 
 
-def test_partitioned_runs_give_the_same_areas():
-    rng = np.random.default_rng(7)
+def random_town(seed=7, n=12, features=600):
+    """An n×n grid of 100 ft parcels and ``features`` random 5–40 ft boxes (overlapping, crossing lines)."""
+    rng = np.random.default_rng(seed)
     grid = parcels(*[(f"{i}-{j}", box(i * 100, j * 100, i * 100 + 100, j * 100 + 100))
-                     for i in range(12) for j in range(12)])
-    xs, ys = rng.uniform(0, 1180, 600), rng.uniform(0, 1180, 600)
+                     for i in range(n) for j in range(n)])
+    xs, ys = rng.uniform(0, n * 100 - 20, features), rng.uniform(0, n * 100 - 20, features)
     imp = layer("imp", *[box(x, y, x + rng.uniform(5, 40), y + rng.uniform(5, 40)) for x, y in zip(xs, ys)])
+    return grid, imp
+
+
+def test_partitioned_runs_give_the_same_areas():
+    grid, imp = random_town()
     row = [layer("row", box(0, 595, 1200, 605))]
     one = overlay.impervious_by_parcel(grid, [imp], row)
     many = overlay.impervious_partitioned(grid, [imp], row, partitions=7)
@@ -109,17 +115,8 @@ def test_a_polygon_drawn_up_to_the_parcel_line_goes_whole_to_its_parcel():
     assert list(r.pieces["parcel_id"]) == ["P-1"] and not r.problems
 
 
-def _random_town(seed=7, n=12, features=600):
-    rng = np.random.default_rng(seed)
-    grid = parcels(*[(f"{i}-{j}", box(i * 100, j * 100, i * 100 + 100, j * 100 + 100))
-                     for i in range(n) for j in range(n)])
-    xs, ys = rng.uniform(0, n * 100 - 20, features), rng.uniform(0, n * 100 - 20, features)
-    imp = layer("imp", *[box(x, y, x + rng.uniform(5, 40), y + rng.uniform(5, 40)) for x, y in zip(xs, ys)])
-    return grid, imp
-
-
 def test_threads_split_by_parcel_give_the_same_answer(monkeypatch):
-    grid, imp = _random_town()
+    grid, imp = random_town()
     row = [layer("row", box(0, 595, 1200, 605))]
     one = overlay.impervious_by_parcel(grid, [imp], row, threads=1)
     monkeypatch.setattr(overlay, "MIN_PAIRS_PER_THREAD", 1)  # force the split even on this small town

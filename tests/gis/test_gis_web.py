@@ -167,6 +167,16 @@ def test_cli_impervious_file_to_file(synthetic_gpkg, tmp_path):
     assert rows[1]["impervious_sqft"] == "200.00"
 
 
+def test_cli_impervious_on_a_local_dask_cluster_writes_the_same_csv(synthetic_gpkg, tmp_path):
+    pytest.importorskip("dask_geopandas")
+    g = str(synthetic_gpkg)
+    args = ["gis", "impervious", "--parcels", f"{g}:parcels", "--id", "PID", "--impervious", f"{g}:buildings",
+            "--impervious", f"{g}:patios", "--impervious", f"{g}:driveways", "--right-of-way", f"{g}:row"]
+    call_command(*args, "--out", str(tmp_path / "one.csv"))
+    call_command(*args, "--dask", "local", "--partitions", "2", "--out", str(tmp_path / "dask.csv"))
+    assert (tmp_path / "dask.csv").read_text() == (tmp_path / "one.csv").read_text()
+
+
 def test_cli_refuses_an_input_without_crs_and_says_so(tmp_path):
     import geopandas as gpd
 

@@ -266,6 +266,7 @@ class SurveySpec:
     row_where: dict[str, list[str]] = field(default_factory=dict)
     source_crs: str | None = None
     partitions: int = 1
+    dask: str | None = None  # "local" (a LocalCluster here) or a scheduler address; None: this process
 
 
 def survey_compute(spec: SurveySpec, *, progress: Callable[[int, int], None] | None = None):
@@ -283,7 +284,15 @@ def survey_compute(spec: SurveySpec, *, progress: Callable[[int, int], None] | N
             lyr, pr2 = overlay.clean_polygons(np.arange(1, len(df) + 1), df["geometry"].to_numpy(), layer=ls.label)
             problems += pr + pr2
             target.append(lyr)
-    result = overlay.impervious_partitioned(parcels, layers, row, partitions=spec.partitions, progress=progress)
+    if spec.dask:
+        from stormwater.gis import distributed
+
+        result = distributed.run(parcels, layers, row, address=spec.dask, keep_pieces=True,
+                                 npartitions=spec.partitions if spec.partitions > 1 else None)
+        if progress:
+            progress(1, 1)
+    else:
+        result = overlay.impervious_partitioned(parcels, layers, row, partitions=spec.partitions, progress=progress)
     result.problems = problems + result.problems
     return parcels, result
 

@@ -57,6 +57,9 @@ class Command(BaseCommand):
                            help="rows of the parcel layer that are right-of-way, e.g. PolyType=ROW,RR ROW")
             p.add_argument("--source-crs", metavar="EPSG:NNNN", help="used only for inputs that carry no CRS")
             p.add_argument("--partitions", type=int, default=1, help="spatial partitions (same result)")
+            p.add_argument("--dask", metavar="local|ADDRESS",
+                           help="run the overlay as Dask tasks: 'local' starts a LocalCluster on this machine, "
+                                "or a scheduler address such as tcp://10.0.0.5:8786 (same result)")
             p.add_argument("--progress", action="store_true", help="show a progress bar even when not a terminal")
 
         p = sub.add_parser("impervious", help="file to file: one CSV row per parcel; touches no database")
@@ -113,7 +116,7 @@ class Command(BaseCommand):
 
         return SurveySpec(parcels=ls(o["parcels"]), id_field=o["id_field"], impervious=[ls(s) for s in o["impervious"]],
                           right_of_way=[ls(s) for s in o["right_of_way"]], row_where=_row_where(o["row_where"]),
-                          source_crs=o.get("source_crs"), partitions=o["partitions"])
+                          source_crs=o.get("source_crs"), partitions=o["partitions"], dask=o.get("dask"))
 
     def do_impervious(self, o):
         # File to file: survey_compute reads and overlays only; no model is touched.
