@@ -24,6 +24,7 @@ from stormwater.cases.services import DocumentError, TransitionError
 from stormwater.parcels.models import Parcel
 from stormwater.rules.applicability import OtherWork, determine, to_sqft
 from stormwater.rules.money import fmt
+from stormwater.web.jsonapi import BadInput, api_errors, date_field, int_field, json_object
 
 from . import services
 from .checklist import BY_KEY, OTHER_TAGS
@@ -116,18 +117,7 @@ def api_permit_applicability(request):
 
 # --- writes: thin wrappers over the services, the web views' access rules ---------------------------
 
-class BadInput(ValueError):
-    pass
-
-
-def _json(request) -> dict:
-    try:
-        body = json.loads(request.body or b"{}")
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise BadInput("input: not valid JSON") from None
-    if not isinstance(body, dict):
-        raise BadInput("input: expected one JSON object")
-    return body
+_errors = api_errors(TransitionError, DocumentError)
 
 
 def _text(body, name: str) -> str:
@@ -149,46 +139,9 @@ def _lines(body, name: str) -> str:
     return _text(body, name)
 
 
-def _date(body, name: str) -> date:
-    raw = body.get(name)
-    if raw in (None, ""):
-        raise BadInput(f"{name}: required (YYYY-MM-DD)")
-    try:
-        return date.fromisoformat(str(raw))
-    except ValueError:
-        raise BadInput(f"{name}: {raw!r} is not a date (YYYY-MM-DD)") from None
-
-
-def _int(body, name: str) -> int:
-    raw = body.get(name)
-    if isinstance(raw, bool) or raw is None:
-        raise BadInput(f"{name}: required, a whole number")
-    try:
-        return int(str(raw))
-    except ValueError:
-        raise BadInput(f"{name}: {raw!r} is not a whole number") from None
-
-
 def _form_error(form) -> BadInput:
     field, errs = next(iter(form.errors.items()))
     return BadInput(f"{'input' if field == '__all__' else field}: {' '.join(errs)}")
-
-
-def _errors(fn):
-    """A service's refusal (ValueError, TransitionError, DocumentError) → 400 with its message; an act the
-    person may not do → 403; someone else's file → 404 (``require_perm(api=True)`` answers the Http404)."""
-    def wrapper(request, *a, **kw):
-        try:
-            return fn(request, *a, **kw)
-        except Http404:
-            raise
-        except PermissionDenied as e:
-            return JsonResponse({"error": str(e) or "forbidden"}, status=403)
-        except (BadInput, TransitionError, DocumentError, ValueError) as e:
-            return JsonResponse({"error": str(e)}, status=400)
-    wrapper.__name__ = fn.__name__
-    wrapper.__doc__ = fn.__doc__
-    return wrapper
 
 
 def _file(request, number: str, status: int = 200) -> JsonResponse:
@@ -204,7 +157,7 @@ def api_permit_start(request):
     """POST {owner_name, owner_address, agent_name?, site_address, parcel_ids: [...], description, project_type,
     disturbance_sqft, common_plan?, other_work?: [...], wetlands_jurisdiction?, other_board_hearing?,
     planning_board?, autocad_plans?} → 201, the draft (as ``views.permit_new``)."""
-    b = _json(request)
+    b = json_object(request)
     ids = b.get("parcel_ids") or []
     if isinstance(ids, str):
         ids = ids.split(",")
@@ -284,7 +237,7 @@ def api_permit_checklist_confirm(request, number: str, key: str):
     app = permit_get_for_user(user=request.user, number=number)
     if key not in BY_KEY:
         raise Http404("No such checklist item.")
-    services.checklist_confirm(application=app, key=key, acting_user=request.user, note=_text(_json(request), "note"))
+    services.checklist_confirm(application=app, key=key, acting_user=request.user, note=_text(json_object(request), "note"))
     return _file(request, number)
 
 
@@ -294,8 +247,8 @@ def api_permit_checklist_confirm(request, number: str, key: str):
 def api_permit_fees_paid(request, number: str):
     """POST {paid_on?, receipt}: the application and review fees received."""
     app = permit_get_for_user(user=request.user, number=number)
-    b = _json(request)
-    paid_on = _date(b, "paid_on") if b.get("paid_on") else timezone.localdate()
+    b = json_object(request)
+    paid_on = date_field(b, "paid_on") if b.get("paid_on") else timezone.localdate()
     services.permit_fees_paid(application=app, paid_on=paid_on, receipt=_text(b, "receipt"), acting_user=request.user)
     return _file(request, number)
 
@@ -316,8 +269,8 @@ def api_permit_complete(request, number: str):
 def api_permit_incomplete(request, number: str):
     """POST {cure_by, note?} → determined incomplete: the notice, the action clock stopped."""
     app = permit_get_for_user(user=request.user, number=number)
-    b = _json(request)
-    services.permit_determine_incomplete(application=app, cure_by=_date(b, "cure_by"), note=_text(b, "note"),
+    b = json_object(request)
+    services.permit_determine_incomplete(application=app, cure_by=date_field(b, "cure_by"), note=_text(b, "note"),
                                          acting_user=request.user)
     return _file(request, number)
 
@@ -328,7 +281,7 @@ def api_permit_incomplete(request, number: str):
 def api_permit_info_request(request, number: str):
     """POST {items: text or [lines]} → information requested: the letter, the action clock stopped."""
     app = permit_get_for_user(user=request.user, number=number)
-    services.permit_request_information(application=app, items=_lines(_json(request), "items"),
+    services.permit_request_information(application=app, items=_lines(json_object(request), "items"),
                                         acting_user=request.user)
     return _file(request, number)
 
@@ -339,7 +292,7 @@ def api_permit_info_request(request, number: str):
 def api_permit_info_response(request, number: str):
     """POST {response} (the applicant) → review and its clock resume."""
     app = permit_get_for_applicant(user=request.user, number=number)
-    services.permit_information_received(application=app, response=_text(_json(request), "response"),
+    services.permit_information_received(application=app, response=_text(json_object(request), "response"),
                                          acting_user=request.user)
     return _file(request, number)
 
@@ -350,8 +303,8 @@ def api_permit_info_response(request, number: str):
 def api_permit_extend(request, number: str):
     """POST {days, reason} → the action clock extended, with its reason."""
     app = permit_get_for_user(user=request.user, number=number)
-    b = _json(request)
-    services.permit_extend(application=app, days=_int(b, "days"), reason=_text(b, "reason"),
+    b = json_object(request)
+    services.permit_extend(application=app, days=int_field(b, "days"), reason=_text(b, "reason"),
                            acting_user=request.user)
     return _file(request, number)
 
@@ -363,7 +316,7 @@ def api_permit_decide(request, number: str):
     """POST {kind: approve|approve_conditions|disapprove, findings, standards: [...], conditions?: [lines],
     order_of_conditions?} → the Director's decision and its PDF (validated by the web page's form)."""
     app = permit_get_for_user(user=request.user, number=number)
-    b = _json(request)
+    b = json_object(request)
     standards = b.get("standards") or []
     if isinstance(standards, str):
         standards = [standards]
@@ -385,5 +338,5 @@ def api_permit_decide(request, number: str):
 def api_permit_close(request, number: str):
     """POST {why?} → the file closed (the refund clock starts if the 53G account holds a balance)."""
     app = permit_get_for_user(user=request.user, number=number)
-    services.permit_close(application=app, acting_user=request.user, why=_text(_json(request), "why"))
+    services.permit_close(application=app, acting_user=request.user, why=_text(json_object(request), "why"))
     return _file(request, number)

@@ -1,7 +1,6 @@
 """JSON API of collections. Money as strings with two decimals; errors as {"error": ...}."""
 from __future__ import annotations
 
-import json
 from datetime import date
 
 from django.http import JsonResponse
@@ -12,49 +11,17 @@ from stormwater.accounts.access import require_perm
 from stormwater.accounts.roles import Perm
 from stormwater.rules.money import fmt, to_decimal
 from stormwater.utility.models import Account
+from stormwater.web.jsonapi import BadInput, api_errors, date_field, json_object
 
 from .access import account_get_for_user
 from .ledger import account_position
 from .models import Demand, Payment
 from .selectors import aging
-from .services import (BatchRejected, CollectionError, commitment_create, demand_serve, payment_batch_post,
+from .services import (CollectionError, commitment_create, demand_serve, payment_batch_post,
                        payment_post, payment_reverse)
 
 
-class BadInput(ValueError):
-    pass
-
-
-def _json(request) -> dict:
-    try:
-        body = json.loads(request.body or b"{}")
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise BadInput("input: not valid JSON") from None
-    if not isinstance(body, dict):
-        raise BadInput("input: expected one JSON object")
-    return body
-
-
-def _date(body, name, default=None):
-    raw = body.get(name, default)
-    if raw is None:
-        raise BadInput(f"{name}: required (YYYY-MM-DD)")
-    try:
-        return raw if isinstance(raw, date) else date.fromisoformat(str(raw))
-    except ValueError:
-        raise BadInput(f"{name}: {raw!r} is not a date (YYYY-MM-DD)") from None
-
-
-def _errors(fn):
-    def wrapper(request, *a, **kw):
-        try:
-            return fn(request, *a, **kw)
-        except BatchRejected as e:
-            return JsonResponse({"error": str(e), "rows": e.errors}, status=400)
-        except (BadInput, CollectionError, ValueError) as e:
-            return JsonResponse({"error": str(e)}, status=400)
-    wrapper.__name__ = fn.__name__
-    return wrapper
+_errors = api_errors()
 
 
 def position_json(account, as_of: date) -> dict:
@@ -80,14 +47,14 @@ def payment_json(p: Payment) -> dict:
 @_errors
 def api_payment_post(request):
     """POST {account, amount, received_on, method?, reference?} → the payment and how it was applied."""
-    b = _json(request)
+    b = json_object(request)
     acct = Account.objects.filter(number=str(b.get("account", "")).strip()).first()
     if acct is None:
         raise BadInput(f"account: no account {b.get('account')!r}")
     if b.get("amount") is None:
         raise BadInput("amount: required")
     p = payment_post(account=acct, amount=to_decimal(b["amount"], field="amount"),
-                     received_on=_date(b, "received_on"), method=b.get("method") or "check",
+                     received_on=date_field(b, "received_on"), method=b.get("method") or "check",
                      reference=str(b.get("reference") or ""), acting_user=request.user)
     return JsonResponse(payment_json(p), status=201)
 
@@ -108,9 +75,9 @@ def api_payment_batch(request):
 @require_perm(Perm.COLLECT, api=True)
 @_errors
 def api_payment_reverse(request, payment_id: int):
-    b = _json(request)
+    b = json_object(request)
     p = get_object_or_404(Payment, pk=payment_id)
-    payment_reverse(payment=p, reason=str(b.get("reason") or ""), reversed_on=_date(b, "reversed_on", date.today()),
+    payment_reverse(payment=p, reason=str(b.get("reason") or ""), reversed_on=date_field(b, "reversed_on", date.today()),
                     acting_user=request.user)
     return JsonResponse({"reversed": p.pk})
 
@@ -119,7 +86,7 @@ def api_payment_reverse(request, payment_id: int):
 @_errors
 def api_account(request, number: str):
     account = account_get_for_user(user=request.user, number=number)
-    return JsonResponse(position_json(account, _date(request.GET, "as_of", date.today())))
+    return JsonResponse(position_json(account, date_field(request.GET, "as_of", date.today())))
 
 
 @require_POST
@@ -127,8 +94,8 @@ def api_account(request, number: str):
 @_errors
 def api_demands(request):
     """POST {accounts: [...], served_on} → the demands served (each account that cannot be served is listed)."""
-    b = _json(request)
-    served_on = _date(b, "served_on", date.today())
+    b = json_object(request)
+    served_on = date_field(b, "served_on", date.today())
     out, errors = [], []
     for number in b.get("accounts") or []:
         acct = Account.objects.filter(number=number).first()
@@ -146,13 +113,13 @@ def api_demands(request):
 @require_perm(Perm.COLLECT, api=True)
 @_errors
 def api_commitments(request):
-    b = _json(request)
+    b = json_object(request)
     demands = list(Demand.objects.filter(pk__in=b.get("demand_ids") or []).select_related("account"))
     try:
         fy = int(b["tax_fiscal_year"])
     except (KeyError, TypeError, ValueError):
         raise BadInput("tax_fiscal_year: required, e.g. 2028") from None
-    c = commitment_create(tax_fiscal_year=fy, committed_on=_date(b, "committed_on", date.today()), demands=demands,
+    c = commitment_create(tax_fiscal_year=fy, committed_on=date_field(b, "committed_on", date.today()), demands=demands,
                           acting_user=request.user)
     return JsonResponse({"id": c.pk, "lines": [{"account": ln.account.number, "total": fmt(ln.total)}
                                                for ln in c.lines.select_related("account")]}, status=201)
@@ -161,7 +128,7 @@ def api_commitments(request):
 @require_perm(Perm.BILLING_VIEW_ALL, api=True)
 @_errors
 def api_aging(request):
-    as_of = _date(request.GET, "as_of", date.today())
+    as_of = date_field(request.GET, "as_of", date.today())
     return JsonResponse({"as_of": str(as_of), "accounts": [
         {"account": r.account.number, "parcel_id": r.account.parcel.parcel_id,
          "buckets": {k: fmt(v) for k, v in r.buckets.items()}, "total": fmt(r.total),

@@ -180,6 +180,10 @@ class BatchRejected(CollectionError):
         self.errors = errors
         super().__init__("The file was not posted: " + "; ".join(errors))
 
+    def json_detail(self) -> dict:
+        """The rejected rows, each by line, for the API's 400 answer."""
+        return {"rows": self.errors}
+
 
 def _parse_batch(text: str) -> list[tuple[int, Account, Decimal, date, str, str]]:
     reader = csv.DictReader(io.StringIO(text))

@@ -3,10 +3,7 @@ through ``relief_case_get_for_user`` like the pages; the deadline calculator is 
 what is sent and reads no records)."""
 from __future__ import annotations
 
-import json
-
-from django.core.exceptions import PermissionDenied
-from django.http import Http404, JsonResponse
+from django.http import JsonResponse
 from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_POST
@@ -18,6 +15,7 @@ from stormwater.cases.services import TransitionError
 from stormwater.parcels.selectors import parcel_get_for_user
 from stormwater.rules.money import fmt
 from stormwater.utility.selectors import bill_get_for_user
+from stormwater.web.jsonapi import BadInput, api_errors, json_object
 
 from . import actions
 from . import services as sv
@@ -26,33 +24,7 @@ from .models import CreditType
 from .selectors import detail_of, late_met, policy_in_force, relief_case_get_for_user, relief_cases_for_user, work_queue
 
 
-class BadInput(ValueError):
-    pass
-
-
-def _json(request) -> dict:
-    try:
-        body = json.loads(request.body or b"{}")
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        raise BadInput("input: not valid JSON") from None
-    if not isinstance(body, dict):
-        raise BadInput("input: expected one JSON object")
-    return body
-
-
-def _errors(fn):
-    def wrapper(request, *a, **kw):
-        try:
-            return fn(request, *a, **kw)
-        except PermissionDenied as e:
-            return JsonResponse({"error": str(e)}, status=403)
-        except Http404 as e:
-            return JsonResponse({"error": str(e) or "not found"}, status=404)
-        except (BadInput, sv.ReliefError, TransitionError, ValueError) as e:
-            return JsonResponse({"error": str(e)}, status=400)
-    wrapper.__name__ = fn.__name__
-    wrapper.__doc__ = fn.__doc__
-    return wrapper
+_errors = api_errors(TransitionError)
 
 
 def clock_json(cv) -> dict:
@@ -121,7 +93,7 @@ def api_relief_queue(request):
 @_errors
 def api_abatement_apply(request):
     """POST {bill, grounds: [...], statement, amount, disposition: refund|credit}."""
-    p = _json(request)
+    p = json_object(request)
     bill = bill_get_for_user(user=request.user, number=str(p.get("bill", "")))
     ab = sv.abatement_apply(bill=bill, grounds=list(p.get("grounds") or []), statement=p.get("statement", ""),
                             amount_requested=actions.parse_money(p.get("amount"), "amount") or 0,
@@ -134,7 +106,7 @@ def api_abatement_apply(request):
 @_errors
 def api_credit_apply(request):
     """POST {parcel_id, credit (code of the policy in force), statement}; documents are uploaded on the page."""
-    p = _json(request)
+    p = json_object(request)
     parcel = parcel_get_for_user(user=request.user, parcel_id=str(p.get("parcel_id", "")))
     policy = policy_in_force(timezone.localdate())
     ctype = CreditType.objects.filter(policy=policy, code=p.get("credit")).first() if policy else None
@@ -151,7 +123,7 @@ def api_credit_apply(request):
 def api_relief_act(request, number: str, action: str):
     """POST one act on a case (``actions.ACTIONS``) with its fields; the act's own permission applies."""
     case = relief_case_get_for_user(user=request.user, number=number)
-    out = actions.act(case=case, name=action, params=_json(request), user=request.user)
+    out = actions.act(case=case, name=action, params=json_object(request), user=request.user)
     case = out.case if action == "appeal" else case
     case.refresh_from_db()
     return JsonResponse(case_json(case, detail=True), status=201 if action == "appeal" else 200)
