@@ -120,18 +120,14 @@ def run_share(args, share: float, overlay, gpd, pd):
 
 
 def run_dask(args, data, overlay, pd) -> bool:
-    import warnings
-
     from stormwater.gis import distributed
 
     parcels, imp, ids, fids, ref_area = data
     nparts = 4 * args.dask_workers
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UserWarning)  # "Sending large graph": the data is in memory here
-        t = time.perf_counter()
-        res = distributed.run(overlay.Layer("parcels", ids, fresh(parcels)), [overlay.Layer("imp", fids, fresh(imp))],
-                              [], workers=args.dask_workers, npartitions=nparts)
-        t_dask = time.perf_counter() - t
+    t = time.perf_counter()
+    res = distributed.run(overlay.Layer("parcels", ids, fresh(parcels)), [overlay.Layer("imp", fids, fresh(imp))],
+                          [], workers=args.dask_workers, npartitions=nparts)
+    t_dask = time.perf_counter() - t
     diff = float(np.abs(res.areas["impervious_sqft"].to_numpy() - ref_area).max())
     print(f"\nDask path (dask-geopandas partitions on a LocalCluster, {args.dask_workers} worker processes, "
           f"{nparts} partitions): {t_dask:.2f} s including the cluster's start; "

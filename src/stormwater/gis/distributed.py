@@ -168,14 +168,26 @@ def impervious_dask(parcels: Layer, layers: Sequence[Layer], row: Sequence[Layer
 
 def run(parcels: Layer, layers: Sequence[Layer], row: Sequence[Layer] = (), *, address: str = "local",
         npartitions: int | None = None, keep_pieces: bool = False, workers: int | None = None) -> OverlayResult:
-    """Start (``address="local"``: a LocalCluster of ``workers`` processes) or join a cluster and run."""
+    """Start (``address="local"``: a LocalCluster of ``workers`` processes on 127.0.0.1) or join a
+    cluster (a scheduler address) and run ``impervious_dask`` there."""
+    import logging
+    import warnings
+
     from distributed import Client, LocalCluster
 
-    if address == "local":
-        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, \
-                Client(cluster) as client:
-            n = npartitions or 4 * len(client.scheduler_info()["workers"])
-            return impervious_dask(parcels, layers, row, npartitions=n, keep_pieces=keep_pieces)
-    with Client(address) as client:
+    logging.getLogger("distributed").setLevel(logging.WARNING)  # the cluster's chatter is not the user's news
+
+    def go(client):
         n = npartitions or 4 * max(1, len(client.scheduler_info()["workers"]))
-        return impervious_dask(parcels, layers, row, npartitions=n, keep_pieces=keep_pieces)
+        with warnings.catch_warnings():
+            # The layers are in this process's memory, so they travel in the task graph; Dask
+            # warns about large graphs, which here is expected (lazily read frames avoid it).
+            warnings.filterwarnings("ignore", message="Sending large graph", category=UserWarning)
+            return impervious_dask(parcels, layers, row, npartitions=n, keep_pieces=keep_pieces)
+
+    if address == "local":
+        with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+                          dashboard_address=None, silence_logs=logging.WARNING) as cluster, Client(cluster) as client:
+            return go(client)
+    with Client(address) as client:
+        return go(client)
