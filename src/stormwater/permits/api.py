@@ -24,7 +24,7 @@ from stormwater.cases.services import DocumentError, TransitionError
 from stormwater.parcels.models import Parcel
 from stormwater.rules.applicability import OtherWork, determine, to_sqft
 from stormwater.rules.money import fmt
-from stormwater.web.jsonapi import BadInput, api_errors, date_field, int_field, json_object
+from stormwater.web.jsonapi import BadInput, api_errors, date_field, int_field, json_object, text_field
 
 from . import services
 from .checklist import BY_KEY, OTHER_TAGS
@@ -120,15 +120,6 @@ def api_permit_applicability(request):
 _errors = api_errors(TransitionError, DocumentError)
 
 
-def _text(body, name: str) -> str:
-    raw = body.get(name)
-    if raw is None:
-        return ""
-    if not isinstance(raw, str):
-        raise BadInput(f"{name}: must be text")
-    return raw
-
-
 def _lines(body, name: str) -> str:
     """Text, or a list of lines (conditions, requested items), as the web form's one-per-line text."""
     raw = body.get(name)
@@ -136,7 +127,7 @@ def _lines(body, name: str) -> str:
         if not all(isinstance(x, str) for x in raw):
             raise BadInput(f"{name}: a list of text lines")
         return "\n".join(raw)
-    return _text(body, name)
+    return text_field(body, name)
 
 
 def _form_error(form) -> BadInput:
@@ -237,7 +228,8 @@ def api_permit_checklist_confirm(request, number: str, key: str):
     app = permit_get_for_user(user=request.user, number=number)
     if key not in BY_KEY:
         raise Http404("No such checklist item.")
-    services.checklist_confirm(application=app, key=key, acting_user=request.user, note=_text(json_object(request), "note"))
+    services.checklist_confirm(application=app, key=key, acting_user=request.user,
+                               note=text_field(json_object(request), "note"))
     return _file(request, number)
 
 
@@ -249,7 +241,8 @@ def api_permit_fees_paid(request, number: str):
     app = permit_get_for_user(user=request.user, number=number)
     b = json_object(request)
     paid_on = date_field(b, "paid_on") if b.get("paid_on") else timezone.localdate()
-    services.permit_fees_paid(application=app, paid_on=paid_on, receipt=_text(b, "receipt"), acting_user=request.user)
+    services.permit_fees_paid(application=app, paid_on=paid_on, receipt=text_field(b, "receipt"),
+                              acting_user=request.user)
     return _file(request, number)
 
 
@@ -270,7 +263,7 @@ def api_permit_incomplete(request, number: str):
     """POST {cure_by, note?} → determined incomplete: the notice, the action clock stopped."""
     app = permit_get_for_user(user=request.user, number=number)
     b = json_object(request)
-    services.permit_determine_incomplete(application=app, cure_by=date_field(b, "cure_by"), note=_text(b, "note"),
+    services.permit_determine_incomplete(application=app, cure_by=date_field(b, "cure_by"), note=text_field(b, "note"),
                                          acting_user=request.user)
     return _file(request, number)
 
@@ -292,7 +285,7 @@ def api_permit_info_request(request, number: str):
 def api_permit_info_response(request, number: str):
     """POST {response} (the applicant) → review and its clock resume."""
     app = permit_get_for_applicant(user=request.user, number=number)
-    services.permit_information_received(application=app, response=_text(json_object(request), "response"),
+    services.permit_information_received(application=app, response=text_field(json_object(request), "response"),
                                          acting_user=request.user)
     return _file(request, number)
 
@@ -304,7 +297,7 @@ def api_permit_extend(request, number: str):
     """POST {days, reason} → the action clock extended, with its reason."""
     app = permit_get_for_user(user=request.user, number=number)
     b = json_object(request)
-    services.permit_extend(application=app, days=int_field(b, "days"), reason=_text(b, "reason"),
+    services.permit_extend(application=app, days=int_field(b, "days"), reason=text_field(b, "reason"),
                            acting_user=request.user)
     return _file(request, number)
 
@@ -320,9 +313,9 @@ def api_permit_decide(request, number: str):
     standards = b.get("standards") or []
     if isinstance(standards, str):
         standards = [standards]
-    form = DecisionForm({"kind": _text(b, "kind"), "findings": _text(b, "findings"), "standards": standards,
+    form = DecisionForm({"kind": text_field(b, "kind"), "findings": text_field(b, "findings"), "standards": standards,
                          "conditions": _lines(b, "conditions"),
-                         "order_of_conditions": _text(b, "order_of_conditions")})
+                         "order_of_conditions": text_field(b, "order_of_conditions")})
     if not form.is_valid():
         raise _form_error(form)
     d = form.cleaned_data
@@ -338,5 +331,5 @@ def api_permit_decide(request, number: str):
 def api_permit_close(request, number: str):
     """POST {why?} → the file closed (the refund clock starts if the 53G account holds a balance)."""
     app = permit_get_for_user(user=request.user, number=number)
-    services.permit_close(application=app, acting_user=request.user, why=_text(json_object(request), "why"))
+    services.permit_close(application=app, acting_user=request.user, why=text_field(json_object(request), "why"))
     return _file(request, number)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from datetime import date
+from decimal import Decimal, InvalidOperation
 from functools import wraps
 
 from django.core.exceptions import PermissionDenied
@@ -47,15 +48,57 @@ def date_field(body, name: str, default=_REQUIRED) -> date:
         raise BadInput(f"{name}: {raw!r} is not a date (YYYY-MM-DD)") from None
 
 
-def int_field(body, name: str) -> int:
-    """``body[name]`` as a whole number (required; true/false are not numbers)."""
+def int_field(body, name: str, default=_REQUIRED) -> int:
+    """``body[name]`` as a whole number; missing → ``default``, or an error if none is given
+    (true/false are not numbers)."""
     raw = body.get(name)
-    if isinstance(raw, bool) or raw is None:
-        raise BadInput(f"{name}: required, a whole number")
+    if raw is None or raw == "":
+        if default is _REQUIRED:
+            raise BadInput(f"{name}: required, a whole number")
+        return default
+    if isinstance(raw, bool):
+        raise BadInput(f"{name}: {raw!r} is not a whole number")
     try:
         return int(str(raw))
     except ValueError:
         raise BadInput(f"{name}: {raw!r} is not a whole number") from None
+
+
+def decimal_field(body, name: str, default=None, *, required: bool = False) -> Decimal | None:
+    """``body[name]`` as an exact Decimal (money is sent as a string or a number); missing → ``default``."""
+    raw = body.get(name)
+    if raw is None:
+        if required:
+            raise BadInput(f"{name}: required")
+        return default
+    if isinstance(raw, bool):
+        raise BadInput(f"{name}: a number is required")
+    try:
+        d = Decimal(str(raw))
+    except InvalidOperation:
+        raise BadInput(f"{name}: {raw!r} is not a number") from None
+    if not d.is_finite():
+        raise BadInput(f"{name}: {raw!r} is not a finite number")
+    return d
+
+
+def text_field(body, name: str, *, required: bool = False) -> str:
+    """``body[name]`` as text; missing → "" (or, when ``required``, an error for missing or blank)."""
+    raw = body.get(name)
+    if raw is None or (required and isinstance(raw, str) and not raw.strip()):
+        if required:
+            raise BadInput(f"{name}: required")
+        return ""
+    if not isinstance(raw, str):
+        raise BadInput(f"{name}: must be text")
+    return raw
+
+
+def only_fields(body: dict, fields) -> None:
+    """Refuse fields the endpoint does not know, by name (a typo must not be silently ignored)."""
+    unknown = sorted(set(body) - set(fields))
+    if unknown:
+        raise BadInput(f"unknown field{'s' if len(unknown) > 1 else ''}: {', '.join(unknown)}")
 
 
 def api_errors(*refusals: type[BaseException]):
