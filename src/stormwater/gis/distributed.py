@@ -27,7 +27,7 @@ import pandas as pd
 import shapely
 
 from stormwater.gis.overlay import Layer, OverlayResult, TARGET_CRS, _hilbert, _leftovers, impervious_by_parcel, \
-    merge_results, subset_for
+    merge_results, subset_for, touching
 
 ROW_NAME = "right-of-way"
 
@@ -73,16 +73,9 @@ def _leftover_task(imp, parcel_parts, row_parts, names):
     """One impervious partition: its polygons on no parcel (reported), the rest left to the parcel tasks."""
     layers = _unstack([imp], names)
     row = [r for r in _unstack(row_parts, [ROW_NAME]) if len(r)]
-    pgeoms = [np.asarray(p.geometry.array, dtype=object) for p in parcel_parts if len(p)]
-    taken = []
-    if pgeoms:
-        tree = shapely.STRtree(np.concatenate(pgeoms))
-        for lyr in layers:
-            hit = np.unique(tree.query(lyr.geoms, predicate="intersects")[0]) if len(lyr) else np.array([], int)
-            taken.append(Layer(lyr.name, lyr.fids[hit], lyr.geoms[hit]))
-    else:
-        taken = [Layer(lyr.name, lyr.fids[:0], lyr.geoms[:0]) for lyr in layers]
-    return _leftovers(layers, row, [taken])
+    pgeoms = [np.asarray(p.geometry.array, dtype=object) for p in parcel_parts]
+    tree = shapely.STRtree(np.concatenate(pgeoms) if pgeoms else np.array([], dtype=object))
+    return _leftovers(layers, row, [[touching(lyr, tree) for lyr in layers]])
 
 
 def _meeting(hulls_a, hulls_b) -> list[list[int]]:

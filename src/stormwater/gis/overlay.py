@@ -552,8 +552,8 @@ def _same_group_pairs(key: np.ndarray, bounds: np.ndarray) -> tuple[np.ndarray, 
         out_b.append(order[(base[:, None] + ju).ravel()])
     for s0, n in zip(starts[sizes > SMALL_GROUP].tolist(), sizes[sizes > SMALL_GROUP].tolist()):
         idx = order[s0:s0 + n]
-        tree = shapely.STRtree(shapely.box(*bounds[idx].T))
-        i, j = tree.query(shapely.box(*bounds[idx].T))
+        boxes = shapely.box(*bounds[idx].T)
+        i, j = shapely.STRtree(boxes).query(boxes)
         keep = i < j
         out_a.append(idx[i[keep]])
         out_b.append(idx[j[keep]])
@@ -596,27 +596,28 @@ def _hilbert(x: np.ndarray, y: np.ndarray, level: int = 16) -> np.ndarray:
     return d
 
 
+def touching(lyr: Layer, tree: shapely.STRtree) -> Layer:
+    """The features of ``lyr`` that touch a geometry in ``tree``."""
+    if not len(lyr):
+        return lyr
+    hit = np.unique(tree.query(lyr.geoms, predicate="intersects")[0])
+    return Layer(lyr.name, lyr.fids[hit], lyr.geoms[hit])
+
+
 def subset_for(parcels: Layer, idx: np.ndarray, layers: Sequence[Layer], row: Sequence[Layer]):
     """The inputs one partition needs: its parcels and the features touching their envelope."""
     sub = Layer(parcels.name, parcels.fids[idx], parcels.geoms[idx])
     if not len(idx):
         return sub, [Layer(lyr.name, lyr.fids[:0], lyr.geoms[:0]) for lyr in layers], list(row)
     tree = shapely.STRtree(sub.geoms)
-
-    def near(lyr: Layer, tree) -> Layer:
-        if not len(lyr):
-            return lyr
-        hit = np.unique(tree.query(lyr.geoms, predicate="intersects")[0])
-        return Layer(lyr.name, lyr.fids[hit], lyr.geoms[hit])
-
-    near_layers = [near(lyr, tree) for lyr in layers]
+    near_layers = [touching(lyr, tree) for lyr in layers]
     # Right-of-way is chosen by the impervious polygons it cuts, not by the parcels: a sidewalk
     # in a street gap touches no parcel but still takes its part out of a driveway.
     imp = [g for lyr in near_layers for g in lyr.geoms]
     if not imp:
         return sub, near_layers, []
     itree = shapely.STRtree(np.array(imp, dtype=object))
-    return sub, near_layers, [near(r, itree) for r in row]
+    return sub, near_layers, [touching(r, itree) for r in row]
 
 
 def impervious_partitioned(parcels: Layer, layers: Sequence[Layer], row: Sequence[Layer] = (), *,
@@ -625,8 +626,9 @@ def impervious_partitioned(parcels: Layer, layers: Sequence[Layer], row: Sequenc
                            map_fn: Callable | None = None, threads: int | None = None) -> OverlayResult:
     """``impervious_by_parcel`` over spatial partitions; ``map_fn`` may run them elsewhere.
 
-    ``map_fn(func, list_of_args)`` → list of results (default: in this process, in order).
-    A Dask client can pass e.g. ``lambda f, args: client.gather(client.map(lambda a: f(*a), args))``.
+    ``map_fn(func, list_of_args)`` → list of results (default: in this process, in order), e.g. a
+    process pool's map. For a Dask cluster use ``gis/distributed.py``, which partitions the
+    impervious polygons too instead of handing every task the whole layers.
     """
     if partitions <= 1 and map_fn is None:  # one partition: no subsetting, no merge
         result = impervious_by_parcel(parcels, layers, row, keep_pieces=keep_pieces, threads=threads)
