@@ -3,6 +3,7 @@ adoption, and the reports. Thin: parse, call one service or selector, render."""
 from __future__ import annotations
 
 from datetime import date
+from functools import partial
 
 from django.contrib import messages
 from django.http import Http404, HttpResponse
@@ -52,9 +53,20 @@ def fund_overview(request, fy: int):
         "category_chart": charts.hbars([(label, [amt]) for _, label, amt in s.by_category], series=["Budget"])})
 
 
-def _form_page(request, *, title, form, back, fy=None, delete_url=None, legend=False):
-    return render(request, "fund/form.html", {"title": title, "form": form, "back": back, "fy": fy,
-                                              "delete_url": delete_url, "use_legend": USE_LEGEND if legend else None})
+def _budget_form(request, form, *, save, saved: str, title: str, fy: int, delete_url=None, legend=False):
+    """The budget forms' one flow: a valid POST runs ``save(**cleaned_data)`` (a FundError goes onto
+    the form) and returns to the year's overview with ``saved``; otherwise the form page."""
+    if request.method == "POST" and form.is_valid():
+        try:
+            save(**form.cleaned_data)
+        except services.FundError as e:
+            form.add_error(None, str(e))
+        else:
+            messages.success(request, saved)
+            return redirect("fund_overview", fy=fy)
+    return render(request, "fund/form.html", {"title": title, "form": form, "back": reverse("fund_overview", args=[fy]),
+                                              "fy": fy, "delete_url": delete_url,
+                                              "use_legend": USE_LEGEND if legend else None})
 
 
 @require_perm(Perm.FUND_BUDGET)
@@ -65,32 +77,17 @@ def fund_budget_edit(request, fy: int):
     form = BudgetForm(request.POST or None, initial={
         "reserve_use": b.reserve_use if b else 0, "approved_on": b.approved_on if b else None,
         "notes": b.notes if b else ""})
-    if request.method == "POST" and form.is_valid():
-        try:
-            services.budget_update(fiscal_year=fy, acting_user=request.user, **form.cleaned_data)
-        except services.FundError as e:
-            form.add_error(None, str(e))
-        else:
-            messages.success(request, f"FY{fy} budget saved.")
-            return redirect("fund_overview", fy=fy)
-    return _form_page(request, title=f"FY{fy} budget: reserves and approval", form=form,
-                      back=reverse("fund_overview", args=[fy]), fy=fy)
+    return _budget_form(request, form, save=partial(services.budget_update, fiscal_year=fy, acting_user=request.user),
+                        saved=f"FY{fy} budget saved.", title=f"FY{fy} budget: reserves and approval", fy=fy)
 
 
 @require_perm(Perm.FUND_BUDGET)
 def fund_line_new(request, fy: int):
     fy = _fy(fy)
     form = BudgetLineForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        try:
-            services.budget_line_create(fiscal_year=fy, acting_user=request.user, **form.cleaned_data)
-        except services.FundError as e:
-            form.add_error(None, str(e))
-        else:
-            messages.success(request, "Budget line added.")
-            return redirect("fund_overview", fy=fy)
-    return _form_page(request, title=f"FY{fy}: add a budget line", form=form,
-                      back=reverse("fund_overview", args=[fy]), fy=fy, legend=True)
+    return _budget_form(request, form,
+                        save=partial(services.budget_line_create, fiscal_year=fy, acting_user=request.user),
+                        saved="Budget line added.", title=f"FY{fy}: add a budget line", fy=fy, legend=True)
 
 
 @require_perm(Perm.FUND_BUDGET)
@@ -100,16 +97,9 @@ def fund_line_edit(request, line_id: int):
     form = BudgetLineForm(request.POST or None, initial={
         "category": line.category, "allowed_use": line.allowed_use, "description": line.description,
         "amount": line.amount})
-    if request.method == "POST" and form.is_valid():
-        try:
-            services.budget_line_update(line=line, acting_user=request.user, **form.cleaned_data)
-        except services.FundError as e:
-            form.add_error(None, str(e))
-        else:
-            messages.success(request, "Budget line saved.")
-            return redirect("fund_overview", fy=fy)
-    return _form_page(request, title=f"FY{fy}: budget line", form=form, back=reverse("fund_overview", args=[fy]),
-                      fy=fy, delete_url=reverse("fund_line_delete", args=[line.pk]), legend=True)
+    return _budget_form(request, form, save=partial(services.budget_line_update, line=line, acting_user=request.user),
+                        saved="Budget line saved.", title=f"FY{fy}: budget line", fy=fy,
+                        delete_url=reverse("fund_line_delete", args=[line.pk]), legend=True)
 
 
 @require_POST
@@ -128,16 +118,9 @@ def fund_revenue_new(request, fy: int):
     start, end = fiscal_year_bounds(fy)
     today = date.today()
     form = OtherRevenueForm(request.POST or None, initial={"dated": today if start <= today <= end else start})
-    if request.method == "POST" and form.is_valid():
-        try:
-            services.other_revenue_create(fiscal_year=fy, acting_user=request.user, **form.cleaned_data)
-        except services.FundError as e:
-            form.add_error(None, str(e))
-        else:
-            messages.success(request, "Other revenue added.")
-            return redirect("fund_overview", fy=fy)
-    return _form_page(request, title=f"FY{fy}: add other revenue", form=form,
-                      back=reverse("fund_overview", args=[fy]), fy=fy)
+    return _budget_form(request, form,
+                        save=partial(services.other_revenue_create, fiscal_year=fy, acting_user=request.user),
+                        saved="Other revenue added.", title=f"FY{fy}: add other revenue", fy=fy)
 
 
 @require_perm(Perm.FUND_BUDGET)
@@ -147,16 +130,10 @@ def fund_revenue_edit(request, revenue_id: int):
     form = OtherRevenueForm(request.POST or None, initial={
         "kind": rev.kind, "source": rev.source, "amount": rev.amount, "dated": rev.dated, "received": rev.received,
         "notes": rev.notes})
-    if request.method == "POST" and form.is_valid():
-        try:
-            services.other_revenue_update(revenue=rev, acting_user=request.user, **form.cleaned_data)
-        except services.FundError as e:
-            form.add_error(None, str(e))
-        else:
-            messages.success(request, "Other revenue saved.")
-            return redirect("fund_overview", fy=fy)
-    return _form_page(request, title=f"FY{fy}: other revenue", form=form, back=reverse("fund_overview", args=[fy]),
-                      fy=fy, delete_url=reverse("fund_revenue_delete", args=[rev.pk]))
+    return _budget_form(request, form,
+                        save=partial(services.other_revenue_update, revenue=rev, acting_user=request.user),
+                        saved="Other revenue saved.", title=f"FY{fy}: other revenue", fy=fy,
+                        delete_url=reverse("fund_revenue_delete", args=[rev.pk]))
 
 
 @require_POST
