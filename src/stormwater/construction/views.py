@@ -2,8 +2,7 @@
 ``require_perm``; every file is reached through ``project_get_for_user`` (404 for anyone else's)."""
 from __future__ import annotations
 
-from datetime import date, datetime
-from decimal import Decimal, InvalidOperation
+from datetime import datetime
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
@@ -15,24 +14,14 @@ from django.views.decorators.http import require_POST
 from stormwater.accounts.access import require_perm
 from stormwater.accounts.models import User
 from stormwater.accounts.roles import Perm
-from stormwater.cases.services import DocumentError, TransitionError
+from stormwater.cases.services import TransitionError
 from stormwater.permits import workflow as permit_wf
 from stormwater.permits.models import PermitApplication
 from stormwater.rules.inspections import Frequency, Frozen
+from stormwater.web.postdata import act, date_value, money_value
 
 from . import selectors, services
 from .models import EROSION_KINDS, Evaluation, InspectionKind, SuretyForm
-
-
-def _date(v, default=None):
-    if not v:
-        if default is None:
-            raise ValueError("A date is required.")
-        return default
-    try:
-        return date.fromisoformat(v)
-    except ValueError:
-        raise ValueError(f"{v!r} is not a date (YYYY-MM-DD).") from None
 
 
 def _dt(v) -> datetime:
@@ -43,22 +32,9 @@ def _dt(v) -> datetime:
     return timezone.make_aware(d) if timezone.is_naive(d) else d
 
 
-def _money(v) -> Decimal:
-    try:
-        return Decimal((v or "").replace(",", "").replace("$", "").strip())
-    except InvalidOperation:
-        raise ValueError(f"{v!r} is not an amount.") from None
-
-
 def _do(request, project, fn, ok: str, anchor: str = ""):
     """Run one service; a refusal becomes a message naming what is missing, never a 500."""
-    try:
-        fn()
-    except (TransitionError, ValueError, DocumentError) as e:
-        messages.error(request, str(e))
-    else:
-        messages.success(request, ok)
-    return redirect(f"/construction/{project.case.number}/" + (f"#{anchor}" if anchor else ""))
+    return act(request, fn, ok, f"/construction/{project.case.number}/" + (f"#{anchor}" if anchor else ""))
 
 
 def _get(request, number):
@@ -151,20 +127,20 @@ def construction_report(request, number: str):
     if request.method == "POST":
         f = request.POST
         try:
-            last_v = "none" if f.get("first_inspection") else (_date(f["last_inspection"]) if f.get("last_inspection")
-                                                                  else None)
+            last_v = "none" if f.get("first_inspection") else (
+                date_value(f["last_inspection"]) if f.get("last_inspection") else None)
             rep = services.ReportInput(
                 kind=f.get("kind", ""), inspected_at=_dt(f["inspected_at"]) if f.get("inspected_at") else None,
                 location=f.get("location", ""), inspector_name=f.get("inspector_name", ""),
                 inspector_credentials=f.get("inspector_credentials", ""), last_inspection=last_v,
                 weather=f.get("weather", ""),
-                precipitation_24h_in=_money(f["precipitation_24h_in"]) if f.get("precipitation_24h_in") else None,
+                precipitation_24h_in=money_value(f["precipitation_24h_in"]) if f.get("precipitation_24h_in") else None,
                 evaluation=f.get("evaluation", ""), findings=f.get("findings", ""),
                 corrective_steps=f.get("corrective_steps", ""), structures=f.get("structures", ""),
-                video_recorded_on=_date(f.get("video_recorded_on"), None) if f.get("video_recorded_on") else None,
+                video_recorded_on=date_value(f.get("video_recorded_on"), None) if f.get("video_recorded_on") else None,
                 video_reference=f.get("video_reference", ""),
-                storm_evaluated_on=_date(f["storm_evaluated_on"]) if f.get("storm_evaluated_on") else None,
-                storm_evaluation_rain_in=_money(f["storm_rain_in"]) if f.get("storm_rain_in") else None,
+                storm_evaluated_on=date_value(f["storm_evaluated_on"]) if f.get("storm_evaluated_on") else None,
+                storm_evaluation_rain_in=money_value(f["storm_rain_in"]) if f.get("storm_rain_in") else None,
                 storm_id=int(f["storm_id"]) if f.get("storm_id") else None,
                 punch_list=tuple(x for x in f.get("punch_list", "").splitlines() if x.strip()))
             services.inspection_report_file(project=p, report=rep, acting_user=request.user)
@@ -190,14 +166,14 @@ def _post_action(perm):
 def construction_meeting(request, number):
     p = _get(request, number)
     return _do(request, p, lambda: services.preconstruction_meeting_record(
-        project=p, held_on=_date(request.POST.get("held_on")), attendees=request.POST.get("attendees", ""),
+        project=p, held_on=date_value(request.POST.get("held_on")), attendees=request.POST.get("attendees", ""),
         notes=request.POST.get("notes", ""), acting_user=request.user), "Pre-construction meeting recorded.")
 
 
 @_post_action(Perm.INSPECT)
 def construction_plan_on_site(request, number):
     p = _get(request, number)
-    return _do(request, p, lambda: services.plan_on_site_confirm(project=p, on=_date(request.POST.get("on")),
+    return _do(request, p, lambda: services.plan_on_site_confirm(project=p, on=date_value(request.POST.get("on")),
                                                                   acting_user=request.user), "Plan on site confirmed.")
 
 
@@ -208,14 +184,14 @@ def construction_conditions(request, number):
     return _do(request, p, lambda: services.project_conditions_set(
         project=p, acting_user=request.user, frequency=f.get("frequency") or None,
         sensitive_waters=bool(f.get("sensitive_waters")), frozen=f.get("frozen") or None,
-        stabilized_on=_date(f["stabilized_on"]) if f.get("stabilized_on") else None,
+        stabilized_on=date_value(f["stabilized_on"]) if f.get("stabilized_on") else None,
         clear_stabilized=not f.get("stabilized_on")), "Inspection frequency conditions updated.", "schedule")
 
 
 @_post_action(Perm.CONSTRUCTION_MANAGE)
 def construction_start(request, number):
     p = _get(request, number)
-    return _do(request, p, lambda: services.construction_start(project=p, on=_date(request.POST.get("on")),
+    return _do(request, p, lambda: services.construction_start(project=p, on=date_value(request.POST.get("on")),
                                                                 acting_user=request.user), "Construction started.")
 
 
@@ -224,8 +200,8 @@ def construction_rain(request, number):
     p = _get(request, number)
     f = request.POST
     return _do(request, p, lambda: services.rain_event_record(
-        project=p, ended_at=_dt(f.get("ended_at")), rain_in=_money(f.get("rain_in") or "0"),
-        snow_in=_money(f.get("snow_in") or "0"), source=f.get("source", ""), acting_user=request.user),
+        project=p, ended_at=_dt(f.get("ended_at")), rain_in=money_value(f.get("rain_in") or "0"),
+        snow_in=money_value(f.get("snow_in") or "0"), source=f.get("source", ""), acting_user=request.user),
         "Rainfall recorded.", "schedule")
 
 
@@ -245,7 +221,7 @@ def construction_punch_done(request, number, item_id):
     if not (p.design_engineer_id == request.user.pk or request.user.can(Perm.INSPECT)):
         raise PermissionDenied("Only the design engineer or the Director's inspectors close punch-list items.")
     item = get_object_or_404(p.punch_items, pk=item_id)
-    return _do(request, p, lambda: services.punch_item_done(item=item, on=_date(request.POST.get("on")),
+    return _do(request, p, lambda: services.punch_item_done(item=item, on=date_value(request.POST.get("on")),
                                                              note=request.POST.get("note", ""), acting_user=request.user),
                "Punch-list item done.", "inspections")
 
@@ -260,9 +236,11 @@ def construction_area(request, number):
                    "Area added.", "areas")
     area = get_object_or_404(p.areas, pk=f.get("area") or 0)
     if action == "ceased":
-        return _do(request, p, lambda: services.area_ceased(area=area, on=_date(f.get("on")), acting_user=request.user),
+        return _do(request, p, lambda: services.area_ceased(area=area, on=date_value(f.get("on")),
+                                                            acting_user=request.user),
                    "Work ceased recorded: stabilize within 7 days.", "areas")
-    return _do(request, p, lambda: services.area_stabilized(area=area, on=_date(f.get("on")), acting_user=request.user),
+    return _do(request, p, lambda: services.area_stabilized(area=area, on=date_value(f.get("on")),
+                                                            acting_user=request.user),
                "Area stabilized.", "areas")
 
 
@@ -273,7 +251,7 @@ def construction_violation(request, number):
     insp = p.inspections.filter(pk=f.get("inspection") or 0).first()
     return _do(request, p, lambda: services.violation_notice_issue(
         project=p, description=f.get("description", ""), corrective_actions=f.get("corrective_actions", ""),
-        correct_by=_date(f.get("correct_by")), found_on=_date(f.get("found_on"), timezone.localdate()),
+        correct_by=date_value(f.get("correct_by")), found_on=date_value(f.get("found_on"), timezone.localdate()),
         inspection=insp, acting_user=request.user), "Notice of violation issued.", "violations")
 
 
@@ -281,7 +259,7 @@ def construction_violation(request, number):
 def construction_violation_corrected(request, number, violation_id):
     p = _get(request, number)
     v = get_object_or_404(p.violations, pk=violation_id)
-    return _do(request, p, lambda: services.violation_corrected(violation=v, on=_date(request.POST.get("on")),
+    return _do(request, p, lambda: services.violation_corrected(violation=v, on=date_value(request.POST.get("on")),
                                                                  note=request.POST.get("note", ""),
                                                                  acting_user=request.user),
                "Correction reported; the Director approves it.", "violations")
@@ -291,7 +269,7 @@ def construction_violation_corrected(request, number, violation_id):
 def construction_violation_approve(request, number, violation_id):
     p = _get(request, number)
     v = get_object_or_404(p.violations, pk=violation_id)
-    return _do(request, p, lambda: services.violation_approve(violation=v, on=_date(request.POST.get("on")),
+    return _do(request, p, lambda: services.violation_approve(violation=v, on=date_value(request.POST.get("on")),
                                                                acting_user=request.user),
                "Corrected work approved.", "violations")
 
@@ -333,20 +311,21 @@ def construction_surety(request, number):
     action = f.get("action", "post")
     if action == "post":
         return _do(request, p, lambda: services.surety_post(
-            project=p, form=f.get("form", "bond"), amount=_money(f.get("amount")),
-            estimated_cost=_money(f.get("estimated_cost")), prevailing_wage_included=bool(f.get("prevailing_wage")),
-            counsel_approved_on=_date(f["counsel_approved_on"]) if f.get("counsel_approved_on") else None,
-            finance_approved_on=_date(f["finance_approved_on"]) if f.get("finance_approved_on") else None,
-            posted_on=_date(f.get("posted_on"), timezone.localdate()), issuer=f.get("issuer", ""),
+            project=p, form=f.get("form", "bond"), amount=money_value(f.get("amount")),
+            estimated_cost=money_value(f.get("estimated_cost")),
+            prevailing_wage_included=bool(f.get("prevailing_wage")),
+            counsel_approved_on=date_value(f["counsel_approved_on"]) if f.get("counsel_approved_on") else None,
+            finance_approved_on=date_value(f["finance_approved_on"]) if f.get("finance_approved_on") else None,
+            posted_on=date_value(f.get("posted_on"), timezone.localdate()), issuer=f.get("issuer", ""),
             reference=f.get("reference", ""), upload=request.FILES.get("file"), acting_user=request.user),
             "Surety posted.", "surety")
     if action == "release":
         return _do(request, p, lambda: services.surety_release(
-            project=p, amount=_money(f.get("amount")), on=_date(f.get("on"), timezone.localdate()),
+            project=p, amount=money_value(f.get("amount")), on=date_value(f.get("on"), timezone.localdate()),
             phase=f.get("phase", ""), reason=f.get("reason", ""), acting_user=request.user), "Surety released.", "surety")
     v = get_object_or_404(p.violations, pk=f.get("violation") or 0)
     return _do(request, p, lambda: services.surety_forfeit(
-        project=p, violation=v, amount=_money(f.get("amount")), on=_date(f.get("on"), timezone.localdate()),
+        project=p, violation=v, amount=money_value(f.get("amount")), on=date_value(f.get("on"), timezone.localdate()),
         reason=f.get("reason", ""), acting_user=request.user), "Surety drawn to correct the work.", "surety")
 
 
@@ -358,8 +337,9 @@ def construction_as_built(request, number):
     f = request.POST
     return _do(request, p, lambda: services.as_built_submit(
         project=p, upload=request.FILES.get("file"), pe_name=f.get("pe_name", ""), pe_license=f.get("pe_license", ""),
-        certified_on=_date(f["certified_on"]) if f.get("certified_on") else None,
-        paper_copy_received_on=_date(f["paper_on"]) if f.get("paper_on") else None, full_size=bool(f.get("full_size")),
+        certified_on=date_value(f["certified_on"]) if f.get("certified_on") else None,
+        paper_copy_received_on=date_value(f["paper_on"]) if f.get("paper_on") else None,
+        full_size=bool(f.get("full_size")),
         final_grades=bool(f.get("final_grades")), deviations=f.get("deviations", ""), acting_user=request.user),
         "As-built drawings submitted.", "completion")
 

@@ -2,14 +2,13 @@
 ``require_perm``; every file is reached through ``permit_get_for_user`` (404 for anyone else's)."""
 from __future__ import annotations
 
-from datetime import date
-from decimal import Decimal, InvalidOperation
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import Prefetch
 from django.http import FileResponse, Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.text import get_valid_filename
 from django.views.decorators.http import require_POST
@@ -19,9 +18,9 @@ from stormwater.accounts.models import User
 from stormwater.accounts.roles import Perm
 from stormwater.cases.models import Clock
 from stormwater.cases.selectors import clock_view
-from stormwater.cases.services import DocumentError, TransitionError
 from stormwater.parcels.models import Parcel
 from stormwater.rules.applicability import EXEMPTIONS, OtherWork, determine, to_sqft
+from stormwater.web.postdata import act, date_value, money_value
 
 from . import documents, services
 from . import workflow as wf
@@ -34,37 +33,13 @@ from .selectors import (account_entries, account_of, current_engagement, fee_sch
                         permit_owner_for, permits_for_user)
 
 
-def _date(value: str | None, default: date | None = None) -> date:
-    if not value:
-        if default is None:
-            raise ValueError("A date is required.")
-        return default
-    try:
-        return date.fromisoformat(value)
-    except ValueError:
-        raise ValueError(f"{value!r} is not a date (YYYY-MM-DD).") from None
-
-
-def _money(value: str | None) -> Decimal:
-    try:
-        return Decimal((value or "").replace(",", "").replace("$", "").strip())
-    except InvalidOperation:
-        raise ValueError(f"{value!r} is not an amount.") from None
-
-
 def _for_applicant(request, number):
     return permit_get_for_applicant(user=request.user, number=number)
 
 
 def _do(request, app, fn, ok: str):
     """Run one service; its refusal (table, precondition, bad input) becomes a message, never a 500."""
-    try:
-        fn()
-    except (TransitionError, ValueError, DocumentError) as e:
-        messages.error(request, str(e))
-    else:
-        messages.success(request, ok)
-    return redirect("permit_detail", number=app.case.number)
+    return act(request, fn, ok, reverse("permit_detail", kwargs={"number": app.case.number}))
 
 
 # --- public: the applicant's first question -------------------------------------------------------
@@ -76,7 +51,8 @@ def parse_other_work(text: str) -> list[OtherWork]:
         if len(parts) < 3:
             raise ValueError(f"other work, line {n}: description; ft²; date; same owner; adjacent")
         yes = lambda i: len(parts) > i and parts[i].lower() in {"yes", "y", "true", "1"}  # noqa: E731
-        out.append(OtherWork(parts[0], _money(parts[1]), _date(parts[2]), same_owner=yes(3), adjacent_parcel=yes(4)))
+        out.append(OtherWork(parts[0], money_value(parts[1]), date_value(parts[2]), same_owner=yes(3),
+                             adjacent_parcel=yes(4)))
     return out
 
 
@@ -228,7 +204,7 @@ def permit_abutters(request, number: str):
     app = _for_applicant(request, number)
     return _do(request, app, lambda: services.abutters_set(
         application=app, text=request.POST.get("abutters", ""), acting_user=request.user,
-        certified_on=_date(request.POST.get("certified_on"))), "Abutter list saved.")
+        certified_on=date_value(request.POST.get("certified_on"))), "Abutter list saved.")
 
 
 @require_POST
@@ -236,7 +212,7 @@ def permit_abutters(request, number: str):
 def permit_abutters_mailed(request, number: str):
     app = _for_applicant(request, number)
     return _do(request, app, lambda: services.abutters_mailed(
-        application=app, mailed_on=_date(request.POST.get("mailed_on")), acting_user=request.user),
+        application=app, mailed_on=date_value(request.POST.get("mailed_on")), acting_user=request.user),
         "Mailing recorded. Upload the certified-mail receipts as the proof of notice.")
 
 
@@ -298,7 +274,7 @@ def permit_consultant_appeal(request, number: str):
 def permit_change_notify(request, number: str):
     app = _for_applicant(request, number)
     return _do(request, app, lambda: services.project_change_notify(
-        application=app, notified_on=_date(request.POST.get("notified_on"), timezone.localdate()),
+        application=app, notified_on=date_value(request.POST.get("notified_on"), timezone.localdate()),
         description=request.POST.get("description", ""), acting_user=request.user), "Notice of change recorded.")
 
 
@@ -307,7 +283,7 @@ def permit_change_notify(request, number: str):
 def permit_start_record(request, number: str):
     app = _for_applicant(request, number)
     return _do(request, app, lambda: services.project_start_record(
-        application=app, started_on=_date(request.POST.get("started_on")), acting_user=request.user),
+        application=app, started_on=date_value(request.POST.get("started_on")), acting_user=request.user),
         "Start of construction recorded.")
 
 
@@ -352,7 +328,7 @@ def permit_checklist_confirm(request, number: str, key: str):
 def permit_fees_paid_view(request, number: str):
     app = permit_get_for_user(user=request.user, number=number)
     return _do(request, app, lambda: services.permit_fees_paid(
-        application=app, paid_on=_date(request.POST.get("paid_on"), timezone.localdate()),
+        application=app, paid_on=date_value(request.POST.get("paid_on"), timezone.localdate()),
         receipt=request.POST.get("receipt", ""), acting_user=request.user), "Fees recorded as paid.")
 
 
@@ -369,7 +345,7 @@ def permit_complete(request, number: str):
 def permit_incomplete(request, number: str):
     app = permit_get_for_user(user=request.user, number=number)
     return _do(request, app, lambda: services.permit_determine_incomplete(
-        application=app, cure_by=_date(request.POST.get("cure_by")), note=request.POST.get("note", ""),
+        application=app, cure_by=date_value(request.POST.get("cure_by")), note=request.POST.get("note", ""),
         acting_user=request.user), "Determined incomplete: notice generated, the 42-day clock is stopped.")
 
 
@@ -419,7 +395,7 @@ def permit_consultant_select(request, number: str):
 def permit_consultant_appeal_decide(request, number: str):
     app = permit_get_for_user(user=request.user, number=number)
     return _do(request, app, lambda: services.consultant_appeal_decide(
-        application=app, decided_on=_date(request.POST.get("decided_on")), outcome=request.POST.get("outcome", ""),
+        application=app, decided_on=date_value(request.POST.get("decided_on")), outcome=request.POST.get("outcome", ""),
         note=request.POST.get("note", ""), acting_user=request.user), "The Select Board's decision is recorded.")
 
 
@@ -428,8 +404,8 @@ def permit_consultant_appeal_decide(request, number: str):
 def permit_consultant_additional_fee(request, number: str):
     app = permit_get_for_user(user=request.user, number=number)
     return _do(request, app, lambda: services.consultant_additional_fee(
-        application=app, amount=_money(request.POST.get("amount")), reason=request.POST.get("reason", ""),
-        on=_date(request.POST.get("on"), timezone.localdate()), acting_user=request.user),
+        application=app, amount=money_value(request.POST.get("amount")), reason=request.POST.get("reason", ""),
+        on=date_value(request.POST.get("on"), timezone.localdate()), acting_user=request.user),
         "Additional fee requested; the letter is in the file.")
 
 
@@ -446,14 +422,16 @@ def permit_deny_nonpayment_view(request, number: str):
 def permit_account_entry(request, number: str):
     app = permit_get_for_user(user=request.user, number=number)
     kind = request.POST.get("kind")
-    on = _date(request.POST.get("on"), timezone.localdate())
+    on = date_value(request.POST.get("on"), timezone.localdate())
     ref = request.POST.get("reference", "")
     if kind == AccountEntryKind.DEPOSIT:
-        fn = lambda: services.consultant_fee_deposit(application=app, amount=_money(request.POST.get("amount")),  # noqa
-                                                     on=on, reference=ref, acting_user=request.user)
+        fn = lambda: services.consultant_fee_deposit(  # noqa: E731
+            application=app, amount=money_value(request.POST.get("amount")), on=on, reference=ref,
+            acting_user=request.user)
     elif kind == AccountEntryKind.INTEREST:
-        fn = lambda: services.account_interest(application=app, amount=_money(request.POST.get("amount")), on=on,  # noqa
-                                               reference=ref, acting_user=request.user)
+        fn = lambda: services.account_interest(  # noqa: E731
+            application=app, amount=money_value(request.POST.get("amount")), on=on, reference=ref,
+            acting_user=request.user)
     elif kind == AccountEntryKind.REFUND:
         fn = lambda: services.account_refund(application=app, on=on, payee=request.POST.get("payee", ""),  # noqa
                                              successor=bool(request.POST.get("successor")), reference=ref,
@@ -469,8 +447,8 @@ def permit_account_entry(request, number: str):
 def permit_account_expenditure(request, number: str):
     app = permit_get_for_user(user=request.user, number=number)
     return _do(request, app, lambda: services.account_expenditure(
-        application=app, amount=_money(request.POST.get("amount")),
-        on=_date(request.POST.get("on"), timezone.localdate()), payee=request.POST.get("payee", ""),
+        application=app, amount=money_value(request.POST.get("amount")),
+        on=date_value(request.POST.get("on"), timezone.localdate()), payee=request.POST.get("payee", ""),
         memo=request.POST.get("memo", "") or "Consultant services", reference=request.POST.get("reference", ""),
         acting_user=request.user), "Expenditure recorded.")
 
@@ -552,7 +530,7 @@ def permit_waiver_act(request, number: str, waiver_number: str):
     action = request.POST.get("action")
     u = request.user
     if action == "comment":
-        fn = lambda: services.waiver_public_comment(waiver=w, from_on=_date(request.POST.get("on"),  # noqa: E731
+        fn = lambda: services.waiver_public_comment(waiver=w, from_on=date_value(request.POST.get("on"),  # noqa: E731
                                                                             timezone.localdate()),
                                                     note=request.POST.get("note", ""), acting_user=u)
     elif action == "info":

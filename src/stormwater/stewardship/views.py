@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import tempfile
-from datetime import date
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
@@ -19,24 +18,13 @@ from django.views.decorators.http import require_POST
 from stormwater.accounts.access import require_perm
 from stormwater.accounts.roles import Perm
 from stormwater.cases.models import CaseDocument
-from stormwater.cases.services import DocumentError, TransitionError
+from stormwater.web.postdata import act, date_value
 
 from . import selectors, services
 from .contents import OM_ITEMS
 from .inventory import REGION1_CATEGORIES
 from .models import EasementPurpose, MaintenanceKind, PartyRole
 from .reports import ms4_counts, ms4_csv
-
-
-def _date(v, default=None):
-    if not v:
-        if default is None:
-            raise ValueError("A date is required.")
-        return default
-    try:
-        return date.fromisoformat(v)
-    except ValueError:
-        raise ValueError(f"{v!r} is not a date (YYYY-MM-DD).") from None
 
 
 def _dec(v):
@@ -49,13 +37,7 @@ def _dec(v):
 
 
 def _do(request, site, fn, ok, anchor=""):
-    try:
-        fn()
-    except (TransitionError, ValueError, DocumentError) as e:
-        messages.error(request, str(e))
-    else:
-        messages.success(request, ok)
-    return redirect(f"/stewardship/{site.case.number}/" + (f"#{anchor}" if anchor else ""))
+    return act(request, fn, ok, f"/stewardship/{site.case.number}/" + (f"#{anchor}" if anchor else ""))
 
 
 def _site(request, number):
@@ -141,7 +123,7 @@ def site_party(request, number):
     f = request.POST
     return _do(request, site, lambda: services.party_add(site=site, role=f.get("role", ""), name=f.get("name", ""),
                                                           address=f.get("address", ""), email=f.get("email", ""),
-                                                          since=_date(f.get("since"), timezone.localdate()),
+                                                          since=date_value(f.get("since"), timezone.localdate()),
                                                           acting_user=request.user), "Party added.", "parties")
 
 
@@ -163,7 +145,7 @@ def site_plan_record(request, number, plan_id):
     plan = get_object_or_404(site.plans, pk=plan_id)
     f = request.POST
     return _do(request, site, lambda: services.om_plan_record(
-        plan=plan, recorded_on=_date(f["recorded_on"]) if f.get("recorded_on") else None, book=f.get("book", ""),
+        plan=plan, recorded_on=date_value(f["recorded_on"]) if f.get("recorded_on") else None, book=f.get("book", ""),
         page=f.get("page", ""), document_number=f.get("document_number", ""),
         proof_upload=request.FILES.get("file"), acting_user=request.user), "Recording entered.", "plan")
 
@@ -180,7 +162,8 @@ def site_easement(request, number):
     if f.get("action") == "record":
         e = get_object_or_404(site.easements, pk=f.get("easement") or 0)
         return _do(request, site, lambda: services.easement_record(
-            easement=e, recorded_on=_date(f["recorded_on"]) if f.get("recorded_on") else None, book=f.get("book", ""),
+            easement=e, recorded_on=date_value(f["recorded_on"]) if f.get("recorded_on") else None,
+            book=f.get("book", ""),
             page=f.get("page", ""), document_number=f.get("document_number", ""),
             proof_upload=request.FILES.get("file"), acting_user=request.user), "Easement recording entered.",
             "easements")
@@ -233,7 +216,8 @@ def bmp_detail(request, number, bmp_id):
             raise PermissionDenied("Only the owner, a responsible party or stewardship staff keep the log.")
         f = request.POST
         try:
-            services.maintenance_log_add(bmp=bmp, on=_date(f.get("on")) if f.get("on") else None, kind=f.get("kind", ""),
+            services.maintenance_log_add(bmp=bmp, on=date_value(f.get("on")) if f.get("on") else None,
+                                         kind=f.get("kind", ""),
                                          description=f.get("description", ""), performed_by=f.get("performed_by", ""),
                                          disposal_material=f.get("disposal_material", ""),
                                          disposal_location=f.get("disposal_location", ""), acting_user=request.user)
@@ -253,7 +237,7 @@ def site_certification(request, number):
     site = _owner_site(request, number)
     f = request.POST
     return _do(request, site, lambda: services.certification_file(
-        site=site, received_on=_date(f.get("received_on"), timezone.localdate()),
+        site=site, received_on=date_value(f.get("received_on"), timezone.localdate()),
         work_summary=f.get("work_summary", ""), signed_by=f.get("signed_by", ""), upload=request.FILES.get("file"),
         acting_user=request.user), "Annual certification received.", "certifications")
 
@@ -290,8 +274,8 @@ def site_ownership(request, number):
     f = request.POST
     return _do(request, site, lambda: services.ownership_change_record(
         site=site, role=f.get("role", "owner"), to_name=f.get("to_name", ""), to_address=f.get("to_address", ""),
-        to_email=f.get("to_email", ""), notified_on=_date(f.get("notified_on"), timezone.localdate()),
-        effective_on=_date(f.get("effective_on")), deed_reference=f.get("deed_reference", ""),
+        to_email=f.get("to_email", ""), notified_on=date_value(f.get("notified_on"), timezone.localdate()),
+        effective_on=date_value(f.get("effective_on")), deed_reference=f.get("deed_reference", ""),
         acting_user=request.user), "Change recorded.", "parties")
 
 
@@ -304,8 +288,8 @@ def site_amend(request, number, plan_id):
     signed = list(site.parties.filter(pk__in=f.getlist("signed_by")))
     return _do(request, site, lambda: services.plan_amend(
         plan=plan, description=f.get("description", ""), signed_by=signed,
-        director_agreed_on=_date(f["director_agreed_on"]) if f.get("director_agreed_on") else None,
-        effective_on=_date(f.get("effective_on"), timezone.localdate()), upload=request.FILES.get("file"),
+        director_agreed_on=date_value(f["director_agreed_on"]) if f.get("director_agreed_on") else None,
+        effective_on=date_value(f.get("effective_on"), timezone.localdate()), upload=request.FILES.get("file"),
         acting_user=request.user), "Amendment recorded.", "plan")
 
 

@@ -12,26 +12,13 @@ from django.views.decorators.http import require_POST
 from stormwater.accounts.access import require_perm
 from stormwater.accounts.models import User
 from stormwater.accounts.roles import Perm
-from stormwater.cases.services import DocumentError, TransitionError
 from stormwater.permits.models import Waiver
 from stormwater.permits.selectors import may_act_for_applicant, permit_get_for_user
+from stormwater.web.postdata import attempt
 
 from . import catalog, documents, selectors, services
 from .forms import FINDING_CHOICES, DecideForm, MeetingForm, parse_findings
 from .models import LidAnswer, PreApplicationMeeting
-
-REFUSALS = (TransitionError, ValueError, DocumentError)
-
-
-def _try(request, fn, ok: str) -> bool:
-    try:
-        fn()
-    except REFUSALS as e:
-        messages.error(request, str(e))
-        return False
-    messages.success(request, ok)
-    return True
-
 
 def _ctx(request, app, **extra):
     u = request.user
@@ -81,7 +68,7 @@ def workbench_checklist_record(request, number: str, checklist: str):
     def do():
         found = parse_findings(request.POST, [e.para for e in catalog.entries_of(cl.key) if e.is_item], docs)
         services.item_findings_record(application=app, findings=found, acting_user=request.user)
-    _try(request, do, "Findings recorded.")
+    attempt(request, do, "Findings recorded.")
     return redirect("workbench_checklist", number=number, checklist=checklist)
 
 
@@ -111,7 +98,7 @@ def workbench_item_record(request, number: str, key: str):
     app = permit_get_for_user(user=request.user, number=number)
     e = _entry(key)
     docs = {d.pk: d for d in app.case.documents.all()}
-    _try(request, lambda: services.item_findings_record(
+    attempt(request, lambda: services.item_findings_record(
         application=app, acting_user=request.user, findings=parse_findings(request.POST, [e.para], docs)
         or [{"para": e.para, "finding": ""}]), f"§ {e.para}: finding recorded.")
     return redirect("workbench_item", number=number, key=key)
@@ -123,7 +110,7 @@ def workbench_raise(request, number: str):
     """The chosen deficient or missing items become one information request (§ 380-10 E)."""
     app = permit_get_for_user(user=request.user, number=number)
     paras = request.POST.getlist("item")
-    _try(request, lambda: services.items_raise_information_request(application=app, paras=paras,
+    attempt(request, lambda: services.items_raise_information_request(application=app, paras=paras,
                                                                    acting_user=request.user),
          f"Information request sent: {len(paras)} item(s); the 42 days stand still until the response.")
     return redirect("workbench_home", number=number)
@@ -142,12 +129,12 @@ def workbench_waiver(request, number: str):
         w = Waiver.objects.filter(application=app, case__number=existing).first()
         if w is None:
             raise Http404("No such waiver on this file.")
-        _try(request, lambda: services.item_waiver_attach(waiver=w, para=e.para, acting_user=request.user),
+        attempt(request, lambda: services.item_waiver_attach(waiver=w, para=e.para, acting_user=request.user),
              f"Waiver {existing} attached to § {e.para}.")
     else:
         if not may_act_for_applicant(request.user, app):
             raise PermissionDenied("Only the applicant (or staff for them) requests a waiver.")
-        _try(request, lambda: services.item_waiver_request(application=app, para=e.para, acting_user=request.user,
+        attempt(request, lambda: services.item_waiver_request(application=app, para=e.para, acting_user=request.user,
                                                            justification=request.POST.get("justification", "")),
              f"Waiver requested from § {e.para}.")
     return redirect("workbench_item", number=number, key=e.key)
@@ -172,7 +159,7 @@ def workbench_summary_pdf(request, number: str):
 @require_perm(Perm.PERMIT_REVIEW)
 def workbench_summary_keep(request, number: str):
     app = permit_get_for_user(user=request.user, number=number)
-    _try(request, lambda: services.review_summary_keep(application=app, acting_user=request.user),
+    attempt(request, lambda: services.review_summary_keep(application=app, acting_user=request.user),
          "Review summary kept in the file.")
     return redirect("workbench_summary", number=number)
 
@@ -186,7 +173,7 @@ def workbench_decide(request, number: str):
         messages.error(request, "; ".join(f"{k}: {' '.join(v)}" for k, v in form.errors.items()))
         return redirect("workbench_home", number=number)
     d = form.cleaned_data
-    ok = _try(request, lambda: services.workbench_decide(
+    ok = attempt(request, lambda: services.workbench_decide(
         application=app, kind=d["kind"], findings=d["findings"], standards=d["standards"],
         conditions=d["conditions"].splitlines(), order_of_conditions=d["order_of_conditions"],
         acting_user=request.user), "Decision issued; the review summary is kept with it.")
@@ -230,7 +217,7 @@ def meeting_detail(request, meeting_id: int):
 @require_perm(Perm.PERMIT_REVIEW)
 def meeting_attendee(request, meeting_id: int):
     m = selectors.meeting_get_for_user(user=request.user, meeting_id=meeting_id)
-    _try(request, lambda: services.meeting_attendee_add(
+    attempt(request, lambda: services.meeting_attendee_add(
         meeting=m, name=request.POST.get("name", ""), organization=request.POST.get("organization", ""),
         invited_board=bool(request.POST.get("invited_board")), acting_user=request.user), "Attendee added.")
     return redirect("meeting_detail", meeting_id=m.pk)
@@ -247,7 +234,7 @@ def meeting_update(request, meeting_id: int):
         services.meeting_record(meeting=m, acting_user=request.user, state=request.POST.get("state") or None,
                                 notes=request.POST.get("notes"), case=case)
     try:
-        _try(request, do, "Meeting record saved.")
+        attempt(request, do, "Meeting record saved.")
     except Http404:
         messages.error(request, f"No permit file {number}.")
     return redirect("meeting_detail", meeting_id=m.pk)
@@ -259,6 +246,6 @@ def meeting_lid(request, meeting_id: int):
     m = selectors.meeting_get_for_user(user=request.user, meeting_id=meeting_id)
     answers = [{"para": e.para, "answer": request.POST[f"a-{e.key}"], "note": request.POST.get(f"n-{e.key}", "")}
                for e in catalog.LID_DESIGN_CHECKLIST if request.POST.get(f"a-{e.key}")]
-    _try(request, lambda: services.lid_answers_record(meeting=m, answers=answers, acting_user=request.user),
+    attempt(request, lambda: services.lid_answers_record(meeting=m, answers=answers, acting_user=request.user),
          "LID design checklist saved.")
     return redirect("meeting_detail", meeting_id=m.pk)
