@@ -106,3 +106,36 @@ def client_for(client):
         client.force_login(user)
         return client
     return _login
+
+
+def _race(*fns, timeout: float = 60):
+    """Run ``fns`` in threads released together at a barrier (each with its own database connection,
+    closed after). → (results, errors): what the calls returned and what they raised."""
+    import threading
+
+    from django.db import connections
+
+    barrier = threading.Barrier(len(fns))
+    results, errors = [], []
+
+    def worker(fn):
+        try:
+            barrier.wait(timeout=10)
+            results.append(fn())
+        except Exception as e:  # noqa: BLE001 - reported to the test
+            errors.append(e)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=worker, args=(f,)) for f in fns]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=timeout)
+    return results, errors
+
+
+@pytest.fixture
+def race():
+    """``race(*fns)`` → (results, errors): the calls started at the same moment (PostgreSQL row-lock tests)."""
+    return _race

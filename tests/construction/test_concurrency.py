@@ -1,5 +1,4 @@
 """Two phase releases of one bond at the same moment (PostgreSQL row locks): never more released than held."""
-import threading
 from datetime import date
 from decimal import Decimal as D
 
@@ -12,28 +11,7 @@ from stormwater.construction.models import SuretyEntry
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def race(*fns):
-    barrier = threading.Barrier(len(fns))
-    results, errors = [], []
-
-    def worker(fn):
-        from django.db import connections
-        try:
-            barrier.wait(timeout=10)
-            results.append(fn())
-        except Exception as e:  # noqa: BLE001 - reported to the test
-            errors.append(e)
-        finally:
-            connections.close_all()
-    threads = [threading.Thread(target=worker, args=(f,)) for f in fns]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=60)
-    return results, errors
-
-
-def test_two_releases_at_once_never_release_more_than_held(project, personas, at):
+def test_two_releases_at_once_never_release_more_than_held(project, personas, at, race):
     if connection.vendor != "postgresql":
         pytest.skip("row locks are a PostgreSQL matter; SQLite serializes writers")
     at(date(2026, 4, 20))

@@ -1,6 +1,5 @@
 """Two people acting on one file at the same moment (PostgreSQL row locks): the 53G account is never
 overdrawn and a file never takes two moves from one status."""
-import threading
 from decimal import Decimal as D
 
 import pytest
@@ -16,27 +15,6 @@ from .conftest import complete_package
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def race(*fns):
-    barrier = threading.Barrier(len(fns))
-    results, errors = [], []
-
-    def worker(fn):
-        from django.db import connections
-        try:
-            barrier.wait(timeout=10)
-            results.append(fn())
-        except Exception as e:  # noqa: BLE001 - reported to the test
-            errors.append(e)
-        finally:
-            connections.close_all()
-    threads = [threading.Thread(target=worker, args=(f,)) for f in fns]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=60)
-    return results, errors
-
-
 @pytest.fixture
 def reviewing(draft, personas):
     if connection.vendor != "postgresql":
@@ -46,7 +24,7 @@ def reviewing(draft, personas):
     return draft
 
 
-def test_two_completeness_determinations_at_once_make_one_move(reviewing, personas):
+def test_two_completeness_determinations_at_once_make_one_move(reviewing, personas, race):
     cure_by = timezone.localdate() + timezone.timedelta(days=10)
     results, errors = race(
         lambda: sv.permit_determine_complete(application=reviewing, acting_user=personas["staff"]),
@@ -56,7 +34,7 @@ def test_two_completeness_determinations_at_once_make_one_move(reviewing, person
     assert reviewing.case.events.filter(kind="status").count() == 2  # filed + exactly one determination
 
 
-def test_two_expenditures_at_once_never_overdraw_the_special_account(reviewing, personas):
+def test_two_expenditures_at_once_never_overdraw_the_special_account(reviewing, personas, race):
     sv.permit_determine_complete(application=reviewing, acting_user=personas["staff"])
     today = timezone.localdate()
     sv.consultant_select(application=reviewing, name="Pat", degree="PE", services="review", fee=D("4000"),

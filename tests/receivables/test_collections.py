@@ -1,5 +1,4 @@
 """Payments, interest, demands, liens and back bills (Ch. 295 Art. IV, billing and collection ¶A–¶D)."""
-import threading
 from datetime import date
 from decimal import Decimal as D
 
@@ -161,7 +160,7 @@ def test_aging_and_delinquency(billed):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_two_clerks_posting_to_one_account_never_lose_or_double_a_payment(town, resolution):
+def test_two_clerks_posting_to_one_account_never_lose_or_double_a_payment(town, resolution, race):
     if connection.vendor != "postgresql":
         pytest.skip("row locks are a PostgreSQL matter; SQLite serializes writers")
     from stormwater.utility.services import bill_run_issue, fiscal_year
@@ -170,21 +169,12 @@ def test_two_clerks_posting_to_one_account_never_lose_or_double_a_payment(town, 
     bill_run_issue(period_label=label, period_start=start, period_end=end, issue_date=date(2026, 9, 10),
                    acting_user=None)
     a = acct(town["shops"])
-    barrier, errors = threading.Barrier(4), []
 
     def clerk(ref):
-        from django.db import connections
-        try:
-            barrier.wait(timeout=10)
-            payment_post(account=a, amount=D("100.00"), received_on=date(2026, 11, 5), reference=ref, acting_user=None)
-        except Exception as e:  # noqa: BLE001
-            errors.append(e)
-        finally:
-            connections.close_all()
+        return lambda: payment_post(account=a, amount=D("100.00"), received_on=date(2026, 11, 5), reference=ref,
+                                    acting_user=None)
 
-    ts = [threading.Thread(target=clerk, args=(f"r{i}",)) for i in range(4)]
-    [t.start() for t in ts]
-    [t.join(timeout=60) for t in ts]
+    _, errors = race(*[clerk(f"r{i}") for i in range(4)])
     assert errors == []
     assert Payment.objects.count() == 4
     paid = -sum(e.amount for e in LedgerEntry.objects.filter(kind=EntryKind.PAYMENT))

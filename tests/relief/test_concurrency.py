@@ -1,5 +1,4 @@
 """Two people deciding one abatement at once post it once (PostgreSQL row locks; the money path)."""
-import threading
 from datetime import date
 from decimal import Decimal as D
 
@@ -15,7 +14,7 @@ from .conftest import house_bill
 
 
 @pytest.mark.django_db(transaction=True)
-def test_an_abatement_decided_twice_at_once_is_posted_once(billed, personas, at):
+def test_an_abatement_decided_twice_at_once_is_posted_once(billed, personas, at, race):
     if connection.vendor != "postgresql":
         pytest.skip("row locks are a PostgreSQL matter; SQLite serializes writers")
     bill = house_bill(billed)
@@ -23,22 +22,12 @@ def test_an_abatement_decided_twice_at_once_is_posted_once(billed, personas, at)
     payment_post(account=bill.account, amount=D("53.16"), received_on=date(2026, 9, 20), acting_user=None)
     ab = sv.abatement_apply(bill=bill, grounds=["area"], statement="x", amount_requested=D("26.58"),
                             disposition="refund", acting_user=personas["owner"])
-    barrier, errors, done = threading.Barrier(3), [], []
 
     def director():
-        from django.db import connections
-        try:
-            barrier.wait(timeout=10)
-            sv.abatement_decide(abatement=Abatement.objects.get(pk=ab.pk), decision="grant", reasons="",
-                                acting_user=personas["director"])
-            done.append(1)
-        except Exception as e:  # noqa: BLE001
-            errors.append(e)
-        finally:
-            connections.close_all()
+        sv.abatement_decide(abatement=Abatement.objects.get(pk=ab.pk), decision="grant", reasons="",
+                            acting_user=personas["director"])
+        return 1
 
-    ts = [threading.Thread(target=director) for _ in range(3)]
-    [t.start() for t in ts]
-    [t.join(timeout=120) for t in ts]
+    done, errors = race(director, director, director, timeout=120)
     assert len(done) == 1 and len(errors) == 2 and all("may not go from" in str(e) for e in errors), errors
     assert sum(e.amount for e in LedgerEntry.objects.filter(bill=bill, kind=EntryKind.ABATEMENT)) == D("-26.58")

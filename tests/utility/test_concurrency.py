@@ -1,5 +1,4 @@
 """Two clerks issuing the same bill run at the same moment bill every account once (PostgreSQL)."""
-import threading
 from datetime import date
 
 import pytest
@@ -11,29 +10,16 @@ from stormwater.utility.services import bill_run_issue, fiscal_year
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def test_concurrent_runs_of_one_period_bill_each_account_once(town, resolution):
+def test_concurrent_runs_of_one_period_bill_each_account_once(town, resolution, race):
     if connection.vendor != "postgresql":
         pytest.skip("row locks are a PostgreSQL matter; SQLite serializes writers with IMMEDIATE transactions")
     label, start, end = fiscal_year(2027)
-    barrier = threading.Barrier(2)
-    results, errors = [], []
 
-    def worker():
-        from django.db import connections
-        try:
-            barrier.wait(timeout=10)
-            results.append(bill_run_issue(period_label=label, period_start=start, period_end=end,
-                                          issue_date=date(2026, 9, 15), acting_user=None))
-        except Exception as e:  # noqa: BLE001 - reported below
-            errors.append(e)
-        finally:
-            connections.close_all()
+    def issue():
+        return bill_run_issue(period_label=label, period_start=start, period_end=end, issue_date=date(2026, 9, 15),
+                              acting_user=None)
 
-    threads = [threading.Thread(target=worker) for _ in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=60)
+    results, errors = race(issue, issue)
     assert errors == []
     assert sorted(r.bills for r in results)[0] == 0
     assert BillRun.objects.count() == 1
