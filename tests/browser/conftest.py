@@ -84,3 +84,17 @@ def shot(page, axe):
         axe(name)
         page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
     return _shot
+
+
+@pytest.fixture
+def login(page, live_server):
+    """``login(username, password=None)``: a fresh session signed in through the login page, landing
+    on the home page. The personas' password is ``pw-<username>``; the demo town's is given."""
+    def _login(username, password=None):
+        page.context.clear_cookies()
+        page.goto(f"{live_server.url}/login/")
+        page.get_by_label("Username").fill(username)
+        page.get_by_label("Password").fill(password or f"pw-{username}")
+        page.get_by_role("button", name="Sign in").click()
+        page.wait_for_url(f"{live_server.url}/")
+    return _login

@@ -86,16 +86,8 @@ def data(transactional_db, personas, town, settings, tmp_path):
     return {"project": p, "uky": uky}
 
 
-def login(page, live_server, username):
-    page.goto(f"{live_server.url}/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(f"pw-{username}")
-    page.get_by_role("button", name="Sign in").click()
-    page.wait_for_url(f"{live_server.url}/")
-
-
-def test_director_sees_the_stop_work_and_the_lift_is_refused(page, live_server, data, shot):
-    login(page, live_server, "director")
+def test_director_sees_the_stop_work_and_the_lift_is_refused(page, live_server, data, shot, login):
+    login("director")
     page.get_by_role("link", name="Construction").first.click()
     n = data["project"].case.number
     page.get_by_role("table").get_by_role("link", name=n).click()

@@ -5,6 +5,7 @@ import re
 import pytest
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+DEMO_PASSWORD = "stormwater-demo"  # demo_load's users
 
 
 @pytest.fixture
@@ -14,16 +15,8 @@ def demo_town(transactional_db):
     demo_load(parcels=120, issue_run=True)
 
 
-def login(page, live_server, username):
-    page.goto(f"{live_server.url}/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill("stormwater-demo")
-    page.get_by_role("button", name="Sign in").click()
-    page.wait_for_url(f"{live_server.url}/")
-
-
-def test_finance_budgets_the_model_balances_the_clerk_adopts(page, live_server, demo_town, shot):
-    login(page, live_server, "collector")
+def test_finance_budgets_the_model_balances_the_clerk_adopts(page, live_server, demo_town, shot, login):
+    login("collector", DEMO_PASSWORD)
     page.goto(f"{live_server.url}/fund/2028/")
     for cat, use, desc, amount in (("Direct cost", "D", "Catch basin cleaning and street sweeping", "182000"),
                                    ("Indirect cost", "K", "Collector's office and billing", "24000"),
@@ -55,7 +48,7 @@ def test_finance_budgets_the_model_balances_the_clerk_adopts(page, live_server, 
     shot("fund-02-rate-model")
 
     page.get_by_role("button", name="Sign out").click()
-    login(page, live_server, "clerk")
+    login("clerk", DEMO_PASSWORD)
     page.goto(f"{live_server.url}/fund/rate-model/?fiscal_year=2028&collection_rate_percent=97"
               "&credit_allowance_percent=0&flat_ratio=1&base_as_of=2026-12-01&sample_erus=5,20,60,200")
     page.get_by_label("Label").fill("FY2028 stormwater rates")

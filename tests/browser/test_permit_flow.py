@@ -12,16 +12,8 @@ def _media(settings, tmp_path):
     settings.MEDIA_ROOT = tmp_path / "media"
 
 
-def login(page, live_server, username):
-    page.goto(f"{live_server.url}/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill("pw-" + username)
-    page.get_by_role("button", name="Sign in").click()
-    page.wait_for_url(f"{live_server.url}/")
-
-
 def test_questionnaire_then_an_applicant_files_and_staff_see_the_clock(page, live_server, personas, town, shot,
-                                                                       tmp_path):
+                                                                       tmp_path, login):
     page.goto(f"{live_server.url}/permits/applicability/")
     page.get_by_label("Land disturbance").fill("30000")
     page.get_by_label("When the work is to start").fill("2026-05-01")
@@ -31,7 +23,7 @@ def test_questionnaire_then_an_applicant_files_and_staff_see_the_clock(page, liv
     assert "Low-impact development guidance" in page.locator("#result").inner_text()
     shot("permit-01-applicability")
 
-    login(page, live_server, "owner")
+    login("owner")
     page.get_by_role("link", name="Permits").click()
     page.get_by_role("link", name="New application").click()
     page.get_by_label("Permittee: the owner of the site").fill("Olivia Owner")
@@ -54,7 +46,7 @@ def test_questionnaire_then_an_applicant_files_and_staff_see_the_clock(page, liv
 
     number = page.locator("h1").inner_text().split(" ")[0]
     page.get_by_role("button", name="Sign out").click()
-    login(page, live_server, "staff")
+    login("staff")
     page.goto(f"{live_server.url}/permits/{number}/")
     page.get_by_label("Incomplete: items due by").fill(str(date.today() + timedelta(days=20)))
     page.get_by_role("button", name="Determine incomplete").click()

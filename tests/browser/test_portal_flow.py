@@ -4,7 +4,6 @@ applicant, files a permit application and answers an information request; staff 
 One walk is keyboard-only; one page load runs without the CSP bypass and must log no CSP violation."""
 import re
 from datetime import date
-from decimal import Decimal as D
 
 import pytest
 
@@ -32,15 +31,6 @@ def billed(town, resolution, at):
     bill_run_issue(period_label=label, period_start=start, period_end=end, issue_date=date(2026, 9, 10),
                    acting_user=None)
     return town
-
-
-def login(page, live_server, username, password=None):
-    page.context.clear_cookies()
-    page.goto(f"{live_server.url}/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(password or f"pw-{username}")
-    with page.expect_navigation():
-        page.get_by_role("button", name="Sign in").click()
 
 
 def act(page, button, **kw):
@@ -113,7 +103,7 @@ def test_a_new_owner_finds_the_parcel_understands_the_fee_signs_up_and_files_an_
 
 
 def test_an_applicant_files_a_permit_application_and_answers_an_information_request(
-        page, live_server, town, personas, at, shot, tmp_path):
+        page, live_server, town, personas, at, shot, tmp_path, login):
     from stormwater.permits.checklist import ITEMS
     from stormwater.permits.models import PermitApplication
     from stormwater.permits.services import checklist_confirm, permit_determine_complete, permit_document_upload
@@ -127,7 +117,7 @@ def test_an_applicant_files_a_permit_application_and_answers_an_information_requ
     page.locator("#result").wait_for()
     shot("applicant-01-applicability")
 
-    login(page, live_server, "owner")
+    login("owner")
     page.goto(f"{live_server.url}/portal/")
     shot("applicant-02-portal")
     page.get_by_role("link", name="Start a permit application").click()
@@ -160,14 +150,14 @@ def test_an_applicant_files_a_permit_application_and_answers_an_information_requ
 
     at(date(2026, 3, 9))
     permit_determine_complete(application=app, acting_user=personas["staff"])
-    login(page, live_server, "staff")
+    login("staff")
     page.goto(f"{live_server.url}/permits/{app.case.number}/")
     page.get_by_label("Request information (one item a line)").fill("Test pit logs for basin 2")
     act(page, "Request information")
     shot("staff-01-info-requested")
 
     at(date(2026, 3, 16))
-    login(page, live_server, "owner")
+    login("owner")
     page.goto(f"{live_server.url}/portal/")
     page.get_by_role("link", name=app.case.number).click()
     page.get_by_label(re.compile("^Response")).fill("Logs attached: TP-1 to TP-4.")
@@ -178,8 +168,8 @@ def test_an_applicant_files_a_permit_application_and_answers_an_information_requ
     shot("applicant-06-info-answered")
 
 
-def test_staff_pages_pass_axe(page, live_server, billed, personas, shot):
-    login(page, live_server, "staff")
+def test_staff_pages_pass_axe(page, live_server, billed, personas, shot, login):
+    login("staff")
     for i, path in enumerate(["/", "/parcels/", "/parcels/02-01-1/", "/bills/", "/bill-runs/", "/relief/",
                               "/permits/", "/construction/", "/portal/parcels/02-01-1/"]):
         page.goto(f"{live_server.url}{path}")

@@ -30,21 +30,12 @@ def _session_cookie(settings, tmp_path):
     settings.MEDIA_ROOT = tmp_path / "media"
 
 
-def login(page, live_server, username):
-    page.context.clear_cookies()
-    page.goto(f"{live_server.url}/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(f"pw-{username}")
-    page.get_by_role("button", name="Sign in").click()
-    page.wait_for_url(f"{live_server.url}/")
-
-
 def act(page, button, exact=False):
     with page.expect_navigation(timeout=15000):
         page.get_by_role("button", name=button, exact=exact).click()
 
 
-def test_abatement_to_select_board_reversal_in_the_browser(page, live_server, billed, personas, at, shot):
+def test_abatement_to_select_board_reversal_in_the_browser(page, live_server, billed, personas, at, shot, login):
     from stormwater.receivables.services import payment_post
     from stormwater.relief.models import Abatement, Appeal
     from stormwater.utility.models import Bill, EntryKind, LedgerEntry
@@ -54,7 +45,7 @@ def test_abatement_to_select_board_reversal_in_the_browser(page, live_server, bi
     payment_post(account=bill.account, amount=D("53.16"), received_on=date(2026, 9, 20), acting_user=None)
 
     at(date(2026, 10, 13))  # the last day to apply (Oct 10 rolled past the weekend and Columbus Day)
-    login(page, live_server, "owner")
+    login("owner")
     page.get_by_role("link", name="Credits & appeals").click()
     page.get_by_role("link", name="Apply for an abatement").click()
     assert "Tue Oct 13, 2026" in page.locator("main").inner_text()
@@ -69,7 +60,7 @@ def test_abatement_to_select_board_reversal_in_the_browser(page, live_server, bi
     shot("relief-02-abatement-filed")
 
     at(date(2026, 11, 2))
-    login(page, live_server, "director")
+    login("director")
     page.goto(f"{live_server.url}/relief/")
     shot("relief-03-queue")
     page.get_by_role("link", name=case.number).first.click()
@@ -79,19 +70,19 @@ def test_abatement_to_select_board_reversal_in_the_browser(page, live_server, bi
     assert "Denied" in page.locator("#status").inner_text()
 
     at(date(2026, 11, 20))
-    login(page, live_server, "owner")
+    login("owner")
     page.goto(f"{live_server.url}/relief/{case.number}/")
     page.get_by_label("Grounds of the appeal").fill("The shed is gone; photographs attached.")
     act(page, "File the appeal")
     appeal = Appeal.objects.get().case
     assert appeal.number in page.locator("h1").inner_text()
 
-    login(page, live_server, "staff")
+    login("staff")
     page.goto(f"{live_server.url}/relief/{appeal.number}/")
     act(page, "Transmit the record to the Select Board")
 
     at(date(2026, 12, 7))
-    login(page, live_server, "clerk")
+    login("clerk")
     page.goto(f"{live_server.url}/relief/{appeal.number}/")
     page.get_by_label("Hearing date and time").fill("2027-01-12T19:00")
     act(page, "Set the hearing and send the notice")
@@ -100,7 +91,7 @@ def test_abatement_to_select_board_reversal_in_the_browser(page, live_server, bi
     shot("relief-04-hearing-set")
 
     at(date(2027, 1, 12))
-    login(page, live_server, "clerk")  # the session of Dec 7 has expired by the frozen clock
+    login("clerk")  # the session of Dec 7 has expired by the frozen clock
     page.goto(f"{live_server.url}/relief/{appeal.number}/")
     act(page, "Record", exact=True)
     page.get_by_label("Decision").select_option("reverse")
@@ -117,14 +108,14 @@ def test_abatement_to_select_board_reversal_in_the_browser(page, live_server, bi
     assert pdf.status == 200 and pdf.body()[:5] == b"%PDF-"
 
 
-def test_a_credit_applied_for_granted_and_revoked_in_the_browser(page, live_server, billed, personas, at, shot):
+def test_a_credit_applied_for_granted_and_revoked_in_the_browser(page, live_server, billed, personas, at, shot, login):
     from stormwater.relief.models import CreditApplication
     from stormwater.relief.services import credit_policy_load_demo
 
     at(date(2027, 3, 1))
     credit_policy_load_demo(effective_from=date(2026, 7, 1), acting_user=personas["clerk"])
     pdf = {"mimeType": "application/pdf", "buffer": b"%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"}
-    login(page, live_server, "owner")
+    login("owner")
     page.goto(f"{live_server.url}/relief/credits/new/")
     page.locator("#id_credit_code").select_option("BMP")
     page.get_by_label("How the property meets the criteria").fill("Rain garden and a dry well take the roof runoff.")
@@ -135,12 +126,12 @@ def test_a_credit_applied_for_granted_and_revoked_in_the_browser(page, live_serv
     app = CreditApplication.objects.get()
     n = app.case.number
 
-    login(page, live_server, "staff")
+    login("staff")
     page.goto(f"{live_server.url}/relief/{n}/")
     act(page, "Accept as complete")
     assert "Wed Mar 31, 2027" in page.locator("#clocks").inner_text()  # 30 days from Mar 1
     at(date(2027, 3, 20))
-    login(page, live_server, "director")
+    login("director")
     page.goto(f"{live_server.url}/relief/{n}/")
     page.get_by_label("Decision").select_option("grant")
     act(page, "Issue the written decision")

@@ -5,6 +5,7 @@ import re
 import pytest
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+DEMO_PASSWORD = "stormwater-demo"  # demo_load's users
 
 
 @pytest.fixture
@@ -14,16 +15,8 @@ def demo_town(transactional_db):
     demo_load(parcels=120, issue_run=False)
 
 
-def login(page, live_server, username):
-    page.goto(f"{live_server.url}/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill("stormwater-demo")
-    page.get_by_role("button", name="Sign in").click()
-    page.wait_for_url(f"{live_server.url}/")
-
-
-def test_staff_find_a_parcel_see_why_issue_a_run_open_a_pdf(page, live_server, demo_town, shot):
-    login(page, live_server, "staff")
+def test_staff_find_a_parcel_see_why_issue_a_run_open_a_pdf(page, live_server, demo_town, shot, login):
+    login("staff", DEMO_PASSWORD)
     shot("01-home")
     page.get_by_label("Find a parcel").fill("Longmeadow Shops")
     page.get_by_role("button", name="Search").click()
@@ -50,7 +43,7 @@ def test_staff_find_a_parcel_see_why_issue_a_run_open_a_pdf(page, live_server, d
     assert resp.status == 200 and resp.body()[:5] == b"%PDF-"
 
 
-def test_an_owner_sees_their_own_bill_only(page, live_server, demo_town, shot):
+def test_an_owner_sees_their_own_bill_only(page, live_server, demo_town, shot, login):
     from datetime import date
 
     from stormwater.utility.services import bill_run_issue, fiscal_year
@@ -58,7 +51,7 @@ def test_an_owner_sees_their_own_bill_only(page, live_server, demo_town, shot):
     label, start, end = fiscal_year(2027)
     bill_run_issue(period_label=label, period_start=start, period_end=end, issue_date=date(2026, 9, 15),
                    acting_user=None)
-    login(page, live_server, "owner")
+    login("owner", DEMO_PASSWORD)
     text = page.locator("main").inner_text()
     assert "Your parcels" in text and "Your bills" in text
     shot("06-owner-home")

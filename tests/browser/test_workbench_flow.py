@@ -15,14 +15,6 @@ def _media(settings, tmp_path):
     settings.MEDIA_ROOT = tmp_path / "media"
 
 
-def login(page, live_server, username):
-    page.goto(f"{live_server.url}/login/")
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill("pw-" + username)
-    page.get_by_role("button", name="Sign in").click()
-    page.wait_for_url(f"{live_server.url}/")
-
-
 def _file_under_review(personas, town):
     from decimal import Decimal
 
@@ -50,10 +42,10 @@ def _file_under_review(personas, town):
     return app
 
 
-def test_a_reviewer_raises_two_deficiencies_and_reads_the_summary(page, live_server, personas, town, shot):
+def test_a_reviewer_raises_two_deficiencies_and_reads_the_summary(page, live_server, personas, town, shot, login):
     app = _file_under_review(personas, town)
     n = app.case.number
-    login(page, live_server, "staff")
+    login("staff")
     page.goto(f"{live_server.url}/permits/{n}/workbench/swmp/")
     page.get_by_label(f"finding § {B}").select_option("not_provided")
     page.get_by_label("finding § 380-12 A(3)(g)[10]").select_option("provided")
@@ -77,8 +69,8 @@ def test_a_reviewer_raises_two_deficiencies_and_reads_the_summary(page, live_ser
     shot("workbench-04-summary")
 
 
-def test_staff_hold_a_pre_application_meeting(page, live_server, personas, shot):
-    login(page, live_server, "staff")
+def test_staff_hold_a_pre_application_meeting(page, live_server, personas, shot, login):
+    login("staff")
     page.get_by_role("link", name="Pre-application").click()
     page.get_by_label("Applicant name").fill("Olivia Owner")
     page.get_by_label("Site address").fill("1 Elm St")
