@@ -202,32 +202,48 @@ def _source_path(gi: GisImport, name: str) -> str:
     return str(path)
 
 
-def assessor_import_check(*, gis_import: GisImport, mapping: dict, acting_user) -> GisImport:
-    """Read the assessor file with ``mapping`` and store what an import would do (dry run)."""
-    gi = gis_import
+def _check(gi: GisImport, mapping: dict, dry_run) -> GisImport:
+    """Store what an import would do: ``dry_run()`` → its report (checked), or the error that stops it (failed)."""
     try:
-        cols, rows = assessor_mod.read_table(_source_path(gi, mapping["source"]), mapping.get("layer") or None)
-        records, problems = assessor_mod.map_rows(rows, mapping)
-        res = assessor_records_import(records=records, problems=problems, source=mapping["source"],
-                                      acting_user=acting_user, dry_run=True)
-        gi.report = {"rows": len(rows), "records": len(records), **res.as_json()}
-        gi.status = GisImport.Status.CHECKED
+        gi.report, gi.status = dry_run(), GisImport.Status.CHECKED
     except (ValueError, KeyError, overlay.LayerError) as e:
-        gi.report = {"error": str(e)}
-        gi.status = GisImport.Status.FAILED
+        gi.report, gi.status = {"error": str(e)}, GisImport.Status.FAILED
     gi.mapping = mapping
     gi.save(update_fields=["report", "status", "mapping"])
     return gi
 
 
-def assessor_import_commit(*, gis_import: GisImport, acting_user) -> AssessorResult:
+def _checked(gis_import: GisImport) -> GisImport:
+    """The import as stored now, if it was checked and is not imported yet (else ValueError saying which)."""
     gi = GisImport.objects.get(pk=gis_import.pk)
     if gi.status == GisImport.Status.IMPORTED:
         raise ValueError(ERR_ALREADY)
     if gi.status != GisImport.Status.CHECKED:
         raise ValueError(ERR_NOT_CHECKED)
-    cols, rows = assessor_mod.read_table(_source_path(gi, gi.mapping["source"]), gi.mapping.get("layer") or None)
-    records, problems = assessor_mod.map_rows(rows, gi.mapping)
+    return gi
+
+
+def _assessor_rows(gi: GisImport, mapping: dict):
+    """The assessor file's rows, and the records and problems the mapping makes of them."""
+    _, rows = assessor_mod.read_table(_source_path(gi, mapping["source"]), mapping.get("layer") or None)
+    records, problems = assessor_mod.map_rows(rows, mapping)
+    return rows, records, problems
+
+
+def assessor_import_check(*, gis_import: GisImport, mapping: dict, acting_user) -> GisImport:
+    """Read the assessor file with ``mapping`` and store what an import would do (dry run)."""
+    def dry_run():
+        rows, records, problems = _assessor_rows(gis_import, mapping)
+        res = assessor_records_import(records=records, problems=problems, source=mapping["source"],
+                                      acting_user=acting_user, dry_run=True)
+        return {"rows": len(rows), "records": len(records), **res.as_json()}
+
+    return _check(gis_import, mapping, dry_run)
+
+
+def assessor_import_commit(*, gis_import: GisImport, acting_user) -> AssessorResult:
+    gi = _checked(gis_import)
+    rows, records, problems = _assessor_rows(gi, gi.mapping)
     with transaction.atomic():
         res = assessor_records_import(records=records, problems=problems, source=gi.mapping["source"],
                                       acting_user=acting_user)
@@ -390,25 +406,13 @@ def _write_survey(survey, parcels: overlay.Layer, result: overlay.OverlayResult,
 
 def layers_import_check(*, gis_import: GisImport, mapping: dict, acting_user) -> GisImport:
     """Run the import as a dry run with the mapping from the form; store the report."""
-    gi = gis_import
-    try:
-        spec = spec_from_mapping(gi, mapping)
-        outcome = survey_import(spec=spec, name=mapping.get("name", ""), surveyed_on=date.today(),
-                                acting_user=acting_user, dry_run=True)
-        gi.report, gi.status = outcome.report, GisImport.Status.CHECKED
-    except (ValueError, KeyError, overlay.LayerError) as e:
-        gi.report, gi.status = {"error": str(e)}, GisImport.Status.FAILED
-    gi.mapping = mapping
-    gi.save(update_fields=["report", "status", "mapping"])
-    return gi
+    return _check(gis_import, mapping, lambda: survey_import(
+        spec=spec_from_mapping(gis_import, mapping), name=mapping.get("name", ""), surveyed_on=date.today(),
+        acting_user=acting_user, dry_run=True).report)
 
 
 def layers_import_commit(*, gis_import: GisImport, acting_user) -> SurveyOutcome:
-    gi = GisImport.objects.get(pk=gis_import.pk)
-    if gi.status == GisImport.Status.IMPORTED:
-        raise ValueError(ERR_ALREADY)
-    if gi.status != GisImport.Status.CHECKED:
-        raise ValueError(ERR_NOT_CHECKED)
+    gi = _checked(gis_import)
     m = gi.mapping
     return survey_import(spec=spec_from_mapping(gi, m), name=m["name"], surveyed_on=date.fromisoformat(m["surveyed_on"]),
                          acting_user=acting_user, source=f"GIS import #{gi.pk}: " + ", ".join(gi.files),
