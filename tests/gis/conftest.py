@@ -37,40 +37,33 @@ def need(path: Path):
     return path
 
 
+def write_town(path, **impervious):
+    """A GeoPackage (EPSG:2249) with the two parcels, the driveways and the right-of-way of the module
+    docstring, plus each ``layer=[polygons]`` given."""
+    import geopandas as gpd
+
+    def layer(name, geoms, cols=None):
+        gpd.GeoDataFrame(cols or {"k": list(range(1, len(geoms) + 1))}, geometry=geoms, crs="EPSG:2249").to_file(
+            path, layer=name, driver="GPKG")
+
+    layer("parcels", [box(0, 0, 100, 100), box(100, 0, 200, 100)], {"PID": ["P-1", "P-2"]})
+    for name, geoms in impervious.items():
+        layer(name, geoms)
+    layer("driveways", [box(90, 40, 110, 50), box(140, 0, 160, 10), box(300, 0, 310, 10)])
+    layer("row", [box(150, -10, 260, 110)])
+    return path
+
+
 @pytest.fixture
 def synthetic_gpkg(tmp_path):
     """One GeoPackage with layers parcels, buildings, patios, driveways, row (EPSG:2249)."""
-    import geopandas as gpd
-
-    path = tmp_path / "town.gpkg"
-    gpd.GeoDataFrame({"PID": ["P-1", "P-2"]}, geometry=[box(0, 0, 100, 100), box(100, 0, 200, 100)],
-                     crs="EPSG:2249").to_file(path, layer="parcels", driver="GPKG")
-    gpd.GeoDataFrame({"k": [1]}, geometry=[box(10, 10, 30, 30)], crs="EPSG:2249").to_file(
-        path, layer="buildings", driver="GPKG")
-    gpd.GeoDataFrame({"k": [1]}, geometry=[box(20, 20, 40, 40)], crs="EPSG:2249").to_file(
-        path, layer="patios", driver="GPKG")
-    gpd.GeoDataFrame({"k": [1, 2, 3]}, geometry=[box(90, 40, 110, 50), box(140, 0, 160, 10), box(300, 0, 310, 10)],
-                     crs="EPSG:2249").to_file(path, layer="driveways", driver="GPKG")
-    gpd.GeoDataFrame({"k": [1]}, geometry=[box(150, -10, 260, 110)], crs="EPSG:2249").to_file(
-        path, layer="row", driver="GPKG")
-    return path
+    return write_town(tmp_path / "town.gpkg", buildings=[box(10, 10, 30, 30)], patios=[box(20, 20, 40, 40)])
 
 
 @pytest.fixture
 def synthetic_gpkg_later(tmp_path):
     """The same town a year later: a 20×20 garage (400 ft²) added on P-2, the patio removed."""
-    import geopandas as gpd
-
-    path = tmp_path / "town-later.gpkg"
-    gpd.GeoDataFrame({"PID": ["P-1", "P-2"]}, geometry=[box(0, 0, 100, 100), box(100, 0, 200, 100)],
-                     crs="EPSG:2249").to_file(path, layer="parcels", driver="GPKG")
-    gpd.GeoDataFrame({"k": [1, 2]}, geometry=[box(10, 10, 30, 30), box(110, 60, 130, 80)], crs="EPSG:2249").to_file(
-        path, layer="buildings", driver="GPKG")
-    gpd.GeoDataFrame({"k": [1, 2, 3]}, geometry=[box(90, 40, 110, 50), box(140, 0, 160, 10), box(300, 0, 310, 10)],
-                     crs="EPSG:2249").to_file(path, layer="driveways", driver="GPKG")
-    gpd.GeoDataFrame({"k": [1]}, geometry=[box(150, -10, 260, 110)], crs="EPSG:2249").to_file(
-        path, layer="row", driver="GPKG")
-    return path
+    return write_town(tmp_path / "town-later.gpkg", buildings=[box(10, 10, 30, 30), box(110, 60, 130, 80)])
 
 
 @pytest.fixture
