@@ -367,6 +367,14 @@ def survey_rows(survey: ImperviousSurvey) -> tuple[list[str], list[dict]]:
     return cols, rows
 
 
+def survey_csv(survey: ImperviousSurvey) -> str:
+    """``survey_rows`` as CSV text (the web export and ``stormwater gis export`` alike)."""
+    from stormwater.web.files import csv_text
+
+    cols, rows = survey_rows(survey)
+    return csv_text(cols, [[r.get(c, "") for c in cols] for r in rows])
+
+
 def survey_geopackage(survey: ImperviousSurvey, path: str) -> None:
     """Write ``parcels`` (polygon + per-parcel areas) and ``impervious_pieces`` layers, EPSG:2249."""
     import geopandas as gpd

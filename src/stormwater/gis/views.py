@@ -1,7 +1,6 @@
 """Web pages of the GIS app. Each parses, calls one service or selector, renders."""
 from __future__ import annotations
 
-import csv
 import tempfile
 from datetime import date
 from pathlib import Path
@@ -9,19 +8,20 @@ from pathlib import Path
 from django.conf import settings
 from django.contrib import messages
 from django.core.paginator import Paginator
-from django.http import FileResponse, HttpResponse
+from django.http import FileResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from stormwater.accounts.access import require_perm
 from stormwater.accounts.roles import Perm
 from stormwater.parcels.models import ParcelImpervious
+from stormwater.web.files import download
 
 from . import assessor as assessor_mod
 from .forms import ROLE_CHOICES, ChangeForm, UploadForm, assessor_mapping_from_post, layers_mapping_from_post
 from .models import GisImport
 from .selectors import (eru_determination, gis_import_get, gis_imports, histogram_svg_bars, survey_changes,
-                        survey_geopackage, survey_get, survey_rows, surveys, upload_sources)
+                        survey_csv, survey_geopackage, survey_get, surveys, upload_sources)
 from .services import (assessor_import_check, assessor_import_commit, gis_import_upload, import_folder,
                        layers_import_check, layers_import_commit)
 
@@ -137,13 +137,7 @@ def gis_survey_export(request, survey_id: int, fmt: str):
     survey = survey_get(survey_id)
     stem = f"impervious-survey-{survey.pk}-{survey.surveyed_on}"
     if fmt == "csv":
-        cols, rows = survey_rows(survey)
-        resp = HttpResponse(content_type="text/csv; charset=utf-8")
-        resp["Content-Disposition"] = f'attachment; filename="{stem}.csv"'
-        w = csv.DictWriter(resp, fieldnames=cols)
-        w.writeheader()
-        w.writerows(rows)
-        return resp
+        return download(survey_csv(survey), name=stem, ext="csv")
     tmp = Path(tempfile.mkdtemp(dir=settings.DATA_DIR if Path(settings.DATA_DIR).exists() else None)) / f"{stem}.gpkg"
     survey_geopackage(survey, str(tmp))
     return FileResponse(tmp.open("rb"), as_attachment=True, filename=tmp.name,

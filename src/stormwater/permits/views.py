@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import Prefetch
-from django.http import FileResponse, Http404, HttpResponse
+from django.http import FileResponse, Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -20,6 +20,7 @@ from stormwater.cases.models import Clock
 from stormwater.cases.selectors import clock_view
 from stormwater.parcels.models import Parcel
 from stormwater.rules.applicability import EXEMPTIONS, OtherWork, determine, to_sqft
+from stormwater.web.files import download
 from stormwater.web.postdata import act, date_value, money_value
 
 from . import documents, services
@@ -220,19 +221,15 @@ def permit_abutters_mailed(request, number: str):
 def permit_abutter_letters(request, number: str):
     app = permit_get_for_user(user=request.user, number=number)
     pdf = documents.abutter_letters_pdf(app, on=app.abutters_mailed_on or timezone.localdate())
-    return _pdf(pdf, f"{number}-abutter-letters.pdf")
+    return download(pdf, name=f"{number}-abutter-letters", ext="pdf")
 
 
 @require_perm()
 def permit_abutter_labels(request, number: str):
     app = permit_get_for_user(user=request.user, number=number)
-    return _pdf(documents.abutter_labels_pdf(app), f"{number}-abutter-labels.pdf")
+    return download(documents.abutter_labels_pdf(app), name=f"{number}-abutter-labels", ext="pdf")
 
 
-def _pdf(content: bytes, filename: str) -> HttpResponse:
-    resp = HttpResponse(content, content_type="application/pdf")
-    resp["Content-Disposition"] = f'inline; filename="{filename}"'
-    return resp
 
 
 @require_POST
@@ -458,7 +455,7 @@ def permit_account_report(request, number: str):
     app = permit_get_for_user(user=request.user, number=number)
     pdf = documents.account_report_pdf(app, entries=account_entries(app), summary=account_of(app),
                                        on=timezone.localdate())
-    return _pdf(pdf, f"{number}-53g-account.pdf")
+    return download(pdf, name=f"{number}-53g-account", ext="pdf")
 
 
 @require_POST
@@ -564,4 +561,4 @@ def rule_hearings(request):
 @require_perm(Perm.PERMIT_DECIDE)
 def rule_hearing_notice(request, hearing_id: int):
     h = get_object_or_404(RuleHearing, pk=hearing_id)
-    return _pdf(documents.hearing_notice_pdf(h), f"rule-hearing-{h.pk}.pdf")
+    return download(documents.hearing_notice_pdf(h), name=f"rule-hearing-{h.pk}", ext="pdf")

@@ -9,6 +9,7 @@ from django.views.decorators.http import require_POST
 
 from stormwater.accounts.access import require_perm
 from stormwater.accounts.roles import Perm
+from stormwater.web.files import download
 
 from .documents import review_pdf
 from .forms import BmpTableForm, RetireForm, ReviewForm
@@ -48,9 +49,7 @@ def review_detail(request, review_id: int):
 @require_perm(Perm.REVIEW_RUN)
 def review_report_pdf(request, review_id: int):
     review = review_get_for_user(user=request.user, review_id=review_id)
-    resp = HttpResponse(review_pdf(review), content_type="application/pdf")
-    resp["Content-Disposition"] = f'inline; filename="engineering-review-{review.pk}.pdf"'
-    return resp
+    return download(review_pdf(review), name=f"engineering-review-{review.pk}", ext="pdf")
 
 
 @require_perm(Perm.REVIEW_RUN)
@@ -103,9 +102,7 @@ def bmp_table_detail(request, table_id: int):
 @require_perm(Perm.REVIEW_RUN)
 def bmp_table_csv(request, table_id: int):
     t = get_object_or_404(BmpTable, pk=table_id)
-    resp = HttpResponse(t.csv_text, content_type="text/csv; charset=utf-8")
-    resp["Content-Disposition"] = f'attachment; filename="bmp-table-{t.pk}-v{t.version}.csv"'
-    return resp
+    return download(t.csv_text, name=f"bmp-table-{t.pk}-v{t.version}", ext="csv")
 
 
 @require_POST

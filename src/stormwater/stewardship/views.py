@@ -9,7 +9,7 @@ from pathlib import Path
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import Q
-from django.http import FileResponse, HttpResponse, JsonResponse
+from django.http import FileResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.utils.text import get_valid_filename
@@ -18,6 +18,7 @@ from django.views.decorators.http import require_POST
 from stormwater.accounts.access import require_perm
 from stormwater.accounts.roles import Perm
 from stormwater.cases.models import CaseDocument
+from stormwater.web.files import download
 from stormwater.web.postdata import act, date_value
 
 from . import selectors, services
@@ -324,9 +325,7 @@ def ms4_report(request):
 @require_perm(Perm.STEWARDSHIP)
 def ms4_report_csv(request):
     year = _year(request)
-    resp = HttpResponse(ms4_csv(year), content_type="text/csv")
-    resp["Content-Disposition"] = f'attachment; filename="ms4-construction-post-construction-{year - 1}-{year}.csv"'
-    return resp
+    return download(ms4_csv(year), name=f"ms4-construction-post-construction-{year - 1}-{year}", ext="csv")
 
 
 @require_perm(Perm.STEWARDSHIP, api=True)

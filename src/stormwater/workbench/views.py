@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
-from django.http import Http404, HttpResponse
+from django.http import Http404
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
@@ -14,6 +14,7 @@ from stormwater.accounts.models import User
 from stormwater.accounts.roles import Perm
 from stormwater.permits.models import Waiver
 from stormwater.permits.selectors import may_act_for_applicant, permit_get_for_user
+from stormwater.web.files import download
 from stormwater.web.postdata import attempt
 
 from . import catalog, documents, selectors, services
@@ -149,10 +150,8 @@ def workbench_summary(request, number: str):
 @require_perm()
 def workbench_summary_pdf(request, number: str):
     app = permit_get_for_user(user=request.user, number=number)
-    pdf = documents.review_summary_pdf(selectors.review_summary(app))
-    resp = HttpResponse(pdf, content_type="application/pdf")
-    resp["Content-Disposition"] = f'inline; filename="{app.case.number}-review-summary.pdf"'
-    return resp
+    return download(documents.review_summary_pdf(selectors.review_summary(app)),
+                    name=f"{app.case.number}-review-summary", ext="pdf")
 
 
 @require_POST

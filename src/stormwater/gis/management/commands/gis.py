@@ -183,17 +183,12 @@ class Command(BaseCommand):
         self.stdout.write(json.dumps(rep.as_json(), indent=2))
 
     def do_export(self, o):
-        import csv
-
-        from stormwater.gis.selectors import survey_geopackage, survey_get, survey_rows
+        from stormwater.gis.selectors import survey_csv, survey_geopackage, survey_get
 
         survey = survey_get(o["survey"])
         if o["out"].lower().endswith(".gpkg"):
             survey_geopackage(survey, o["out"])
         else:
-            cols, rows = survey_rows(survey)
             with open(o["out"], "w", newline="") as f:
-                w = csv.DictWriter(f, fieldnames=cols)
-                w.writeheader()
-                w.writerows(rows)
+                f.write(survey_csv(survey))
         self.stderr.write(f"survey {survey.pk} → {o['out']}")
