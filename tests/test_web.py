@@ -145,3 +145,20 @@ def test_demo_town_has_every_class_an_issued_run_and_listed_problems():
     assert Bill.objects.get(parcel__parcel_id="198-16").impervious_sqft == D("2357.34")  # from the overlay
     assert Bill.objects.filter(flagged=True).exists()  # the distribution center is over 500 ERUs
     assert demo_load()["loaded"] is False  # never twice
+
+
+@pytest.mark.parametrize("content_type, name, disposition", [
+    ("application/pdf", "Site plan.pdf", 'inline; filename="Site_plan.pdf"'),
+    ("text/html", 'x"><script>.html', 'attachment; filename="xscript.html"'),
+    ("image/jpeg", "photo 1.jpg", 'attachment; filename="photo_1.jpg"'),
+])
+def test_an_uploaded_document_is_served_safely(content_type, name, disposition):
+    """Only a PDF opens in the browser; anything else is saved, and the uploaded name cannot break the header."""
+    from types import SimpleNamespace
+
+    from django.core.files.base import ContentFile
+
+    from stormwater.web.files import document_response
+
+    r = document_response(SimpleNamespace(file=ContentFile(b"x"), content_type=content_type, original_name=name))
+    assert r["Content-Type"] == content_type and r["Content-Disposition"] == disposition

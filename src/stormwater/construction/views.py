@@ -6,7 +6,6 @@ from datetime import datetime
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
-from django.http import FileResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
@@ -18,6 +17,7 @@ from stormwater.cases.services import TransitionError
 from stormwater.permits import workflow as permit_wf
 from stormwater.permits.models import PermitApplication
 from stormwater.rules.inspections import Frequency, Frozen
+from stormwater.web.files import document_response
 from stormwater.web.postdata import act, date_value, money_value
 
 from . import selectors, services
@@ -113,9 +113,7 @@ def construction_detail(request, number: str):
 def construction_document(request, number: str, doc_id: int):
     p = _get(request, number)
     doc = get_object_or_404(p.case.documents, pk=doc_id)
-    resp = FileResponse(doc.file.open("rb"), content_type=doc.content_type)
-    resp["Content-Disposition"] = f'inline; filename="{doc.original_name}"'
-    return resp
+    return document_response(doc)
 
 
 @require_perm(Perm.INSPECTION_FILE)

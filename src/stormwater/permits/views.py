@@ -6,11 +6,10 @@ from __future__ import annotations
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import Prefetch
-from django.http import FileResponse, Http404
+from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.text import get_valid_filename
 from django.views.decorators.http import require_POST
 
 from stormwater.accounts.access import public, require_perm
@@ -20,7 +19,7 @@ from stormwater.cases.models import Clock
 from stormwater.cases.selectors import clock_view
 from stormwater.parcels.models import Parcel
 from stormwater.rules.applicability import EXEMPTIONS, OtherWork, determine, to_sqft
-from stormwater.web.files import download
+from stormwater.web.files import document_response, download
 from stormwater.web.postdata import act, date_value, money_value
 
 from . import documents, services
@@ -156,10 +155,7 @@ def permit_detail(request, number: str):
 def permit_document(request, number: str, doc_id: int):
     app = permit_get_for_user(user=request.user, number=number)
     doc = get_object_or_404(app.case.documents, pk=doc_id)
-    resp = FileResponse(doc.file.open("rb"), content_type=doc.content_type)
-    disposition = "inline" if doc.content_type == "application/pdf" else "attachment"
-    resp["Content-Disposition"] = f'{disposition}; filename="{get_valid_filename(doc.original_name)}"'
-    return resp
+    return document_response(doc)
 
 
 @require_POST

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
-from django.http import FileResponse, Http404
+from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
@@ -17,6 +17,7 @@ from stormwater.cases.services import DocumentError, TransitionError
 from stormwater.parcels.selectors import parcel_get_for_user, parcels_for_user
 from stormwater.receivables.models import CommitmentLine
 from stormwater.utility.selectors import bill_get_for_user, bills_for_user
+from stormwater.web.files import document_response
 
 from . import actions
 from . import services as sv
@@ -177,10 +178,7 @@ def relief_detail(request, number: str):
 def relief_document(request, number: str, doc_id: int):
     case = relief_case_get_for_user(user=request.user, number=number)
     doc = get_object_or_404(case.documents, pk=doc_id)
-    resp = FileResponse(doc.file.open("rb"), content_type=doc.content_type)
-    disp = "inline" if doc.content_type == "application/pdf" else "attachment"
-    resp["Content-Disposition"] = f'{disp}; filename="{doc.original_name}"'
-    return resp
+    return document_response(doc)
 
 
 @require_POST

@@ -9,7 +9,7 @@ from pathlib import Path
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import Q
-from django.http import FileResponse, JsonResponse
+from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.utils.text import get_valid_filename
@@ -18,7 +18,7 @@ from django.views.decorators.http import require_POST
 from stormwater.accounts.access import require_perm
 from stormwater.accounts.roles import Perm
 from stormwater.cases.models import CaseDocument
-from stormwater.web.files import download
+from stormwater.web.files import document_response, download
 from stormwater.web.postdata import act, date_value
 
 from . import selectors, services
@@ -100,9 +100,7 @@ def site_document(request, number, doc_id):
     site = _site(request, number)
     # the site's own documents and those of its failure-to-maintain cases (children of the site case)
     doc = get_object_or_404(CaseDocument.objects.filter(Q(case=site.case) | Q(case__parent=site.case)), pk=doc_id)
-    resp = FileResponse(doc.file.open("rb"), content_type=doc.content_type)
-    resp["Content-Disposition"] = f'inline; filename="{doc.original_name}"'
-    return resp
+    return document_response(doc)
 
 
 @require_POST

@@ -9,7 +9,8 @@ import io
 from decimal import Decimal
 from typing import Iterable, Sequence
 
-from django.http import HttpResponse
+from django.http import FileResponse, HttpResponse
+from django.utils.text import get_valid_filename
 
 CONTENT_TYPES = {
     "csv": "text/csv; charset=utf-8",
@@ -45,4 +46,13 @@ def download(content, *, name: str, ext: str) -> HttpResponse:
     """A file response: PDFs open in the browser, spreadsheets are saved."""
     resp = HttpResponse(content, content_type=CONTENT_TYPES[ext])
     resp["Content-Disposition"] = f'{"inline" if ext == "pdf" else "attachment"}; filename="{name}.{ext}"'
+    return resp
+
+
+def document_response(doc) -> FileResponse:
+    """An uploaded case document (``cases.CaseDocument``) as stored: a PDF opens in the browser, anything
+    else is saved (an uploaded file never renders as a page of this site); its name made header-safe."""
+    resp = FileResponse(doc.file.open("rb"), content_type=doc.content_type)
+    disposition = "inline" if doc.content_type == "application/pdf" else "attachment"
+    resp["Content-Disposition"] = f'{disposition}; filename="{get_valid_filename(doc.original_name)}"'
     return resp
