@@ -9,6 +9,7 @@ They are labelled "demo values" wherever shown.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass, fields, replace
 from decimal import Decimal
 
 from .fees import DEFAULT_BLOCKS, FeeTerms
@@ -26,3 +27,42 @@ def demo_terms() -> FeeTerms:
     return FeeTerms(eru_sqft=DEMO_ERU_SQFT, rate_per_eru=DEMO_RATE_PER_ERU,
                     small_residential_rate=DEMO_SMALL_RESIDENTIAL_RATE, blocks=DEFAULT_BLOCKS,
                     installments=DEMO_INSTALLMENTS, label=DEMO_LABEL + " (demo values)")
+
+
+@dataclass(frozen=True)
+class TownConfig:
+    """The town's operating configuration: policy the ordinances leave to the town, with Longmeadow's
+    defaults. Overridden per installation in the data folder's ``town.toml`` (a ``[town]`` table whose keys
+    are these field names; ``stormwater.townconfig.town_config`` reads it). Rates, the ERU and the block
+    table are not here: they are Select Board resolutions with effective dates (``utility.RateResolution``).
+
+    Add a field with its default, a comment naming the provision or the reason, and show the value
+    wherever it decides an outcome.
+    """
+
+    name: str = "Town of Longmeadow"
+
+
+def town_config_from(overrides: dict) -> TownConfig:
+    """A TownConfig with ``overrides`` applied; an unknown key or a value of the wrong type is refused by name."""
+    known = {f.name: f for f in fields(TownConfig)}
+    unknown = sorted(set(overrides) - set(known))
+    if unknown:
+        raise ValueError(f"town configuration: unknown setting(s) {', '.join(unknown)}")
+    values = {}
+    for key, value in overrides.items():
+        default = getattr(TownConfig, key)
+        if isinstance(default, Decimal):
+            try:
+                value = Decimal(str(value))
+            except ArithmeticError:
+                raise ValueError(f"town configuration: {key} must be a number") from None
+            if not value.is_finite():
+                raise ValueError(f"town configuration: {key} must be a finite number")
+        elif isinstance(default, bool):
+            if not isinstance(value, bool):
+                raise ValueError(f"town configuration: {key} must be true or false")
+        elif not isinstance(value, type(default)):
+            raise ValueError(f"town configuration: {key} must be a {type(default).__name__}")
+        values[key] = value
+    return replace(TownConfig(), **values)

@@ -1,0 +1,37 @@
+"""The installation's town configuration (``rules.town.TownConfig``), read once from the data folder.
+
+``$STORMWATER_DATA_DIR/town.toml`` may hold a ``[town]`` table overriding any TownConfig field, e.g.::
+
+    [town]
+    name = "Town of Longmeadow"
+
+A missing file means Longmeadow's defaults. A bad file stops with a message naming the setting.
+"""
+from __future__ import annotations
+
+import tomllib
+from functools import lru_cache
+from pathlib import Path
+
+from django.conf import settings
+
+from stormwater.rules.town import TownConfig, town_config_from
+
+
+def config_path() -> Path:
+    return Path(settings.DATA_DIR) / "town.toml"
+
+
+@lru_cache(maxsize=1)
+def town_config() -> TownConfig:
+    path = config_path()
+    if not path.exists():
+        return TownConfig()
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+        raise RuntimeError(f"{path}: cannot read the town configuration ({e})") from None
+    try:
+        return town_config_from(data.get("town", {}))
+    except ValueError as e:
+        raise RuntimeError(f"{path}: {e}") from None
