@@ -14,7 +14,7 @@ from stormwater.stewardship.contents import OM_ITEMS
 from stormwater.stewardship.models import AnnualCertification, Bmp, CertificationReminder, MaintenanceLog
 from stormwater.stewardship.reports import ms4_counts, ms4_csv
 
-from .conftest import UKY, all_items, pdf_upload
+from .conftest import all_items, need_uky, pdf_upload
 
 
 def test_final_plan_needs_every_content_item_each_named(site, personas):
@@ -190,7 +190,7 @@ def test_ownership_change_and_amendment_signed_by_all(recorded, site, personas, 
 def test_uky_inventory_import_maps_types_to_region_1_categories(personas, at):
     at(date(2026, 5, 1))
     site = sv.site_open(name="UKY campus (sample)", acting_user=personas["staff"])
-    imp = sv.inventory_import(site=site, folder=UKY, acting_user=personas["staff"])
+    imp = sv.inventory_import(site=site, folder=need_uky(), acting_user=personas["staff"])
     assert imp.counts["bmps"] == 160 == Bmp.objects.filter(site=site).count()
     cats = imp.counts["bmps_by_category"]
     assert cats["bioretention_basin"] == 17          # 12 bioretention + 5 rain gardens
