@@ -68,9 +68,17 @@ def download(content, *, name: str, ext: str) -> HttpResponse:
 
 
 def document_response(doc) -> FileResponse:
-    """An uploaded case document (``cases.CaseDocument``) as stored: a PDF opens in the browser, anything
-    else is saved (an uploaded file never renders as a page of this site); its name made header-safe."""
+    """An uploaded case document (``cases.CaseDocument``) as stored: a PDF opens in the browser, anything else is
+    saved (an uploaded file never renders as a page of this site); its name made header-safe. A name whose extension
+    disagrees with the sniffed content (stored before uploads were checked, e.g. a PDF named ``setup.pdf.exe``) is
+    never opened inline and is saved with its content's extension added (``setup.pdf.exe.pdf``)."""
+    from stormwater.cases.filetypes import names_agree, type_of
+
+    name, ftype = doc.original_name, type_of(doc.content_type)
+    agree = names_agree(name, doc.content_type)
+    if ftype is not None and not agree:
+        name = f"{name}{ftype.extensions[0]}"
     resp = FileResponse(doc.file.open("rb"), content_type=doc.content_type)
-    disposition = "inline" if doc.content_type == "application/pdf" else "attachment"
-    resp["Content-Disposition"] = f'{disposition}; filename="{get_valid_filename(doc.original_name)}"'
+    disposition = "inline" if ftype is not None and ftype.inline and agree else "attachment"
+    resp["Content-Disposition"] = f'{disposition}; filename="{get_valid_filename(name)}"'
     return resp
