@@ -70,7 +70,8 @@ def postgres_create_sql(table: str) -> list[str]:
 
 
 def postgres_drop_trigger_sql(table: str) -> list[str]:
-    return [f"DROP TRIGGER IF EXISTS {_q(f'{table}_{name}')} ON {_q(table)};" for name in ("append_only", "no_truncate")]
+    return [f"DROP TRIGGER IF EXISTS {_q(f'{table}_{name}')} ON {_q(table)};"
+            for name in ("append_only", "no_truncate")]
 
 
 def _create_sql(connection, table: str, model=None) -> list[str]:

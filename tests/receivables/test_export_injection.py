@@ -61,7 +61,8 @@ def _xlsx_rows(resp):
 
 
 def _no_formula(cells):
-    return [c.coordinate for c in cells if c.data_type == "f" or (isinstance(c.value, str) and c.value[:1] in "=+-@\t\r")]
+    return [c.coordinate for c in cells
+            if c.data_type == "f" or (isinstance(c.value, str) and c.value[:1] in "=+-@\t\r")]
 
 
 def test_bill_run_exports_write_owner_text_as_text(client_for, personas, evil_town):

@@ -38,8 +38,8 @@ ERR_NOT_CHECKED = "Check the import before importing it."
 ERR_ALREADY = "This import was already imported."
 ERR_UNSAFE_ZIP = "{name}: the zip holds a path outside its folder ({member}); zip the layer files themselves"
 ERR_BAD_ZIP = "{name}: not a readable zip file ({why}); zip the layer files again and upload the new zip"
-ERR_ZIP_MEMBERS = ("{name}: the zip holds {n:,} files, more than the limit of {limit:,} (gis_archive_max_members in the "
-                   "town configuration); zip only the layers to import")
+ERR_ZIP_MEMBERS = ("{name}: the zip holds {n:,} files, more than the limit of {limit:,} (gis_archive_max_members in "
+                   "the town configuration); zip only the layers to import")
 ERR_ZIP_SIZE = ("{name}: the zip would expand to more than the limit of {limit:,} MB (gis_archive_max_mb in the town "
                 "configuration); zip only the layers to import")
 ERR_ZIP_RATIO = ("{name}: the zip would expand to {mb:,} MB, more than {limit:,} times its own size "

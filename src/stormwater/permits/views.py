@@ -144,7 +144,8 @@ def permit_detail(request, number: str):
         "can_account": u.can(Perm.PERMIT_ACCOUNT), "can_appeal_record": u.can(Perm.PERMIT_APPEAL_RECORD),
         "is_consultant": u.can(Perm.PERMIT_CONSULT),
         "upload_tags": [(i.key, i.label) for i in ITEMS if i.by_upload] + list(OTHER_TAGS.items()),
-        "decision_form": DecisionForm(), "consultant_form": ConsultantForm(), "appeal_form": AppealForm(paper=u.can(Perm.PERMIT_APPEAL_RECORD)),
+        "decision_form": DecisionForm(), "consultant_form": ConsultantForm(),
+        "appeal_form": AppealForm(paper=u.can(Perm.PERMIT_APPEAL_RECORD)),
         "S": wf.Status, "today": timezone.localdate(), "schedule": fee_schedule_in_force(timezone.localdate()),
         "allowed": case.machine.transitions.get(case.status, frozenset()),
     }
