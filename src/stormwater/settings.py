@@ -1,7 +1,10 @@
 """Settings from the environment (healthchecks-style typed helpers that fail loudly).
 
 STORMWATER_DATA_DIR  folder for the SQLite database, uploads and the dev secret (default ./data)
-DATABASE_URL         e.g. postgres://user:pw@127.0.0.1:5432/stormwater; SQLite (WAL) when unset
+DATABASE_URL         e.g. postgres://user:pw@127.0.0.1:5432/stormwater; SQLite (WAL) when unset. On PostgreSQL the
+                     runtime role: it owns no table (docs/security.md)
+MIGRATE_DATABASE_URL PostgreSQL only, set only where migrations run: the owner role; `stormwater migrate` connects
+                     with it and grants DATABASE_URL's role what running needs (docs/security.md)
 SECRET_KEY           required when STORMWATER_ENV=production; in development one is generated
                      into the data folder (never into the repository)
 DEBUG                "1" to turn on (off by default)
@@ -117,10 +120,18 @@ TEMPLATES = [
 ]
 
 
+def _database(url: str) -> dict:
+    db = dj_database_url.parse(url, conn_max_age=60)
+    if db["ENGINE"] == "django.db.backends.postgresql":
+        # flush lifts the append-only guards for a reset and is refused in production (stormwater.dbbackends)
+        db["ENGINE"] = "stormwater.dbbackends.postgresql"
+    return db
+
+
 def _databases() -> dict:
     url = os.environ.get("DATABASE_URL")
     if url:
-        return {"default": dj_database_url.parse(url, conn_max_age=60)}
+        return {"default": _database(url)}
     DATA_DIR.mkdir(parents=True, exist_ok=True)
     return {
         "default": {
@@ -139,6 +150,8 @@ def _databases() -> dict:
 
 
 DATABASES = _databases()
+# The owner role, for `stormwater migrate` only (audit/management/commands/migrate.py; docs/security.md).
+MIGRATE_DATABASE = _database(os.environ["MIGRATE_DATABASE_URL"]) if os.environ.get("MIGRATE_DATABASE_URL") else None
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

@@ -55,3 +55,88 @@ def test_size_limit(settings, personas):
     with pytest.raises(DocumentError) as e:
         case_document_add(case=case, upload=big, tag="swmp", title="", acting_user=None)
     assert str(e.value) == ERR_SIZE.format(mb=1)
+
+
+# --- the file's name and its content must agree (issue 14) ------------------------------------------------------
+
+JPEG_THEN_HTML = SAMPLES["image/jpeg"] + b"<html><body><script>alert(document.cookie)</script></body></html>"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name,data", [
+    ("photo.hta", JPEG_THEN_HTML),                      # an HTML application behind a JPEG header
+    ("photo.html", JPEG_THEN_HTML),
+    ("setup.pdf.exe", SAMPLES["application/pdf"]),      # a PDF named to run
+    ("plan.png", SAMPLES["application/pdf"]),           # a PDF named as an image
+    ("site.jpg", SAMPLES["image/png"]),
+    ("drawing", SAMPLES["image/vnd.dwg"]),              # no extension at all
+    ("scan.pdf.", SAMPLES["application/pdf"]),
+])
+def test_an_extension_that_does_not_match_the_content_is_refused(personas, name, data):
+    case = case_open(kind="permit", title="t", acting_user=None)
+    with pytest.raises(DocumentError) as e:
+        case_document_add(case=case, upload=SimpleUploadedFile(name, data, "application/octet-stream"),
+                          tag="other", title="", acting_user=personas["owner"])
+    assert "by its content" in str(e.value) and name in str(e.value)
+    assert not case.documents.exists()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("name,ctype", [("Site Plan.PDF", "application/pdf"), ("photo.jpeg", "image/jpeg"),
+                                        ("photo.JPG", "image/jpeg"), ("map.png", "image/png"),
+                                        ("grading.dwg", "image/vnd.dwg")])
+def test_an_extension_of_the_content_type_is_accepted_in_any_case(personas, name, ctype):
+    case = case_open(kind="permit", title="t", acting_user=None)
+    doc = case_document_add(case=case, upload=SimpleUploadedFile(name, SAMPLES[ctype] + b"...", "text/plain"),
+                            tag="other", title="", acting_user=personas["owner"])
+    assert doc.content_type == ctype and doc.original_name == name
+
+
+def test_a_stored_document_whose_name_disagrees_with_its_content_is_saved_under_a_safe_name():
+    """Documents stored before the check: a PDF named ``setup.pdf.exe`` is downloaded (never opened inline) as a
+    ``.pdf``; an agreeing PDF still opens in the browser."""
+    from types import SimpleNamespace
+
+    from django.core.files.base import ContentFile
+
+    from stormwater.web.files import document_response
+
+    def serve(name, ctype="application/pdf"):
+        return document_response(SimpleNamespace(file=ContentFile(b"%PDF-"), content_type=ctype, original_name=name))
+
+    assert serve("setup.pdf.exe")["Content-Disposition"] == 'attachment; filename="setup.pdf.exe.pdf"'
+    assert serve("photo.hta", "image/jpeg")["Content-Disposition"] == 'attachment; filename="photo.hta.jpg"'
+    assert serve("plan.pdf")["Content-Disposition"] == 'inline; filename="plan.pdf"'
+
+
+# --- an allow-list a data type can join with its own content check ------------------------------------------------
+
+@pytest.mark.django_db
+def test_data_types_are_accepted_only_where_asked_and_only_if_they_parse(personas):
+    from stormwater.cases.filetypes import DOCUMENT_TYPES, JSON_DATA, YAML_DATA
+
+    case = case_open(kind="permit", title="t", acting_user=None)
+    plan_types = DOCUMENT_TYPES + (JSON_DATA, YAML_DATA)
+
+    def add(name, data, types=plan_types):
+        return case_document_add(case=case, upload=SimpleUploadedFile(name, data, "text/plain"), tag="swmp",
+                                 title="", acting_user=None, types=types)
+
+    assert add("plan.yaml", b"schema: longmeadow-swmp/1\nsite: {name: Elm}\n").content_type == "application/yaml"
+    assert add("plan.yml", "title: Caf\u00e9\n".encode()).content_type == "application/yaml"
+    assert add("plan.json", b'{"schema": "longmeadow-swmp/1"}').content_type == "application/json"
+    assert add("plan.pdf", SAMPLES["application/pdf"]).content_type == "application/pdf"
+    assert add("plan.yaml", b'{"schema": 1}').content_type == "application/yaml"  # JSON is YAML too
+    for name, data in [("plan.yaml", b"key: [unclosed\n"),            # does not parse
+                       ("plan.json", b"{'single': quotes}"),
+                       ("plan.yaml", b"caf\xe9: 1\n"),                  # not UTF-8
+                       ("plan.yaml", b"\x00\x01binary"),
+                       ("plan.json", b'{"schema": 1}'[:0]),             # empty
+                       ("plan.yaml", b"<html><script>x</script></html>"),  # text that is not data
+                       ("plan.json", b'"just a string"'),
+                       ("plan.exe", b'{"schema": 1}')]:
+        with pytest.raises(DocumentError):
+            add(name, data)
+    with pytest.raises(DocumentError) as e:
+        add("plan.yaml", b"schema: longmeadow-swmp/1\n", types=DOCUMENT_TYPES)  # not a document type
+    assert str(e.value) == ERR_TYPE

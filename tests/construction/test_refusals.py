@@ -308,3 +308,16 @@ def test_inspection_notice_must_be_in_the_future(active, personas, at):
     with pytest.raises(cs.ConstructionError, match="future"):
         cs.inspection_notice_give(project=active, kind="pre_bury", scheduled_at=dt(2026, 5, 1, 11),
                                   acting_user=personas["consultant"])
+
+
+def test_the_design_engineer_cannot_backdate_the_paper_copy(active, personas, at):
+    """Issue 14: dates a filer gives are the server's; the DPW records when a paper copy really arrived."""
+    at(date(2026, 9, 10))
+    ab = cs.as_built_submit(project=active, upload=pdf_upload(), pe_name="Dana Engineer", pe_license="45678",
+                            certified_on=date(2026, 9, 1), paper_copy_received_on=date(2026, 9, 1), full_size=True,
+                            final_grades=True, deviations="none", acting_user=personas["consultant"])
+    assert ab.paper_copy_received_on == date(2026, 9, 10) and ab.certified_on == date(2026, 9, 1)
+    ab2 = cs.as_built_submit(project=active, upload=pdf_upload(), pe_name="Dana Engineer", pe_license="45678",
+                             certified_on=date(2026, 9, 1), paper_copy_received_on=date(2026, 9, 2), full_size=True,
+                             final_grades=True, deviations="none", acting_user=personas["director"])
+    assert ab2.paper_copy_received_on == date(2026, 9, 2)

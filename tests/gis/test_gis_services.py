@@ -156,9 +156,15 @@ def test_the_change_report_lists_ground_and_fee_changes(imported, resolution, sy
     # P-1 is small residential (flat fee: the patio removal changes no ERU and no fee); P-2 stays at 1 ERU.
     assert rep.rows == [] or all(r.fee_delta == 0 for r in rep.rows)
     # Make P-2 big enough to cross an ERU: a 20x20 garage → 600 ft²; with an ERU of 400 ft² 200 → 1, 600 → 2 ERUs.
-    from stormwater.utility.models import RateResolution
+    # A resolution is never edited (append-only): the Select Board's change is a new resolution in force by then.
+    from stormwater.rules.fees import TABLE_1_BLOCKS
+    from stormwater.utility.services import resolution_adopt
 
-    RateResolution.objects.filter(pk=resolution.pk).update(eru_sqft=Decimal("400"))
+    resolution_adopt(label="ERU of 400 ft²", adopted_on=date(2027, 6, 1), effective_from=date(2027, 7, 1),
+                     eru_sqft=Decimal("400"), rate_per_eru=resolution.rate_per_eru,
+                     small_residential_rate=resolution.small_residential_rate, installments=resolution.installments,
+                     interest_rate_percent=resolution.interest_rate_percent, demand_charge=resolution.demand_charge,
+                     blocks=list(TABLE_1_BLOCKS), acting_user=None)
     rep = survey_changes(survey_from=a, survey_to=b, as_of=date(2027, 7, 1))
     (row,) = rep.rows
     assert (row.parcel_id, row.erus_from, row.erus_to) == ("P-2", 1, 2)

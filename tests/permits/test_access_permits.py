@@ -156,3 +156,39 @@ def test_letters_to_the_applicant_are_emailed_where_there_is_an_address(personas
                                        acting_user=personas["staff"])
     assert [m.to for m in mail.outbox] == [["olivia@example.com"]]
     assert "incomplete" in mail.outbox[0].subject
+
+
+# --- a permit only on one's own parcel unless staff (issue 14) -------------------------------------------------------
+
+NEW = {"owner_name": "Olivia Owner", "owner_address": "1 Elm St", "site_address": "2 Oak St", "parcel_ids": "01-01-2",
+       "description": "Pool and patio", "project_type": "new", "disturbance_sqft": "50000"}
+
+
+def test_an_owner_cannot_open_a_permit_draft_on_someone_elses_parcel(client_for, personas, town):
+    """01-01-2 is Oscar Other's: the draft used to open in his name and show in his account."""
+    from stormwater.permits.models import PermitApplication
+
+    owner = client_for(personas["owner"])
+    r = owner.post("/permits/new/", NEW)
+    assert r.status_code == 200 and "No such parcel of yours: 01-01-2" in r.content.decode()
+    r = owner.post("/api/permits/new/", {**NEW, "parcel_ids": ["01-01-1", "01-01-2"], "disturbance_sqft": 50000},
+                   content_type="application/json")
+    assert r.status_code == 400 and r.json()["error"] == "parcel_ids: no such parcel of yours: 01-01-2"
+    assert not PermitApplication.objects.exists()
+    with pytest.raises(sv.TransitionError, match="01-01-2"):
+        sv.permit_application_start(acting_user=personas["owner"], owner=None, owner_name="x", site_address="x",
+                                    description="x", disturbance_sqft=D(50000), parcels=[town["house2"]])
+    assert not PermitApplication.objects.exists()
+
+
+def test_an_owner_opens_a_draft_on_their_own_parcel_and_staff_on_any(client_for, personas, town):
+    from stormwater.permits.models import PermitApplication
+
+    r = client_for(personas["owner"]).post("/permits/new/", {**NEW, "parcel_ids": "01-01-1"})
+    assert r.status_code == 302
+    assert PermitApplication.objects.get().owner.user == personas["owner"]
+    r = client_for(personas["staff"]).post("/permits/new/", NEW)  # a walk-in filing for Oscar Other
+    assert r.status_code == 302
+    walk_in = PermitApplication.objects.get(parcels=town["house2"])
+    assert walk_in.owner.user == personas["outsider"]
+    assert walk_in.case.number in client_for(personas["outsider"]).get("/permits/").content.decode()

@@ -435,3 +435,37 @@ def test_an_unpaid_additional_fee_is_cause_to_deny(consultant, personas, at):
     at(date(2026, 4, 8))
     sv.permit_deny_nonpayment(application=consultant, acting_user=personas["director"])
     assert status(consultant) == S.DENIED
+
+
+# --- dates an applicant files are the server's (issue 14) ------------------------------------------------------------
+
+def test_an_applicant_cannot_backdate_an_appeal_into_its_window(consultant, personas, at, client_for):
+    at(date(2026, 3, 20))  # the 10-day appeal window closed on Thu Mar 19
+    c = client_for(personas["owner"])
+    r = c.post(f"/permits/{consultant.case.number}/consultant/appeal/",
+               {"received_on": "2026-03-19", "ground": "conflict", "statement": "Designed the abutting project"},
+               follow=True)
+    assert "within 10 days" in r.content.decode()
+    assert status(consultant) == S.CONSULTANT_FEE_DUE and not consultant.consultants.get().appeals.exists()
+    # the Select Board's clerk records a paper appeal that arrived on time
+    appeal = sv.consultant_appeal_file(application=consultant, received_on=date(2026, 3, 19), ground="conflict",
+                                       statement="Mailed Mar 18", acting_user=personas["clerk"])
+    assert appeal.received_on == date(2026, 3, 19) and status(consultant) == S.CONSULTANT_APPEAL
+
+
+def test_an_applicants_appeal_is_received_today_without_a_date(consultant, personas, at, client_for):
+    at(date(2026, 3, 12))
+    r = client_for(personas["owner"]).post(f"/permits/{consultant.case.number}/consultant/appeal/",
+                                           {"ground": "conflict", "statement": "x"})
+    assert r.status_code == 302
+    assert consultant.consultants.get().appeals.get().received_on == date(2026, 3, 12)
+
+
+def test_a_permittee_cannot_backdate_a_notice_of_change(reviewing, personas, at, client_for):
+    at(date(2026, 4, 10))
+    _approve(reviewing, personas, date(2026, 4, 10))
+    at(date(2026, 4, 20))
+    r = client_for(personas["owner"]).post(f"/permits/{reviewing.case.number}/changes/",
+                                           {"notified_on": "2026-04-11", "description": "Move the basin"})
+    assert r.status_code == 302
+    assert reviewing.changes.get().notified_on == date(2026, 4, 20)

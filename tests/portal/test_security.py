@@ -174,6 +174,21 @@ def test_uploads_are_checked_by_content_and_size(client_for, personas, records, 
     assert app.case.documents.count() == n
 
 
+def test_an_upload_whose_name_disagrees_with_its_content_is_refused_on_the_page(client_for, personas, records):
+    """Issue 14: a JPEG header followed by HTML was stored as ``photo.hta``; a PDF named ``setup.pdf.exe`` was stored
+    and opened inline."""
+    c = client_for(personas["owner"])
+    app = records["permit"]
+    n = app.case.documents.count()
+    hta = pdf_upload("photo.hta", b"\xff\xd8\xff\xe0\x00\x10JFIF\x00<html><script>alert(1)</script></html>")
+    r = c.post(f"/permits/{app.case.number}/upload/", {"tag": "other", "file": hta}, follow=True)
+    assert "“photo.hta” is a JPEG file by its content" in r.content.decode()
+    r = c.post(f"/permits/{app.case.number}/upload/", {"tag": "other", "file": pdf_upload("setup.pdf.exe")},
+               follow=True)
+    assert "“setup.pdf.exe” is a PDF file by its content" in r.content.decode()
+    assert app.case.documents.count() == n
+
+
 def refuse_eicar(upload):
     """A test scan hook: refuses the EICAR test string, as a real scanner would."""
     return "EICAR test signature" if b"EICAR" in upload.read() else None

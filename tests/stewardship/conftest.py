@@ -2,12 +2,21 @@
 from __future__ import annotations
 
 from datetime import date
+from pathlib import Path
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 PDF_BYTES = b"%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"
-UKY = "/work/shared/reference/inventory/uky-campus-ms4"
+# The UKY campus MS4 inventory sample in the steering repository's shared folder (../shared, relative to this
+# repository); tests that read it are skipped when it is not present.
+UKY = Path(__file__).resolve().parents[2] / ".." / "shared" / "reference" / "inventory" / "uky-campus-ms4"
+
+
+def need_uky() -> str:
+    if not UKY.is_dir():
+        pytest.skip(f"reference data not present at {UKY}")
+    return str(UKY)
 
 
 @pytest.fixture(autouse=True)

@@ -14,7 +14,7 @@ from stormwater.stewardship.contents import OM_ITEMS
 from stormwater.stewardship.models import AnnualCertification, Bmp, CertificationReminder, MaintenanceLog
 from stormwater.stewardship.reports import ms4_counts, ms4_csv
 
-from .conftest import UKY, all_items, pdf_upload
+from .conftest import all_items, need_uky, pdf_upload
 
 
 def test_final_plan_needs_every_content_item_each_named(site, personas):
@@ -91,9 +91,9 @@ def test_certification_windows_late_and_the_overdue_list(recorded, site, persona
     with pytest.raises(sv.StewardshipError, match="the work done, the signature"):
         sv.certification_file(site=site, received_on=date(2027, 4, 14), work_summary=" ", signed_by="",
                               acting_user=personas["owner"])
-    with pytest.raises(sv.StewardshipError, match="future"):
+    with pytest.raises(sv.StewardshipError, match="future"):  # staff recording a paper filing give its date
         sv.certification_file(site=site, received_on=date(2027, 4, 20), work_summary="x", signed_by="y",
-                              acting_user=personas["owner"])
+                              acting_user=personas["staff"])
     assert sel.certifications_overdue(today=date(2027, 5, 17)) == []
     assert [d.seq for d in sel.certifications_overdue(today=date(2027, 5, 18))] == [1]
     at(date(2027, 5, 18))
@@ -190,7 +190,7 @@ def test_ownership_change_and_amendment_signed_by_all(recorded, site, personas, 
 def test_uky_inventory_import_maps_types_to_region_1_categories(personas, at):
     at(date(2026, 5, 1))
     site = sv.site_open(name="UKY campus (sample)", acting_user=personas["staff"])
-    imp = sv.inventory_import(site=site, folder=UKY, acting_user=personas["staff"])
+    imp = sv.inventory_import(site=site, folder=need_uky(), acting_user=personas["staff"])
     assert imp.counts["bmps"] == 160 == Bmp.objects.filter(site=site).count()
     cats = imp.counts["bmps_by_category"]
     assert cats["bioretention_basin"] == 17          # 12 bioretention + 5 rain gardens
@@ -220,3 +220,40 @@ def test_annual_certifications_count_in_the_permit_year_received(recorded, site,
     assert {r.measure: r.count for r in ms4_counts(2028)}["— of which late"] == 1
     assert {r.measure: r.count for r in ms4_counts(2027)}["Annual O&M certifications received"] == 0
     assert AnnualCertification.objects.get().late
+
+
+# --- dates an owner files are the server's (issue 14: an owner backdated an annual certification) --------------------
+
+def test_an_owner_cannot_backdate_an_annual_certification(recorded, site, personas, at, client_for):
+    at(date(2027, 5, 18))  # year 1 was due Mon 2027-05-17
+    c = client_for(personas["owner"])
+    page = c.get(f"/stewardship/{site.case.number}/").content.decode()
+    assert 'name="received_on"' not in page  # the owner's form has no date to fill in
+    r = c.post(f"/stewardship/{site.case.number}/certifications/", {
+        "received_on": "2027-05-17", "work_summary": "Cleaned twice", "signed_by": "Olivia Owner"})
+    assert r.status_code == 302
+    cert = AnnualCertification.objects.get()
+    assert cert.received_on == date(2027, 5, 18) and cert.late
+    assert site.case.events.get(kind="certification").on == date(2027, 5, 18)
+
+
+def test_staff_record_a_paper_certification_on_the_day_it_arrived(recorded, site, personas, at, client_for):
+    at(date(2027, 5, 18))
+    page = client_for(personas["staff"]).get(f"/stewardship/{site.case.number}/").content.decode()
+    assert 'name="received_on"' in page
+    cert = sv.certification_file(site=site, received_on=date(2027, 5, 17), work_summary="Mailed in",
+                                 signed_by="Olivia Owner", acting_user=personas["staff"])
+    assert cert.received_on == date(2027, 5, 17) and not cert.late
+    with pytest.raises(sv.StewardshipError, match="future"):
+        sv.certification_file(site=site, received_on=date(2028, 5, 19), work_summary="x", signed_by="y",
+                              acting_user=personas["staff"])
+
+
+def test_an_owner_cannot_backdate_an_ownership_notice(recorded, site, personas, at, client_for):
+    at(date(2026, 8, 20))
+    r = client_for(personas["owner"]).post(f"/stewardship/{site.case.number}/ownership/", {
+        "role": "owner", "to_name": "Elm Court Condominium Trust", "notified_on": "2026-08-01",
+        "effective_on": "2026-07-30"})
+    assert r.status_code == 302
+    ch = site.ownership_changes.get()
+    assert ch.notified_on == date(2026, 8, 20) and ch.effective_on == date(2026, 7, 30)

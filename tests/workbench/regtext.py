@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-TEXT = Path("/work/shared/regulations/ch380-stormwater-management-rules.txt")
+# The steering repository's shared folder, found relative to this repository (skipped when absent).
+TEXT = Path(__file__).resolve().parents[2] / ".." / "shared" / "regulations" / "ch380-stormwater-management-rules.txt"
 LEVELS = [
     (re.compile(r"^([A-Z])\.\s*$"), lambda m: m),              # A.
     (re.compile(r"^\((\d+)\)\s*$"), lambda m: f"({m})"),        # (1)
@@ -20,9 +21,18 @@ LEVELS = [
 ]
 
 
+def regulation_text() -> str:
+    """Chapter 380's text from ../shared/regulations; the test is skipped when that folder is not present."""
+    import pytest
+
+    if not TEXT.is_file():
+        pytest.skip(f"../shared/regulations is not present ({TEXT})")
+    return TEXT.read_text()
+
+
 def sections(text: str | None = None) -> dict[str, list[tuple[str, str]]]:
     """{'380-11': [(paragraph, first line of text), ...], '380-12': [...], '380-13': [...]}."""
-    lines = (text if text is not None else TEXT.read_text()).splitlines()
+    lines = (text if text is not None else regulation_text()).splitlines()
     starts = [i for i, ln in enumerate(lines) if re.match(r"^A\.\s*$", ln)]
     first = next(i for i in starts if lines[i + 1].strip().startswith("Resources and guidance on requirements"))
     k = starts.index(first)

@@ -17,13 +17,17 @@ from django.utils import timezone
 from stormwater.audit.services import actor_or_none as _actor, audit_record
 from stormwater.rules.clocks import Unit
 
+from .filetypes import DOCUMENT_TYPES, HEAD_BYTES, FileType, extension, type_by_content
 from .machines import machine_for
 from .models import Case, CaseDocument, CaseEvent, CaseNumber, Clock, ClockExtension, ClockToll
 
 ERR_ILLEGAL = "A {kind} case may not go from “{src}” to “{dst}”."
 ERR_FUTURE = "The effective date {on} is in the future."
 ERR_BEFORE_LAST = "The effective date {on} is before the case's last status change ({last})."
-ERR_TYPE = "Only PDF, PNG, JPEG and AutoCAD DWG files are accepted (this file is not one of them by its content)."
+ERR_TYPES = "Only {labels} files are accepted (this file is not one of them by its content)."
+ERR_TYPE = ERR_TYPES.format(labels="PDF, PNG, JPEG and AutoCAD DWG")
+ERR_EXTENSION = ("“{name}” is a {label} file by its content, but its name does not end in {exts}: rename it and "
+                 "upload it again.")
 ERR_SIZE = "The file is larger than the limit of {mb} MB."
 ERR_EMPTY = "The file is empty."
 ERR_INFECTED = "The file was refused by the virus scan{why}."
@@ -31,13 +35,6 @@ ERR_NO_CLOCK = "This case has no running “{kind}” clock."
 ERR_EXT_REASON = "An extension needs its reason."
 
 DEFAULT_MAX_UPLOAD_BYTES = 50 * 1024 * 1024
-
-# Magic bytes → content type (never the browser's claim). AutoCAD DWG files begin "AC10nn".
-SIGNATURES: tuple[tuple[bytes, str], ...] = (
-    (b"%PDF-", "application/pdf"),
-    (b"\x89PNG\r\n\x1a\n", "image/png"),
-    (b"\xff\xd8\xff", "image/jpeg"),
-)
 
 
 class TransitionError(Exception):
@@ -48,16 +45,29 @@ class DocumentError(ValueError):
     pass
 
 
-
-
 def sniff_content_type(head: bytes) -> str | None:
-    """The content type a file's first bytes show, or None if it is not an accepted kind."""
-    for magic, ctype in SIGNATURES:
-        if head.startswith(magic):
-            return ctype
-    if len(head) >= 6 and head[:4] == b"AC10" and head[4:6].isdigit():
-        return "image/vnd.dwg"
-    return None
+    """The content type a file's first bytes show among the document types, or None if it is none of them."""
+    t = type_by_content(head, lambda: head, DOCUMENT_TYPES)
+    return t.content_type if t else None
+
+
+def _labels(types) -> str:
+    labels = [t.label for t in types]
+    return labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
+
+
+def upload_type(name: str, head: bytes, read_all, types: tuple[FileType, ...] = DOCUMENT_TYPES) -> FileType:
+    """The allowed type of an upload: its name's extension names one of ``types`` and its content passes that
+    type's check (issue 14: extension and content agree); otherwise the refusal says which of the two is wrong."""
+    ext = extension(name)
+    by_name = next((t for t in types if ext in t.extensions), None)
+    if by_name is not None and by_name.check(head, read_all):
+        return by_name
+    by_content = type_by_content(head, read_all, types)
+    if by_content is None:
+        raise DocumentError(ERR_TYPES.format(labels=_labels(types)))
+    raise DocumentError(ERR_EXTENSION.format(name=name, label=by_content.label,
+                                             exts=" or ".join(by_content.extensions)))
 
 
 def max_upload_bytes() -> int:
@@ -245,17 +255,26 @@ def clock_extend(*, case: Case, kind: str, days: int, reason: str, acting_user) 
 # --- documents -----------------------------------------------------------------------------------
 
 @transaction.atomic
-def case_document_add(*, case: Case, upload, tag: str, title: str, acting_user) -> CaseDocument:
-    """Store an upload after checking its size and its content type by magic bytes (not its name)."""
+def case_document_add(*, case: Case, upload, tag: str, title: str, acting_user,
+                      types: tuple[FileType, ...] = DOCUMENT_TYPES) -> CaseDocument:
+    """Store an upload after checking its size, and its type: the name's extension must be one of ``types``
+    (cases.filetypes; PDF, PNG, JPEG, DWG unless the service asks for more) and the content must be of that type
+    (magic bytes, or for data files UTF-8 that parses). The browser's claimed type is never read."""
     size = upload.size
     if not size:
         raise DocumentError(ERR_EMPTY)
     if size > max_upload_bytes():
         raise DocumentError(ERR_SIZE.format(mb=max_upload_bytes() // (1024 * 1024)))
     upload.seek(0)
-    ctype = sniff_content_type(upload.read(16))
-    if ctype is None:
-        raise DocumentError(ERR_TYPE)
+    head = upload.read(HEAD_BYTES)
+
+    def read_all() -> bytes:
+        upload.seek(0)
+        data = upload.read()
+        upload.seek(0)
+        return data
+
+    ctype = upload_type(upload.name, head, read_all, types).content_type
     upload_scan(upload)
     upload.seek(0)
     digest = hashlib.sha256()

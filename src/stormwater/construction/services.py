@@ -15,6 +15,7 @@ from django.utils import timezone
 from stormwater.accounts.models import User
 from stormwater.accounts.roles import Perm, Role
 from stormwater.audit.services import audit_record
+from stormwater.cases.filing import filed_on
 from stormwater.cases.services import (TransitionError, case_document_add, case_document_generate, case_open,
                                        case_transition, event_record)
 from stormwater.permits import services as permit_services
@@ -741,7 +742,11 @@ def as_built_submit(*, project: ConstructionProject, upload, pe_name: str, pe_li
                     certified_on: date | None, paper_copy_received_on: date | None, full_size: bool,
                     final_grades: bool, deviations: str, acting_user) -> AsBuilt:
     """§ 380-15: full-size plans with all final grades and all changes from the approved plans, certified by
-    the project design engineer (a Massachusetts registered PE); one paper copy and a PDF."""
+    the project design engineer (a Massachusetts registered PE); one paper copy and a PDF. The paper copy is
+    received today, by the server's clock, unless construction staff record the day it arrived (cases.filing)."""
+    if paper_copy_received_on is not None:
+        paper_copy_received_on = filed_on(acting_user=acting_user, claimed=paper_copy_received_on,
+                                          staff_perm=Perm.CONSTRUCTION_MANAGE)
     missing = []
     if upload is None:
         missing.append("the PDF of the drawings")

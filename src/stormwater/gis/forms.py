@@ -6,6 +6,7 @@ from datetime import date
 from django import forms
 
 from stormwater.parcels.models import ImperviousSurvey
+from stormwater.townconfig import town_config
 
 from .assessor import LOT_UNITS, TARGETS
 from .models import GisImport
@@ -36,9 +37,15 @@ class MultipleFileField(forms.FileField):
 
 class UploadForm(forms.Form):
     kind = forms.ChoiceField(choices=GisImport.Kind.choices, label="What is it")
-    files = MultipleFileField(label="Files",
-                            help_text="GeoPackage, GeoJSON, zipped Shapefile or zipped File Geodatabase (.gdb folder "
-                                      "in a .zip); for assessor records CSV or Excel (.xlsx), or a GIS table.")
+    files = MultipleFileField(label="Files")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        c = town_config()  # the zip limits (issue 14) are the town's; show them where they decide
+        self.fields["files"].help_text = (
+            "GeoPackage, GeoJSON, zipped Shapefile or zipped File Geodatabase (.gdb folder in a .zip); for assessor "
+            f"records CSV or Excel (.xlsx), or a GIS table. A zip may expand to at most {c.gis_archive_max_mb:,} MB "
+            f"({c.gis_archive_max_ratio:,} times its size) and hold at most {c.gis_archive_max_members:,} files.")
 
 
 def _key(src: dict) -> str:

@@ -24,6 +24,7 @@ from stormwater.audit.services import actor_or_none as _user, audit_record
 from stormwater.parcels.models import ImperviousSurvey, Owner, Parcel, ParcelImpervious
 from stormwater.parcels.selectors import parcel_classification
 from stormwater.rules.classes import ClassificationError
+from stormwater.townconfig import town_config
 
 from . import assessor as assessor_mod
 from . import overlay
@@ -35,7 +36,32 @@ GIS_SUFFIXES = {".gpkg", ".geojson", ".json", ".shp", ".zip", ".csv", ".xlsx", "
 ERR_SUFFIX = "{name}: upload a GeoPackage, GeoJSON, zipped Shapefile or zipped File Geodatabase, or CSV/Excel"
 ERR_NOT_CHECKED = "Check the import before importing it."
 ERR_ALREADY = "This import was already imported."
-ERR_UNSAFE_ZIP = "{name}: the zip holds a path outside its folder"
+ERR_UNSAFE_ZIP = "{name}: the zip holds a path outside its folder ({member}); zip the layer files themselves"
+ERR_BAD_ZIP = "{name}: not a readable zip file ({why}); zip the layer files again and upload the new zip"
+ERR_ZIP_MEMBERS = ("{name}: the zip holds {n:,} files, more than the limit of {limit:,} (gis_archive_max_members in "
+                   "the town configuration); zip only the layers to import")
+ERR_ZIP_SIZE = ("{name}: the zip would expand to more than the limit of {limit:,} MB (gis_archive_max_mb in the town "
+                "configuration); zip only the layers to import")
+ERR_ZIP_RATIO = ("{name}: the zip would expand to {mb:,} MB, more than {limit:,} times its own size "
+                 "(gis_archive_max_ratio in the town configuration): that is not GIS data, it is refused")
+# The ratio test applies only past this expanded size: small archives cannot fill a disk whatever their ratio.
+RATIO_FLOOR_BYTES = 16 * 1024 * 1024
+MB = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class ArchiveLimits:
+    """How far an uploaded zip may expand (issue 14): bytes written, files, and expanded/compressed size."""
+
+    max_bytes: int
+    max_members: int
+    max_ratio: int
+
+    @classmethod
+    def from_town(cls) -> "ArchiveLimits":
+        c = town_config()
+        return cls(max_bytes=c.gis_archive_max_mb * MB, max_members=c.gis_archive_max_members,
+                   max_ratio=c.gis_archive_max_ratio)
 
 
 def _dec(x: float) -> Decimal:
@@ -57,7 +83,8 @@ def import_folder(gi: GisImport) -> Path:
 
 @transaction.atomic
 def gis_import_upload(*, kind: str, files: list, acting_user) -> GisImport:
-    """Store uploaded files (zips unpacked) in a folder of their own; the mapping step comes next."""
+    """Store uploaded files (zips unpacked within ``ArchiveLimits``) in a folder of their own; the mapping step
+    comes next. A refused upload leaves no folder and no import behind."""
     for f in files:
         if Path(f.name).suffix.lower() not in GIS_SUFFIXES:
             raise ValueError(ERR_SUFFIX.format(name=f.name))
@@ -65,32 +92,69 @@ def gis_import_upload(*, kind: str, files: list, acting_user) -> GisImport:
     gi.folder = f"import-{gi.pk}"
     folder = import_folder(gi)
     folder.mkdir(parents=True, exist_ok=True)
+    limits = ArchiveLimits.from_town()
     names = []
-    for f in files:
-        name = Path(f.name).name
-        dest = folder / name
-        with dest.open("wb") as out:
-            for chunk in f.chunks():
-                out.write(chunk)
-        if dest.suffix.lower() == ".zip":
-            names += _unzip(dest, folder)
-            dest.unlink()
-        else:
-            names.append(name)
+    try:
+        for f in files:
+            name = Path(f.name).name
+            dest = folder / name
+            with dest.open("wb") as out:
+                for chunk in f.chunks():
+                    out.write(chunk)
+            if dest.suffix.lower() == ".zip":
+                names += unzip_checked(dest, folder, limits=limits)
+                dest.unlink()
+            else:
+                names.append(name)
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)  # the transaction rolls the import back; its files go too
+        raise
     gi.files = sorted(set(names))
     gi.save(update_fields=["folder", "files"])
     audit_record(actor=acting_user, action="gis.upload", obj=gi, data={"kind": kind, "files": gi.files})
     return gi
 
 
-def _unzip(path: Path, folder: Path) -> list[str]:
-    """Unpack; return the usable sources: .shp files, .gdb folders, and other GIS/table files."""
-    with zipfile.ZipFile(path) as z:
-        for m in z.namelist():
-            target = (folder / m).resolve()
-            if not str(target).startswith(str(folder.resolve())):
-                raise ValueError(ERR_UNSAFE_ZIP.format(name=path.name))
-        z.extractall(folder)
+def unzip_checked(path: Path, folder: Path, *, limits: ArchiveLimits) -> list[str]:
+    """Unpack a zip into ``folder`` and return the usable sources (.shp files, .gdb folders, other GIS/table files).
+
+    Refused, before anything is written: more members than ``limits.max_members``, declared sizes over
+    ``limits.max_bytes`` or over ``limits.max_ratio`` times the zip's own size (past RATIO_FLOOR_BYTES), a member
+    whose path leaves ``folder`` (``..``, absolute). While writing, the bytes actually written are counted against
+    ``limits.max_bytes`` too, whatever the zip declared."""
+    name = path.name
+    try:
+        z = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError) as e:
+        raise ValueError(ERR_BAD_ZIP.format(name=name, why=e)) from None
+    root = folder.resolve()
+    with z:
+        infos = z.infolist()
+        if len(infos) > limits.max_members:
+            raise ValueError(ERR_ZIP_MEMBERS.format(name=name, n=len(infos), limit=limits.max_members))
+        declared = sum(i.file_size for i in infos)
+        _check_expansion(name, declared, path.stat().st_size, limits)
+        targets = []
+        for info in infos:
+            member = info.filename.replace("\\", "/")
+            target = (folder / member).resolve()
+            if member.startswith("/") or ".." in member.split("/") or not target.is_relative_to(root):
+                raise ValueError(ERR_UNSAFE_ZIP.format(name=name, member=info.filename))
+            targets.append((info, target))
+        written = 0
+        try:
+            for info, target in targets:
+                if info.is_dir():
+                    target.mkdir(parents=True, exist_ok=True)
+                    continue
+                target.parent.mkdir(parents=True, exist_ok=True)
+                with z.open(info) as src, target.open("wb") as out:
+                    while chunk := src.read(MB):
+                        written += len(chunk)
+                        _check_expansion(name, written, path.stat().st_size, limits)
+                        out.write(chunk)
+        except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError) as e:
+            raise ValueError(ERR_BAD_ZIP.format(name=name, why=e)) from None
     out = []
     for p in sorted(folder.rglob("*")):
         rel = p.relative_to(folder).as_posix()
@@ -101,6 +165,11 @@ def _unzip(path: Path, folder: Path) -> list[str]:
     return out
 
 
+def _check_expansion(name: str, expanded: int, compressed: int, limits: ArchiveLimits) -> None:
+    if expanded > limits.max_bytes:
+        raise ValueError(ERR_ZIP_SIZE.format(name=name, limit=limits.max_bytes // MB))
+    if expanded > RATIO_FLOOR_BYTES and expanded > limits.max_ratio * max(compressed, 1):
+        raise ValueError(ERR_ZIP_RATIO.format(name=name, mb=expanded // MB, limit=limits.max_ratio))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -21,7 +21,6 @@ from django.views.decorators.http import require_POST
 from stormwater.accounts.access import public, require_perm
 from stormwater.accounts.roles import Perm
 from stormwater.cases.services import DocumentError, TransitionError
-from stormwater.parcels.models import Parcel
 from stormwater.rules.applicability import OtherWork, determine, to_sqft
 from stormwater.rules.money import fmt
 from stormwater.web.jsonapi import BadInput, api_errors, date_field, int_field, json_object, text_field
@@ -30,7 +29,7 @@ from . import services
 from .checklist import BY_KEY, OTHER_TAGS
 from .forms import ApplicationForm, DecisionForm
 from .selectors import (account_of, may_act_for_applicant, permit_clocks, permit_get_for_applicant,
-                        permit_get_for_user, permit_owner_for, permits_for_user)
+                        permit_get_for_user, permit_owner_for, permit_site_parcels, permits_for_user)
 
 
 def clock_json(cv) -> dict:
@@ -160,10 +159,11 @@ def api_permit_start(request):
     if not form.is_valid():
         raise _form_error(form)
     d = form.cleaned_data
-    parcels = list(Parcel.objects.filter(parcel_id__in=ids).select_related("owner"))
-    unknown = set(ids) - {p.parcel_id for p in parcels}
+    parcels, unknown, foreign = permit_site_parcels(user=request.user, parcel_ids=ids)
     if unknown:
-        raise BadInput(f"parcel_ids: unknown parcel ids: {', '.join(sorted(unknown))}")
+        raise BadInput(f"parcel_ids: unknown parcel ids: {', '.join(unknown)}")
+    if foreign:
+        raise BadInput(f"parcel_ids: no such parcel of yours: {', '.join(foreign)}")
     rows = b.get("other_work") or []
     if not isinstance(rows, list) or not all(isinstance(w, dict) for w in rows):
         raise BadInput("other_work: a list of objects")

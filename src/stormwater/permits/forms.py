@@ -80,9 +80,18 @@ class ConsultantForm(forms.Form):
 
 
 class AppealForm(forms.Form):
-    received_on = forms.DateField(widget=forms.DateInput(attrs={"type": "date"}))
+    """The applicant's appeal is received today (the server's date); the Select Board's clerk recording a paper
+    appeal gives the day it arrived (``paper=True``; cases.filing)."""
+
+    received_on = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}),
+                                  label="Received on (a paper appeal; empty: today)")
     ground = forms.ChoiceField(choices=ConsultantAppeal.Ground.choices)
     statement = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}))
+
+    def __init__(self, *args, paper: bool = False, **kwargs):
+        super().__init__(*args, **kwargs)
+        if not paper:
+            del self.fields["received_on"]
 
 
 class RuleHearingForm(forms.Form):

@@ -12,7 +12,8 @@ from django.http import Http404
 
 from stormwater.accounts.roles import Perm
 from stormwater.cases.selectors import case_clock, case_clocks
-from stormwater.parcels.models import Owner
+from stormwater.parcels.models import Owner, Parcel
+from stormwater.parcels.selectors import parcels_for_user
 from stormwater.rules.money import ZERO
 from stormwater.rules.permit_fees import FeeTerms, account_summary
 
@@ -56,6 +57,18 @@ def permit_get_for_applicant(*, user, number: str) -> PermitApplication:
     if not may_act_for_applicant(user, app):
         raise PermissionDenied(ERR_NOT_APPLICANT)
     return app
+
+
+def permit_site_parcels(*, user, parcel_ids: list[str]) -> tuple[list[Parcel], list[str], list[str]]:
+    """The site parcels a user may name on a new application (issue 14): permit staff any parcel (a walk-in or an
+    agent's filing), anyone else only their own (``parcels_for_user``). → (parcels, unknown ids, ids that exist but
+    are not theirs). Parcel ids are public (the portal's lookup), so saying "not yours" reveals nothing."""
+    found = list(Parcel.objects.filter(parcel_id__in=parcel_ids).select_related("owner"))
+    unknown = sorted(set(parcel_ids) - {p.parcel_id for p in found})
+    if user.can(Perm.PERMIT_REVIEW):
+        return found, unknown, []
+    mine = set(parcels_for_user(user=user).filter(pk__in=[p.pk for p in found]).values_list("pk", flat=True))
+    return [p for p in found if p.pk in mine], unknown, sorted(p.parcel_id for p in found if p.pk not in mine)
 
 
 def permit_owner_for(*, user, parcels):

@@ -12,7 +12,10 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from stormwater.accounts.roles import Perm
 from stormwater.audit.services import actor_or_none, audit_record
+from stormwater.cases.filing import filed_on
+from stormwater.parcels.selectors import parcels_for_user
 from stormwater.cases.models import Case, CaseParty, PartyRole
 from stormwater.cases.services import (TransitionError, case_document_add, case_document_generate, case_open,
                                        case_transition, clock_extend, clock_meet, clock_running, clock_start,
@@ -77,6 +80,9 @@ ERR_NOT_CLOSED = "The balance is refunded when review and oversight are complete
 ERR_NOTHING_TO_REFUND = "The special account has no balance to refund."
 ERR_SUCCESSOR_DOCS = ("A successor in interest must provide documentation (§ 380-10 G(2)(f)): upload it to the file "
                       "first.")
+ERR_NOT_YOUR_PARCEL = ("No such parcel of yours: {pids}. A permit is applied for on one's own parcels; an agent "
+                       "applying for an owner files with the DPW (§ 380-10 B(1)).")
+ERR_FUTURE_DATE = "The date received must not be in the future."
 ERR_NOT_APPROVED = "Only an approved permit has project changes and a start date (§ 380-10 J, K)."
 ERR_HEARING_NOTICE = ("The hearing must be advertised at least seven days before the hearing date (§ 380-7): "
                       "advertised {adv}, hearing {hearing}.")
@@ -121,7 +127,15 @@ def permit_application_start(*, acting_user, owner_name: str, site_address: str,
                              parcels=(), project_type: str = "new", determination: Determination | None = None,
                              wetlands_jurisdiction: bool = False, other_board_hearing: str = "",
                              planning_board: bool = False, autocad_plans: bool = False) -> PermitApplication:
-    """Open a draft permit file (§ 380-10 B): the permittee is the owner; an agent may apply."""
+    """Open a draft permit file (§ 380-10 B): the permittee is the owner; an agent may apply. Anyone but permit
+    staff names only their own parcels (issue 14: a draft opened on another owner's parcel showed in that owner's
+    account); staff open walk-in and agents' filings on any parcel."""
+    if acting_user is not None and not acting_user.can(Perm.PERMIT_REVIEW) and parcels:
+        mine = set(parcels_for_user(user=acting_user).filter(pk__in=[p.pk for p in parcels])
+                   .values_list("pk", flat=True))
+        foreign = sorted(p.parcel_id for p in parcels if p.pk not in mine)
+        if foreign:
+            raise TransitionError(ERR_NOT_YOUR_PARCEL.format(pids=", ".join(foreign)))
     case = case_open(kind=wf.PERMIT, title=f"{site_address}: {description[:120]}", acting_user=acting_user,
                      applicant=actor_or_none(acting_user))
     seg = bool(determination and determination.segmentation)
@@ -584,10 +598,14 @@ def consultant_additional_fee(*, application: PermitApplication, amount: Decimal
 
 
 @transaction.atomic
-def consultant_appeal_file(*, application: PermitApplication, received_on: date, ground: str, statement: str,
-                           acting_user) -> ConsultantAppeal:
+def consultant_appeal_file(*, application: PermitApplication, ground: str, statement: str, acting_user,
+                           received_on: date | None = None) -> ConsultantAppeal:
     """§ 380-10 G(2)(e): a written appeal received within 10 days of the fee request. It stops the payment
-    countdown (G(2)(d)) and extends the action clock by its duration (tolls, see workflow)."""
+    countdown (G(2)(d)) and extends the action clock by its duration (tolls, see workflow). Received today by the
+    server's clock unless the Select Board's clerk records a paper appeal (cases.filing)."""
+    received_on = filed_on(acting_user=acting_user, claimed=received_on, staff_perm=Perm.PERMIT_APPEAL_RECORD)
+    if received_on > _today():
+        raise ValueError(ERR_FUTURE_DATE)
     app = _lock(application)
     eng = current_engagement(app)
     if eng is None:
@@ -812,9 +830,13 @@ def _approved(app):
 
 
 @transaction.atomic
-def project_change_notify(*, application: PermitApplication, notified_on: date, description: str,
-                          acting_user) -> ProjectChange:
-    """§ 380-10 J: the permittee's written notice of a change before it occurs."""
+def project_change_notify(*, application: PermitApplication, description: str, acting_user,
+                          notified_on: date | None = None) -> ProjectChange:
+    """§ 380-10 J: the permittee's written notice of a change before it occurs. Dated today by the server unless
+    permit staff record a paper notice (cases.filing)."""
+    notified_on = filed_on(acting_user=acting_user, claimed=notified_on, staff_perm=Perm.PERMIT_REVIEW)
+    if notified_on > _today():
+        raise ValueError(ERR_FUTURE_DATE)
     app = _lock(application)
     _approved(app)
     ch = ProjectChange.objects.create(application=app, notified_on=notified_on, description=description)

@@ -17,7 +17,6 @@ from stormwater.accounts.models import User
 from stormwater.accounts.roles import Perm
 from stormwater.cases.models import Clock
 from stormwater.cases.selectors import clock_view
-from stormwater.parcels.models import Parcel
 from stormwater.rules.applicability import EXEMPTIONS, OtherWork, determine, to_sqft
 from stormwater.web.files import document_response, download
 from stormwater.web.postdata import act, date_value, money_value
@@ -30,7 +29,7 @@ from .forms import (AppealForm, ApplicabilityForm, ApplicationForm, ConsultantFo
 from .models import AccountEntryKind, ProjectChange, RuleHearing, Waiver
 from .selectors import (account_entries, account_of, current_engagement, fee_schedule_in_force, is_applicant,
                         may_act_for_applicant, permit_clocks, permit_get_for_applicant, permit_get_for_user,
-                        permit_owner_for, permits_for_user)
+                        permit_owner_for, permit_site_parcels, permits_for_user)
 
 
 def _for_applicant(request, number):
@@ -99,10 +98,11 @@ def permit_new(request):
     if request.method == "POST" and form.is_valid():
         d = form.cleaned_data
         ids = [x.strip() for x in d["parcel_ids"].split(",") if x.strip()]
-        parcels = list(Parcel.objects.filter(parcel_id__in=ids).select_related("owner"))
-        unknown = set(ids) - {p.parcel_id for p in parcels}
+        parcels, unknown, foreign = permit_site_parcels(user=request.user, parcel_ids=ids)
         if unknown:
-            form.add_error("parcel_ids", f"Unknown parcel ids: {', '.join(sorted(unknown))}")
+            form.add_error("parcel_ids", f"Unknown parcel ids: {', '.join(unknown)}")
+        elif foreign:
+            form.add_error("parcel_ids", services.ERR_NOT_YOUR_PARCEL.format(pids=", ".join(foreign)))
         else:
             owner = permit_owner_for(user=request.user, parcels=parcels)
             try:
@@ -144,7 +144,8 @@ def permit_detail(request, number: str):
         "can_account": u.can(Perm.PERMIT_ACCOUNT), "can_appeal_record": u.can(Perm.PERMIT_APPEAL_RECORD),
         "is_consultant": u.can(Perm.PERMIT_CONSULT),
         "upload_tags": [(i.key, i.label) for i in ITEMS if i.by_upload] + list(OTHER_TAGS.items()),
-        "decision_form": DecisionForm(), "consultant_form": ConsultantForm(), "appeal_form": AppealForm(),
+        "decision_form": DecisionForm(), "consultant_form": ConsultantForm(),
+        "appeal_form": AppealForm(paper=u.can(Perm.PERMIT_APPEAL_RECORD)),
         "S": wf.Status, "today": timezone.localdate(), "schedule": fee_schedule_in_force(timezone.localdate()),
         "allowed": case.machine.transitions.get(case.status, frozenset()),
     }
@@ -253,7 +254,7 @@ def permit_consultant_appeal(request, number: str):
     app = permit_get_for_user(user=request.user, number=number)
     if not (may_act_for_applicant(request.user, app) or request.user.can(Perm.PERMIT_APPEAL_RECORD)):
         raise PermissionDenied("Only the applicant or the Select Board's clerk may record an appeal.")
-    form = AppealForm(request.POST)
+    form = AppealForm(request.POST, paper=request.user.can(Perm.PERMIT_APPEAL_RECORD))
     if not form.is_valid():
         messages.error(request, f"Appeal not recorded: {form.errors.as_text()}")
         return redirect("permit_detail", number=number)
@@ -267,7 +268,8 @@ def permit_consultant_appeal(request, number: str):
 def permit_change_notify(request, number: str):
     app = _for_applicant(request, number)
     return _do(request, app, lambda: services.project_change_notify(
-        application=app, notified_on=date_value(request.POST.get("notified_on"), timezone.localdate()),
+        application=app,
+        notified_on=date_value(request.POST["notified_on"]) if request.POST.get("notified_on") else None,
         description=request.POST.get("description", ""), acting_user=request.user), "Notice of change recorded.")
 
 

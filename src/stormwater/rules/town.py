@@ -41,6 +41,12 @@ class TownConfig:
     """
 
     name: str = "Town of Longmeadow"
+    # GIS uploads (issue 14, a zip bomb filled the disk): a zipped Shapefile or File Geodatabase is unpacked only if
+    # it expands to at most this many MB, at most this many times its own size, and holds at most this many files.
+    # A town's parcel and impervious layers are a few to a few hundred MB, compressing 2–20 times.
+    gis_archive_max_mb: int = 1024
+    gis_archive_max_ratio: int = 100
+    gis_archive_max_members: int = 2000
 
 
 def town_config_from(overrides: dict) -> TownConfig:

@@ -4,8 +4,6 @@ stormwater runoff control) and 2.3.6 (post-construction stormwater management): 
 inspections, enforcement, O&M certifications, the BMP inventory."""
 from __future__ import annotations
 
-import csv
-import io
 from dataclasses import dataclass
 from datetime import datetime, time
 from zoneinfo import ZoneInfo
@@ -14,6 +12,7 @@ from django.conf import settings
 from django.db.models import Count
 
 from stormwater.rules.inspections import permit_year
+from stormwater.web.files import csv_text
 
 
 @dataclass(frozen=True)
@@ -89,9 +88,6 @@ def ms4_counts(year: int) -> list[Row]:
 
 def ms4_csv(year: int) -> str:
     start, end = permit_year(year)
-    buf = io.StringIO()
-    w = csv.writer(buf)
-    w.writerow(["permit_year", "from", "to", "program", "measure", "count", "source"])
-    for r in ms4_counts(year):
-        w.writerow([f"{year - 1}-{year}", start, end, r.program, r.measure, r.count, r.source])
-    return buf.getvalue()
+    return csv_text(["permit_year", "from", "to", "program", "measure", "count", "source"],
+                    ([f"{year - 1}-{year}", start, end, r.program, r.measure, r.count, r.source]
+                     for r in ms4_counts(year)))

@@ -11,7 +11,9 @@ from pathlib import Path
 from django.db import transaction
 from django.utils import timezone
 
+from stormwater.accounts.roles import Perm
 from stormwater.audit.services import audit_record
+from stormwater.cases.filing import filed_on
 from stormwater.cases.services import (TransitionError, case_document_add, case_document_generate, case_open,
                                        case_transition, clock_start, event_record)
 from stormwater.cases.selectors import case_clock
@@ -44,6 +46,7 @@ ERR_CERT_EARLY = ("The certification documents the work of the last 12 months (�
                   "({start} – {end}) may be certified from {opens}.")
 ERR_CERT_FIELDS = "The annual certification needs the work done over the last 12 months and the signature: missing {items}."
 ERR_CERT_FUTURE = "The date received must not be in the future."
+ERR_OWNERSHIP_FUTURE = "The date notified must not be in the future."
 ERR_ENFORCE_EARLY = ("The owner has 30 days after the Director's notice to correct (§ 380-14 E): they run to {due}. "
                      "Enforcement may follow only after that day.")
 ERR_AMEND_SIGNATURES = ("An amendment must be in writing and signed by all responsible parties — owners, persons with "
@@ -277,12 +280,14 @@ def maintenance_log_add(*, bmp: Bmp, on: date | None, kind: str, description: st
 # --- annual certifications ------------------------------------------------------------------------
 
 @transaction.atomic
-def certification_file(*, site: Site, received_on: date, work_summary: str, signed_by: str, acting_user,
+def certification_file(*, site: Site, work_summary: str, signed_by: str, acting_user, received_on: date | None = None,
                        upload=None) -> AnnualCertification:
     """§ 380-14 C(2)(l): the annual certification of the last 12 months' work. Filed for the oldest year not
     yet certified; refused before that year is nearly over (30 days before its end) or without the work
     and the signature; a certification received after its due date is accepted and marked late (the
-    year stays on the overdue list until then, and the next year's due date does not move)."""
+    year stays on the overdue list until then, and the next year's due date does not move).
+    Received today, by the server's clock, unless stewardship staff record a paper one (cases.filing)."""
+    received_on = filed_on(acting_user=acting_user, claimed=received_on, staff_perm=Perm.STEWARDSHIP)
     plan = final_plan_recorded(site)
     if plan is None:
         raise StewardshipError(ERR_CERT_NO_PLAN)
@@ -407,11 +412,15 @@ def maintenance_enforce(*, notice: MaintenanceNotice, acting_user, on: date | No
 # --- ownership changes and amendments -------------------------------------------------------------
 
 @transaction.atomic
-def ownership_change_record(*, site: Site, role: str, to_name: str, notified_on: date, effective_on: date,
-                            acting_user, to_address: str = "", to_email: str = "", deed_reference: str = "",
-                            to_user=None) -> OwnershipChange:
+def ownership_change_record(*, site: Site, role: str, to_name: str, effective_on: date, acting_user,
+                            notified_on: date | None = None, to_address: str = "", to_email: str = "",
+                            deed_reference: str = "", to_user=None) -> OwnershipChange:
     """§ 380-14 F(1): the owners notify the Director of a change in ownership or in financial responsibility.
-    The O&M plan binds the new owner (§ 380-14 A(3)): the old party ends, the new one begins."""
+    The O&M plan binds the new owner (§ 380-14 A(3)): the old party ends, the new one begins. The notice is dated
+    today by the server unless stewardship staff record a paper one (cases.filing)."""
+    notified_on = filed_on(acting_user=acting_user, claimed=notified_on, staff_perm=Perm.STEWARDSHIP)
+    if notified_on > _today():
+        raise StewardshipError(ERR_OWNERSHIP_FUTURE)
     role = PartyRole(role)
     if not to_name.strip() or notified_on is None or effective_on is None:
         raise StewardshipError(ERR_OWNERSHIP_FIELDS)

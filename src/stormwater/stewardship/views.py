@@ -236,7 +236,7 @@ def site_certification(request, number):
     site = _owner_site(request, number)
     f = request.POST
     return _do(request, site, lambda: services.certification_file(
-        site=site, received_on=date_value(f.get("received_on"), timezone.localdate()),
+        site=site, received_on=date_value(f["received_on"]) if f.get("received_on") else None,
         work_summary=f.get("work_summary", ""), signed_by=f.get("signed_by", ""), upload=request.FILES.get("file"),
         acting_user=request.user), "Annual certification received.", "certifications")
 
@@ -273,7 +273,7 @@ def site_ownership(request, number):
     f = request.POST
     return _do(request, site, lambda: services.ownership_change_record(
         site=site, role=f.get("role", "owner"), to_name=f.get("to_name", ""), to_address=f.get("to_address", ""),
-        to_email=f.get("to_email", ""), notified_on=date_value(f.get("notified_on"), timezone.localdate()),
+        to_email=f.get("to_email", ""), notified_on=date_value(f["notified_on"]) if f.get("notified_on") else None,
         effective_on=date_value(f.get("effective_on")), deed_reference=f.get("deed_reference", ""),
         acting_user=request.user), "Change recorded.", "parties")
 

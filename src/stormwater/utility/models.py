@@ -10,11 +10,12 @@ from stormwater.rules.fees import Block, FeeTerms
 MONEY = dict(max_digits=14, decimal_places=2)
 
 
-class RateResolution(models.Model):
+class RateResolution(AppendOnlyModel):
     """A Select Board rate resolution (Ch. 295 Art. IV ¶B, ¶C, ¶D): the fee terms from a date on.
 
     A bill uses the resolution in force on its period's first day (latest effective_from on or
-    before it). Resolutions are not edited after entry: a change is a new resolution.
+    before it). Resolutions are not edited after entry: a change is a new resolution. Append-only at the
+    database level (issue 14: interest and fees are computed from it).
     """
 
     label = models.CharField(max_length=200)
@@ -47,8 +48,8 @@ class RateResolution(models.Model):
                         installments=self.installments, label=label)
 
 
-class ResolutionBlock(models.Model):
-    """One row of the declining block table (Ch. 295 Art. IV ¶E, Table 1)."""
+class ResolutionBlock(AppendOnlyModel):
+    """One row of the declining block table (Ch. 295 Art. IV ¶E, Table 1). Append-only, as its resolution."""
 
     resolution = models.ForeignKey(RateResolution, on_delete=models.CASCADE, related_name="blocks")
     first_eru = models.PositiveIntegerField()
@@ -108,10 +109,12 @@ class BillRunException(models.Model):
     message = models.TextField()
 
 
-class Bill(models.Model):
+class Bill(AppendOnlyModel):
     """A stormwater bill: the period's charge of one account, billed to the record owner (¶B).
 
-    The fee facts are a snapshot at issue, so the bill stays explainable after data change.
+    The fee facts are a snapshot at issue, so the bill stays explainable after data change. Append-only at the
+    database level (issue 14: interest is computed from it; no code changes a bill — a correction is an abatement
+    or a reversing ledger entry).
     """
 
     number = models.CharField(max_length=80, unique=True)
@@ -148,8 +151,9 @@ class Bill(models.Model):
         return self.number
 
 
-class Installment(models.Model):
-    """One installment of a bill; a bill's installments sum exactly to its amount (1–4 a year, ¶B)."""
+class Installment(AppendOnlyModel):
+    """One installment of a bill; a bill's installments sum exactly to its amount (1–4 a year, ¶B). Append-only:
+    interest runs from its due date on its amount (billing ¶C)."""
 
     bill = models.ForeignKey(Bill, on_delete=models.PROTECT, related_name="installments")
     seq = models.PositiveSmallIntegerField()

@@ -1,5 +1,8 @@
-/* Parcel and change maps: Leaflet (vendored), GeoJSON from the app's API, no tile server needed.
-   A background tile layer is added only when data-tile-url is set (settings.GIS_TILE_URL). */
+/* Every map of the app: parcel and change maps (GeoJSON from the app's API) and point maps (the stewardship BMP
+   inventory, from a json_script element). Leaflet (vendored), no tile server needed; a background tile layer is
+   added only when data-tile-url is set (settings.GIS_TILE_URL).
+   Labels are data (owners' and importers' names): every label goes through esc() or textContent, never into HTML
+   as it is (issue 14). */
 (function () {
   "use strict";
   var PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
@@ -65,6 +68,40 @@
     if (b.isValid()) { map.fitBounds(b, {padding: [20, 20]}); } else { map.setView([42.05, -72.57], 14); }
     el.setAttribute("data-ready", "1");
   }
+
+  var CATEGORY_PALETTE = ["#0b4f6c", "#b5651d", "#2e7d32", "#6a1b9a", "#c62828", "#00838f", "#f9a825", "#455a64"];
+
+  function pointsMap(el, pts) {
+    var map = baseMap(el), colors = {}, n = 0, markers = [];
+    pts.forEach(function (p) {
+      if (!(p.cat in colors)) { colors[p.cat] = CATEGORY_PALETTE[n++ % CATEGORY_PALETTE.length]; }
+      markers.push(L.circleMarker([p.lat, p.lon], {radius: 5, color: colors[p.cat], fillOpacity: 0.8})
+        .bindTooltip(esc(p.name) + " — " + esc(p.cat)).addTo(map));
+    });
+    if (markers.length) { map.fitBounds(L.featureGroup(markers).getBounds().pad(0.1)); }
+    var legend = L.control({position: "bottomright"});
+    legend.onAdd = function () {
+      var d = L.DomUtil.create("div", "legend");
+      d.style.background = "#fff";
+      d.style.padding = "4px 6px";
+      Object.keys(colors).forEach(function (k) {
+        var row = document.createElement("div"), dot = document.createElement("span");
+        dot.style.color = colors[k];
+        dot.textContent = "● ";
+        row.appendChild(dot);
+        row.appendChild(document.createTextNode(k));
+        d.appendChild(row);
+      });
+      return d;
+    };
+    legend.addTo(map);
+    el.setAttribute("data-ready", "1");
+  }
+
+  document.querySelectorAll(".gis-map[data-points]").forEach(function (el) {
+    var src = document.getElementById(el.getAttribute("data-points"));
+    pointsMap(el, src ? JSON.parse(src.textContent) : []);
+  });
 
   document.querySelectorAll(".gis-map[data-geojson]").forEach(function (el) {
     fetch(el.getAttribute("data-geojson"), {credentials: "same-origin", headers: {Accept: "application/json"}})
