@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from django.contrib.auth.models import AbstractUser
 from django.db import models
+from django.utils.crypto import salted_hmac
 
 from .roles import Role, role_has
 
@@ -17,3 +18,11 @@ class User(AbstractUser):
     @property
     def is_staff_role(self) -> bool:
         return self.role not in (Role.OWNER, Role.CONSULTANT)
+
+    def _get_session_auth_hash(self, secret=None):
+        """Django ends every session whose stored hash no longer matches this one. Django's covers the password
+        (a password change signs the person out elsewhere); ours covers the role too, so a role change ends the
+        person's open sessions and the new role's rules (two-factor sign-in, idle timeout) apply from the next
+        sign-in (issue 14)."""
+        return salted_hmac("stormwater.accounts.User.get_session_auth_hash", f"{self.password}\0{self.role}",
+                           secret=secret, algorithm="sha256").hexdigest()
