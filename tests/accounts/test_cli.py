@@ -162,6 +162,7 @@ def test_migrate_output_says_how_to_create_the_first_director(db):
 
 
 def test_the_login_page_says_how_to_create_the_first_director(client, db):
-    assert FIRST_RUN in client.get("/login/").content.decode()
+    assert "No Director account yet: run <code>stormwater user add --username NAME --role director --email ADDRESS" \
+        "</code> on the server" in client.get("/login/").content.decode()
     User.objects.create_user(username="dana", role=Role.DIRECTOR)
     assert "No Director account yet" not in client.get("/login/").content.decode()

@@ -30,6 +30,17 @@ class SetupCodeForm(DescribedForm):
         widget=forms.TextInput(attrs={"autocomplete": "one-time-code", "inputmode": "numeric"}))
 
 
+class _RulesAtTheNewPassword:
+    """Django files the validators' refusals under the confirmation field; the rules are shown at the first
+    field, so its refusals go there too (the person reads the error next to the rules it breaks)."""
+
+    def clean(self):
+        self.validate_passwords("new_password1", "new_password2")
+        if "new_password2" not in self.errors:
+            self.validate_password_for_user(self.user, "new_password1")
+        return self.cleaned_data
+
+
 def _new_password_help(form):
     for name in ("new_password1",):
         form.fields[name].help_text = PASSWORD_RULES
@@ -37,7 +48,7 @@ def _new_password_help(form):
     form.fields["new_password2"].label = "New password again"
 
 
-class PasswordChangeForm(DescribedForm, auth_forms.PasswordChangeForm):
+class PasswordChangeForm(_RulesAtTheNewPassword, DescribedForm, auth_forms.PasswordChangeForm):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         _new_password_help(self)
@@ -45,7 +56,7 @@ class PasswordChangeForm(DescribedForm, auth_forms.PasswordChangeForm):
         self.fields["old_password"].widget.attrs.pop("autofocus", None)
 
 
-class SetPasswordForm(DescribedForm, auth_forms.SetPasswordForm):
+class SetPasswordForm(_RulesAtTheNewPassword, DescribedForm, auth_forms.SetPasswordForm):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         _new_password_help(self)

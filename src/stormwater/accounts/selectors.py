@@ -11,8 +11,8 @@ from .roles import Role
 
 STAFF_ROLES = [r.value for r in Role if r not in (Role.OWNER, Role.CONSULTANT)]
 
-FIRST_RUN = ("No Director account yet: run `stormwater user add --username NAME --role director --email ADDRESS` "
-             "on the server (it asks for the password), then sign in here.")
+FIRST_RUN_COMMAND = "stormwater user add --username NAME --role director --email ADDRESS"
+FIRST_RUN = f"No Director account yet: run `{FIRST_RUN_COMMAND}` on the server (it asks for the password)."
 
 
 def director_exists() -> bool:

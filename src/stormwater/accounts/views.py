@@ -8,8 +8,6 @@ a recovery code (``login_two_factor``), or, the first time for a required role, 
 """
 from __future__ import annotations
 
-import time
-
 import django_otp
 from django.conf import settings
 from django.contrib import messages
@@ -31,7 +29,7 @@ from .access import public, require_perm
 from .forms import (CodeForm, LoginForm, PasswordChangeForm, PasswordResetForm, ReasonForm, SetPasswordForm,
                     SetupCodeForm, UserAddForm, UserFilterForm, UserRoleForm)
 from .roles import Perm
-from .selectors import FIRST_RUN, director_exists, sign_ins_recent, user_get, user_history, user_list
+from .selectors import FIRST_RUN_COMMAND, director_exists, sign_ins_recent, user_get, user_history, user_list
 from .services import (AccountError, user_create, user_deactivate, user_password_link_send, user_password_set,
                        user_reactivate, user_set_role, user_two_factor_reset)
 
@@ -69,7 +67,7 @@ class LoginView(auth_views.LoginView):
 
     def get_context_data(self, **kwargs):
         ctx = super().get_context_data(**kwargs)
-        ctx["first_run"] = FIRST_RUN if not director_exists() else ""
+        ctx["first_run"] = FIRST_RUN_COMMAND if not director_exists() else ""
         return ctx
 
     def post(self, request, *args, **kwargs):
@@ -108,7 +106,6 @@ def _finish(request, user, *, backend: str, next_url: str, method: str, device=N
     auth_login(request, user, backend=backend or None)
     if device is not None:
         django_otp.login(request, device)
-    request.session[signin.LAST_SEEN] = time.time()
     signin.pending_clear(request)
     signin.auth_login_record(user=user, request=request, method=method)
     safe = url_has_allowed_host_and_scheme(next_url, allowed_hosts={request.get_host()},
