@@ -47,7 +47,8 @@ def test_a_change_needs_the_current_password_and_the_rules(client, personas):
     assert client.get("/account/password/").status_code == 200
     r = client.post("/account/password/", {"old_password": "nope", "new_password1": NEW, "new_password2": NEW})
     assert r.status_code == 200 and "Your old password was entered incorrectly" in r.content.decode()
-    r = client.post("/account/password/", {"old_password": "pw-staff", "new_password1": "short", "new_password2": "short"})
+    r = client.post("/account/password/",
+                    {"old_password": "pw-staff", "new_password1": "short", "new_password2": "short"})
     assert r.status_code == 200 and "at least 12 characters" in r.content.decode()
     assert 'aria-invalid="true"' in r.content.decode()
     staff.refresh_from_db()

@@ -75,7 +75,8 @@ def test_a_forgotten_link_can_be_asked_for_again_on_the_reset_page(client, perso
 
 
 @pytest.mark.parametrize("data,message", [
-    ({"username": "staff", "email": "s@longmeadow.example", "role": "staff"}, "The username &#x27;staff&#x27; is taken"),
+    ({"username": "staff", "email": "s@longmeadow.example", "role": "staff"},
+     "The username &#x27;staff&#x27; is taken"),
     ({"username": "two words", "email": "s@longmeadow.example", "role": "staff"}, "Use letters, digits"),
     ({"username": "sam", "email": "nope", "role": "staff"}, "Enter a valid email address"),
     ({"username": "sam", "email": "s@longmeadow.example", "role": "king"}, "Select a valid choice"),
@@ -133,7 +134,8 @@ def test_a_new_link_is_sent_from_the_persons_page(director, personas, mailoutbox
         director.post(f"/users/{personas['clerk'].pk}/password-link/")
     assert mailoutbox[0].to == ["kim@longmeadow.example"] and "/password-reset/" in mailoutbox[0].body
     director.post(f"/users/{personas['assessor'].pk}/password-link/")   # no address
-    assert "has no e-mail address: no link was sent" in director.get(f"/users/{personas['assessor'].pk}/").content.decode()
+    page = director.get(f"/users/{personas['assessor'].pk}/").content.decode()
+    assert "has no e-mail address: no link was sent" in page
 
 
 @pytest.mark.django_db(transaction=True)  # the mail leaves on commit, before the page answers

@@ -124,7 +124,8 @@ def user_create(*, username: str, role: str, email: str, password: str | None, a
 
 def _directors_locked():
     """Every active Director, row-locked: two concurrent demotions cannot leave the town without one."""
-    return list(User.objects.select_for_update().filter(role=Role.DIRECTOR, is_active=True).values_list("pk", flat=True))
+    directors = User.objects.select_for_update().filter(role=Role.DIRECTOR, is_active=True)
+    return list(directors.values_list("pk", flat=True))
 
 
 def _locked(user: User) -> User:
@@ -234,5 +235,6 @@ def user_password_link_send(*, user: User, acting_user, base_url: str, kind: str
            "days": max(1, settings.PASSWORD_RESET_TIMEOUT // 86400)}
     audit_record(actor=acting_user, action="user.password_link_sent", obj=user,
                  data={"username": user.username, "email": user.email, "kind": kind})
-    return notice_email(to=user.email, subject=render_to_string("accounts/email/set_password_subject.txt", ctx).strip(),
-                        body=render_to_string("accounts/email/set_password.txt", ctx), kind="password_link", obj=user)
+    subject = render_to_string("accounts/email/set_password_subject.txt", ctx).strip()
+    return notice_email(to=user.email, subject=subject, body=render_to_string("accounts/email/set_password.txt", ctx),
+                        kind="password_link", obj=user)

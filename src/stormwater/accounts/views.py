@@ -18,7 +18,7 @@ from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.shortcuts import redirect, render
 from django.urls import reverse, reverse_lazy
-from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.views.decorators.http import require_http_methods, require_POST
 
 from stormwater.portal import throttle
@@ -178,7 +178,7 @@ def login_two_factor_setup(request):
                     method="password + new authenticator app",
                     device=twofactor.TOTPDevice.objects.get(pk=device.pk))
             request.session["accounts.new_recovery_codes"] = codes
-            return redirect(f"{reverse('account_recovery_codes')}?next={state['next'] or ''}")
+            return redirect(f"{reverse('account_recovery_codes')}?{urlencode({'next': state['next'] or ''})}")
     return render(request, "accounts/two_factor_setup.html", _setup_ctx(device, form, who=user, first=True))
 
 
