@@ -81,3 +81,12 @@ def test_logins_and_failed_logins_are_in_the_audit_log(personas):
     assert "Tr0ub4dor" not in str(failed.data)
     ok = AuditEvent.objects.get(action="auth.login")
     assert ok.actor == personas["staff"]
+
+
+def test_createsuperuser_makes_a_director_not_an_owner_without_permissions(monkeypatch):
+    monkeypatch.setenv("DJANGO_SUPERUSER_PASSWORD", "correct horse battery staple")
+    call_command("createsuperuser", "--noinput", "--username", "admin", "--email", "admin@longmeadow.example",
+                 stdout=io.StringIO())
+    admin = User.objects.get(username="admin")
+    assert admin.role == Role.DIRECTOR and admin.can(Perm.RATES_ADOPT) and admin.can(Perm.USERS_MANAGE)
+    assert AuditEvent.objects.filter(action="user.create", object_id=str(admin.pk)).exists()

@@ -1,16 +1,32 @@
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractUser
+from django.contrib.auth.models import AbstractUser, UserManager
 from django.db import models
 from django.utils.crypto import salted_hmac
 
 from .roles import Role, role_has
 
 
+class StormwaterUserManager(UserManager):
+    def create_superuser(self, username, email=None, password=None, **extra_fields):
+        """Django's ``createsuperuser`` makes a Director (what a newcomer means by it; issue 14: it used to make
+        an owner with no permissions), audited. ``stormwater user add --role director`` is the documented way."""
+        from stormwater.audit.services import audit_record
+
+        extra_fields.setdefault("role", Role.DIRECTOR)
+        user = super().create_superuser(username, email, password, **extra_fields)
+        audit_record(actor=None, action="user.create", obj=user, why="stormwater createsuperuser (command line)",
+                     data={"username": user.username, "role": user.role, "email": user.email,
+                           "password": "set" if password else "none"})
+        return user
+
+
 class User(AbstractUser):
     """A person who signs in. One role each; an owner is linked to owner records (parcels.Owner.user)."""
 
     role = models.CharField(max_length=20, choices=Role.choices, default=Role.OWNER)
+
+    objects = StormwaterUserManager()
 
     def can(self, perm: str) -> bool:
         return self.is_active and role_has(self.role, perm)
