@@ -14,6 +14,39 @@ def _fast_password_hashing(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """Login throttles count in the cache (per client address too): no test inherits another's failures."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture
+def town_toml(settings, tmp_path):
+    """town_toml(**settings) → the data folder's town.toml holds these [town] settings for this test (read
+    through stormwater.townconfig.town_config like an installation's), e.g. town_toml(totp_required_roles=[])."""
+    import tomllib
+
+    from stormwater import townconfig
+
+    def _write(**values):
+        def lit(v):
+            if isinstance(v, (list, tuple)):
+                return "[" + ", ".join(lit(x) for x in v) + "]"
+            return str(v).lower() if isinstance(v, bool) else repr(v) if isinstance(v, str) else str(v)
+        text = "[town]\n" + "".join(f"{k} = {lit(v)}\n" for k, v in values.items())
+        tomllib.loads(text)
+        settings.DATA_DIR = tmp_path
+        (tmp_path / "town.toml").write_text(text, encoding="utf-8")
+        townconfig.town_config.cache_clear()
+        return townconfig.town_config()
+    yield _write
+    townconfig.town_config.cache_clear()
+
+
 @pytest.fixture
 def personas(db):
     """One user per role, plus a second owner ("outsider") who must never see the first's records."""

@@ -24,7 +24,11 @@ def test_every_url_is_guarded_or_deliberately_public():
     assert unguarded == []
 
 
-PUBLIC = {"login", "logout", "healthz", "api_calc_fee", "api_calc_split", "api_calc_engineering", "api_calc_interest",
+PUBLIC = {"login", "logout", "healthz",
+          # Sign-in's second step (nobody is signed in until it passes; it needs the right password first, kept in
+          # the session) and the password reset by e-mailed link (issue 14): before anyone is signed in.
+          "login_two_factor", "login_two_factor_setup", "password_reset", "password_reset_done",
+          "password_reset_confirm", "password_reset_complete", "api_calc_fee", "api_calc_split", "api_calc_engineering", "api_calc_interest",
           "api_calc_deadline",  # Ch. 295 Art. IV clocks (issue 5): computes from what is sent, reads no records
           # Ch. 380 applicability questionnaire and its API: the applicant's first question, asked before
           # any account exists; computes from what is sent and reads no records (like the calculators).

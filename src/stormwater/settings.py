@@ -65,6 +65,11 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django.contrib.humanize",
+    # Two-factor sign-in (issue 14, stormwater.accounts.twofactor): authenticator-app (TOTP) devices and
+    # single-use recovery codes (django-otp's static devices).
+    "django_otp",
+    "django_otp.plugins.otp_totp",
+    "django_otp.plugins.otp_static",
     "stormwater.accounts",
     "stormwater.audit",
     "stormwater.parcels",
@@ -92,6 +97,7 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    "stormwater.accounts.middleware.IdleTimeoutMiddleware",  # staff sessions end when idle (town.toml)
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "stormwater.web.security.ContentSecurityPolicyMiddleware",  # CSP, Referrer-Policy (docs/portal.md)
 ]
@@ -154,10 +160,25 @@ DATABASES = _databases()
 MIGRATE_DATABASE = _database(os.environ["MIGRATE_DATABASE_URL"]) if os.environ.get("MIGRATE_DATABASE_URL") else None
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# Every password set through the application (sign-up, `stormwater user`, change, reset) passes these (issue 14):
+# at least 12 characters, not like the username, name or e-mail address, not a common password, not all digits.
 AUTH_PASSWORD_VALIDATORS = [
-    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator",
+     "OPTIONS": {"user_attributes": ("username", "first_name", "last_name", "email")}},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator", "OPTIONS": {"min_length": 12}},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+
+
+def _totp_issuer(device) -> str:
+    """The name an authenticator app shows next to the code: the town's (town.toml), read when enrolling."""
+    from stormwater.townconfig import town_config
+
+    return f"{town_config().name} Stormwater"
+
+
+OTP_TOTP_ISSUER = _totp_issuer
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "America/New_York"
@@ -189,9 +210,12 @@ CSP_REPORT_ONLY = env_bool("CSP_REPORT_ONLY", False)
 # Uploads (cases.services.case_document_add): checked by content and size; UPLOAD_SCAN_HOOK is the dotted path
 # of a virus-scan callable hook(upload) -> reason-to-refuse or None (unset: no scan).
 UPLOAD_SCAN_HOOK = os.environ.get("UPLOAD_SCAN_HOOK", "")
-# Login throttling (stormwater.portal.throttle): failures per username + client IP within the window.
+# Login throttling (stormwater.portal.throttle): failures per username + client IP within the window, and
+# failures from one client IP over any usernames (password spraying); password-reset requests per IP.
 LOGIN_THROTTLE_FAILURES = int(os.environ.get("LOGIN_THROTTLE_FAILURES", "5"))
+LOGIN_THROTTLE_IP_FAILURES = int(os.environ.get("LOGIN_THROTTLE_IP_FAILURES", "20"))
 LOGIN_THROTTLE_WINDOW_SECONDS = int(os.environ.get("LOGIN_THROTTLE_WINDOW_SECONDS", "900"))
+PASSWORD_RESET_THROTTLE_REQUESTS = int(os.environ.get("PASSWORD_RESET_THROTTLE_REQUESTS", "5"))
 
 EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "stormwater@longmeadow.example")

@@ -32,6 +32,17 @@ def town_config() -> TownConfig:
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
         raise RuntimeError(f"{path}: cannot read the town configuration ({e})") from None
     try:
-        return town_config_from(data.get("town", {}))
+        return _checked(town_config_from(data.get("town", {})))
     except ValueError as e:
         raise RuntimeError(f"{path}: {e}") from None
+
+
+def _checked(cfg: TownConfig) -> TownConfig:
+    """Names that refer to this application's vocabularies (which the pure rules package cannot import)."""
+    from stormwater.accounts.roles import Role
+
+    unknown = [r for r in cfg.totp_required_roles if r not in Role.values]
+    if unknown:  # a typo must not silently turn two-factor sign-in off for a role
+        raise ValueError(f"totp_required_roles: unknown role(s) {', '.join(unknown)}; "
+                         f"the roles are {', '.join(Role.values)}")
+    return cfg

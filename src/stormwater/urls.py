@@ -1,10 +1,8 @@
-from django.contrib.auth import views as auth_views
 from django.urls import include, path, re_path
 
-from stormwater.accounts.access import public
+from stormwater.accounts.urls import urlpatterns as accounts_urlpatterns
 from stormwater.parcels import api as parcels_api
 from stormwater.parcels import views as parcels_views
-from stormwater.portal import views as portal_views
 from stormwater.relief import api as relief_api
 from stormwater.review import urls as review_urls
 from stormwater.utility import api as utility_api
@@ -14,9 +12,9 @@ from stormwater.web import views as web_views
 urlpatterns = [
     path("", web_views.home, name="home"),
     path("healthz", web_views.healthz, name="healthz"),
-    # Django's LoginView with a failure limit per username + IP (stormwater.portal.throttle).
-    path("login/", portal_views.login_view, name="login"),
-    path("logout/", public(auth_views.LogoutView.as_view()), name="logout"),
+    # Sign-in (throttled; two-factor for staff), one's account, password reset, the Director's users page
+    # (stormwater.accounts, issue 14): spread in, flat checked URLPatterns.
+    *accounts_urlpatterns,
     # Parcels
     path("parcels/", parcels_views.parcel_list, name="parcel_list"),
     path("parcels/<str:parcel_id>/", parcels_views.parcel_detail, name="parcel_detail"),

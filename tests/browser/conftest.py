@@ -95,6 +95,30 @@ def login(page, live_server):
         page.goto(f"{live_server.url}/login/")
         page.get_by_label("Username").fill(username)
         page.get_by_label("Password").fill(password or f"pw-{username}")
+        code = totp_code_for(username)  # the Director and the Collector: two-factor sign-in (town configuration)
         page.get_by_role("button", name="Sign in").click()
+        if code is not None:
+            page.wait_for_url(f"{live_server.url}/login/two-factor/")
+            page.get_by_label("Code").fill(code())
+            page.get_by_role("button", name="Verify and sign in").click()
         page.wait_for_url(f"{live_server.url}/")
     return _login
+
+
+def totp_code_for(username):
+    """For a person whose sign-in asks for a code: make sure an authenticator app is set up (a key only the test
+    knows) and return code() → the app's current 6-digit code (RFC 6238, django-otp's own totp()); else None.
+    The clock may be frozen (``at``), so the replay guard (a code's time step is used once) is reset first."""
+    from django_otp.oath import totp
+    from django_otp.plugins.otp_totp.models import TOTPDevice
+
+    from stormwater.accounts import twofactor
+    from stormwater.accounts.models import User
+
+    user = User.objects.filter(username=username).first()
+    if user is None or not twofactor.needed_at_sign_in(user):
+        return None
+    device = TOTPDevice.objects.filter(user=user, confirmed=True).first() or TOTPDevice.objects.create(
+        user=user, name="test app", confirmed=True)
+    TOTPDevice.objects.filter(pk=device.pk).update(last_t=-1)
+    return lambda: f"{totp(device.bin_key, step=device.step, t0=device.t0, digits=device.digits):06d}"

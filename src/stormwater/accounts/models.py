@@ -1,9 +1,24 @@
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractUser
+from django.contrib.auth.models import AbstractUser, UserManager
 from django.db import models
+from django.utils.crypto import salted_hmac
 
 from .roles import Role, role_has
+
+
+class StormwaterUserManager(UserManager):
+    def create_superuser(self, username, email=None, password=None, **extra_fields):
+        """Django's ``createsuperuser`` makes a Director (what a newcomer means by it; issue 14: it used to make
+        an owner with no permissions), audited. ``stormwater user add --role director`` is the documented way."""
+        from stormwater.audit.services import audit_record
+
+        extra_fields.setdefault("role", Role.DIRECTOR)
+        user = super().create_superuser(username, email, password, **extra_fields)
+        audit_record(actor=None, action="user.create", obj=user, why="stormwater createsuperuser (command line)",
+                     data={"username": user.username, "role": user.role, "email": user.email,
+                           "password": "set" if password else "none"})
+        return user
 
 
 class User(AbstractUser):
@@ -11,9 +26,19 @@ class User(AbstractUser):
 
     role = models.CharField(max_length=20, choices=Role.choices, default=Role.OWNER)
 
+    objects = StormwaterUserManager()
+
     def can(self, perm: str) -> bool:
         return self.is_active and role_has(self.role, perm)
 
     @property
     def is_staff_role(self) -> bool:
         return self.role not in (Role.OWNER, Role.CONSULTANT)
+
+    def _get_session_auth_hash(self, secret=None):
+        """Django ends every session whose stored hash no longer matches this one. Django's covers the password
+        (a password change signs the person out elsewhere); ours covers the role too, so a role change ends the
+        person's open sessions and the new role's rules (two-factor sign-in, idle timeout) apply from the next
+        sign-in (issue 14)."""
+        return salted_hmac("stormwater.accounts.User.get_session_auth_hash", f"{self.password}\0{self.role}",
+                           secret=secret, algorithm="sha256").hexdigest()

@@ -56,6 +56,9 @@ class Perm:
     RELIEF_DECIDE = "relief.decide"              # Director: decide credits and abatements, revoke credits
     RELIEF_POLICY = "relief.policy"              # enter the credit policy the Select Board approved
     APPEAL_RECORD = "relief.appeal_record"       # Select Board clerk: hearings, notices, the Board's decisions
+    # People (issue 14; docs/accounts.md): the Director's users page — create accounts, change roles,
+    # deactivate/reactivate, reset someone's two-factor sign-in. The Director only (every Perm is the Director's).
+    USERS_MANAGE = "users.manage"
 
 
 _ALL = {v for k, v in vars(Perm).items() if k.isupper()}

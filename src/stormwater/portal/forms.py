@@ -1,5 +1,7 @@
 from django import forms
 
+from stormwater.accounts.services import PASSWORD_RULES
+
 
 class DescribedForm(forms.Form):
     """After validation each input points at its help and its error (aria-describedby) and says it is
@@ -36,7 +38,7 @@ class SignupForm(DescribedForm):
                              widget=forms.EmailInput(attrs={"autocomplete": "email"}),
                              help_text="Optional. Notices about your cases are emailed here as well as mailed.")
     password1 = forms.CharField(label="Password", widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}),
-                                help_text="At least 8 characters; not a common password.")
+                                help_text=PASSWORD_RULES)
     password2 = forms.CharField(label="Password again",
                                 widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}))
 

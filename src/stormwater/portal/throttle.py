@@ -1,8 +1,16 @@
 """A small cache-based limiter: N failures per key per window, then refuse until the window passes.
 
-Used on the login view (key: username + client IP) and on sign-up (key: account number + IP, because the
-bill's verification code is the secret there). The default cache is per process (LocMemCache); a production
-deployment with several workers should point CACHES at a shared cache so the count is shared too.
+Scopes (each with its own limit, all counted over LOGIN_THROTTLE_WINDOW_SECONDS):
+- ``login``: one username from one client IP (LOGIN_THROTTLE_FAILURES, 5) — guessing one person's password;
+- ``login-ip``: any usernames from one client IP (LOGIN_THROTTLE_IP_FAILURES, 20) — one password sprayed over
+  many usernames; a success does not clear it (else one valid account would reset the count);
+- ``signup``: one account number from one IP (the bill's verification code is the secret there);
+- ``password-reset``: reset requests from one IP (PASSWORD_RESET_THROTTLE_REQUESTS, 5) — no mail bombing.
+There is deliberately no limit per username over all addresses: anyone could then lock the Director out by
+failing from a few machines; staff roles have a second factor instead (accounts.twofactor).
+
+The default cache is per process (LocMemCache); a production deployment with several workers should point
+CACHES at a shared cache so the count is shared too.
 """
 from __future__ import annotations
 
@@ -11,9 +19,13 @@ import hashlib
 from django.conf import settings
 from django.core.cache import cache
 
+_LIMIT_SETTING = {"login-ip": ("LOGIN_THROTTLE_IP_FAILURES", 20),
+                  "password-reset": ("PASSWORD_RESET_THROTTLE_REQUESTS", 5)}
 
-def _limits() -> tuple[int, int]:
-    return (int(getattr(settings, "LOGIN_THROTTLE_FAILURES", 5)),
+
+def _limits(scope: str = "login") -> tuple[int, int]:
+    name, default = _LIMIT_SETTING.get(scope, ("LOGIN_THROTTLE_FAILURES", 5))
+    return (int(getattr(settings, name, default)),
             int(getattr(settings, "LOGIN_THROTTLE_WINDOW_SECONDS", 15 * 60)))
 
 
@@ -28,12 +40,12 @@ def _key(scope: str, ident: str, ip: str) -> str:
 
 
 def throttled(scope: str, ident: str, ip: str) -> bool:
-    failures, _ = _limits()
+    failures, _ = _limits(scope)
     return int(cache.get(_key(scope, ident, ip), 0)) >= failures
 
 
 def failure_note(scope: str, ident: str, ip: str) -> None:
-    _, window = _limits()
+    _, window = _limits(scope)
     key = _key(scope, ident, ip)
     if not cache.add(key, 1, timeout=window):
         try:

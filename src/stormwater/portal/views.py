@@ -9,13 +9,13 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
-from django.contrib.auth import views as auth_views
 from django.http import JsonResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods
 
 from stormwater.accounts.access import public
+from stormwater.accounts.signin import auth_login_record
 from stormwater.accounts.roles import Perm
 from stormwater.parcels.selectors import parcel_impervious
 from stormwater.utility.selectors import parcel_fee
@@ -25,8 +25,6 @@ from .forms import ParcelLookupForm, SignupForm
 from .selectors import owner_overview, public_credits, public_parcel_get, public_parcel_search
 from .services import SignupError, owner_signup
 
-MSG_THROTTLED = ("Too many failed attempts for this username from your network. For your security, sign-in is "
-                 "paused for {minutes} minutes. If you forgot your password, call the Stormwater Division.")
 MSG_SIGNUP_THROTTLED = ("Too many attempts with this account number. Please wait {minutes} minutes, "
                         "or call the Stormwater Division.")
 
@@ -90,34 +88,7 @@ def portal_signup(request):
             else:
                 throttle.failures_clear("signup", d["account_number"], ip)
                 login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+                auth_login_record(user=user, request=request, method="sign-up")
                 messages.success(request, "Your sign-in is linked to your property. Welcome.")
                 return redirect("portal_home")
     return render(request, "portal/signup.html", {"form": form}, status=status)
-
-
-class ThrottledLoginView(auth_views.LoginView):
-    """Django's LoginView with a limit: LOGIN_THROTTLE_FAILURES failures per username + IP within
-    LOGIN_THROTTLE_WINDOW_SECONDS, then 429 with a clear message until the window passes."""
-
-    template_name = "web/login.html"
-
-    def _key(self):
-        return ("login", self.request.POST.get("username", ""), throttle.client_ip(self.request))
-
-    def post(self, request, *args, **kwargs):
-        if throttle.throttled(*self._key()):
-            form = self.get_form_class()(self.request)  # unbound: a throttled attempt never authenticates
-            ctx = self.get_context_data(form=form, throttled=MSG_THROTTLED.format(minutes=throttle.window_minutes()))
-            return self.render_to_response(ctx, status=429)
-        return super().post(request, *args, **kwargs)
-
-    def form_invalid(self, form):
-        throttle.failure_note(*self._key())
-        return super().form_invalid(form)
-
-    def form_valid(self, form):
-        throttle.failures_clear(*self._key())
-        return super().form_valid(form)
-
-
-login_view = public(ThrottledLoginView.as_view())

@@ -3,6 +3,17 @@ import json
 from django.core.management.base import BaseCommand
 
 from stormwater.demo import DEMO_PASSWORD, DEMO_USERS, demo_load
+from stormwater.townconfig import config_path, town_config
+
+# The demo town's own town.toml (written only into a data folder that has none, when the demo is loaded): its
+# printed logins sign in with the password alone. A real town has no such line: two-factor sign-in is then
+# required for the Director and the Collector (rules/town.py TownConfig.totp_required_roles).
+DEMO_TOWN_TOML = """\
+# Written by `stormwater demo_load` for the demo town. Delete this file (or the line below) for a real town:
+# without it, the Director and the Collector must sign in with an authenticator app as well as a password.
+[town]
+totp_required_roles = []
+"""
 
 
 class Command(BaseCommand):
@@ -23,8 +34,22 @@ class Command(BaseCommand):
         else:
             br = out.get("bill_run") or {}
             self.stdout.write(f"Demo town loaded: {out['parcels']} parcels; bill run: {br.get('message', 'none')}")
+            self._demo_town_toml()
         self.stdout.write("\nDemo logins (password for all: %s):" % DEMO_PASSWORD)
         for username, role, first, last in DEMO_USERS:
             self.stdout.write(f"  {username:<11} {role.label}")
+        required = town_config().totp_required_roles
+        if required:
+            self.stdout.write(f"Two-factor sign-in is required for: {', '.join(required)} (town.toml): their first "
+                              "sign-in sets up an authenticator app on your phone.")
+        else:
+            self.stdout.write(f"Two-factor sign-in is not required in this demo ({config_path()}); a real town "
+                              "requires it for the Director and the Collector.")
         if opts["verbosity"] > 1:
             self.stdout.write(json.dumps(out, indent=2, default=str))
+
+    def _demo_town_toml(self):
+        path = config_path()
+        if not path.exists():
+            path.write_text(DEMO_TOWN_TOML, encoding="utf-8")
+            town_config.cache_clear()
