@@ -1,0 +1,1 @@
+"""The kinds of background job; each module registers its own (registry.job_kind)."""
