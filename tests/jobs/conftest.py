@@ -5,7 +5,6 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
-from django.core.management import call_command
 
 from stormwater.accounts.roles import Perm
 from stormwater.jobs import registry
@@ -41,14 +40,6 @@ def test_kinds():
         title=lambda p: f"Count to {p['n']}", subject=lambda p: "")
     yield
     registry.KINDS.pop("test_count", None)
-
-
-@pytest.fixture
-def run_worker():
-    """Run everything queued, in this process, through the real command (recovery first, then db_worker)."""
-    def _run():
-        call_command("worker", batch=True, interval=0, verbosity=0)
-    return _run
 
 
 @pytest.fixture

@@ -1,1 +1,2 @@
 """The kinds of background job; each module registers its own (registry.job_kind)."""
+from . import billing, exports  # noqa: F401

@@ -24,6 +24,11 @@ class Command(BaseCommand):
         me = worker_name()
         for job in jobs_recover():
             self.stdout.write(f"Recovered job {job.pk} ({job.title}): {job.get_state_display().lower()}.")
+        # The outbox: messages a dead process was sending are marked unknown, never silently re-sent.
+        from stormwater.notices.outbox import outbox_recover
+
+        for n in outbox_recover():
+            self.stdout.write(f"Notice {n.pk} to {n.to} was being sent when its process died: marked unknown.")
         if verbosity:
             self.stdout.write(f"Worker {me}: waiting for jobs (Ctrl+C stops after the job in hand).")
         call_command("db_worker", queue_name="*", worker_id=me, reload=False, batch=batch, max_tasks=max_tasks,
