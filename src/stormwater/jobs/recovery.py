@@ -22,7 +22,7 @@ ERR_GAVE_UP = ("The worker running this job stopped {n} times (killed or crashed
 TASK_PATH = "stormwater.jobs.tasks.run_job"
 
 
-def _lost_task_workers(me: str) -> dict[str, str]:
+def _lost_task_workers(me: str | None) -> dict[str, str]:
     """task id → worker, of this app's tasks claimed by a worker that is gone (another host's: by the claim's
     age, the job's own heartbeat is read for running jobs)."""
     out = {}
@@ -33,9 +33,10 @@ def _lost_task_workers(me: str) -> dict[str, str]:
     return out
 
 
-def jobs_recover() -> list[Job]:
-    """Re-queue (or fail, past MAX_ATTEMPTS) every job whose process is gone. Returns the jobs it touched."""
-    me = worker_name()
+def jobs_recover(*, starting: bool = False) -> list[Job]:
+    """Re-queue (or fail, past MAX_ATTEMPTS) every job whose process is gone. Returns the jobs it touched.
+    ``starting``: called by a worker before it runs anything, so nothing can be running under its own name."""
+    me = worker_name() if starting else None
     lost_tasks = _lost_task_workers(me)
     touched = []
     candidates = Job.objects.filter(state=JobState.RUNNING) | Job.objects.filter(
@@ -48,7 +49,7 @@ def jobs_recover() -> list[Job]:
             if (j.state, j.worker, j.task_id) != (job.state, job.worker, job.task_id):
                 continue  # it moved on meanwhile
             who = j.worker or lost_tasks.get(j.task_id, "a worker")
-            DBTaskResult.objects.filter(id=j.task_id, status="RUNNING").update(
+            DBTaskResult.objects.filter(id=j.task_id or None, status="RUNNING").update(
                 status="FAILED", finished_at=timezone.now(), exception_class_path="stormwater.jobs.WorkerLost",
                 traceback=f"The worker {who} stopped while running this task (killed or crashed).")
             if j.attempts >= MAX_ATTEMPTS:

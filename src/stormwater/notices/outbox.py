@@ -66,9 +66,10 @@ def outbox_send(*, notice_id: int, worker: str | None = None) -> str:
     return NoticeStatus.SENT
 
 
-def outbox_recover() -> list[NoticeSent]:
-    """Notices left ``sending`` by a process that is gone → ``unknown`` (never re-sent without a person)."""
-    me = worker_name()
+def outbox_recover(*, starting: bool = False) -> list[NoticeSent]:
+    """Notices left ``sending`` by a process that is gone → ``unknown`` (never re-sent without a person).
+    ``starting``: called by a worker before it sends anything (nothing is being sent under its own name)."""
+    me = worker_name() if starting else None
     out = []
     for n in NoticeSent.objects.filter(status=NoticeStatus.SENDING):
         if worker_lost(n.claimed_by, n.sending_at, me=me):

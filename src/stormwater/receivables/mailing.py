@@ -75,7 +75,7 @@ def bill_run_email(*, run, progress: Callable[[int, int], None] | None = None,
     log = log or (lambda line: None)
     lost = outbox_recover()
     if lost:
-        log(f"{len(lost)} e-mail(s) were being sent when a process stopped: marked unknown (check before resending).")
+        log(f"{len(lost)} e-mail(s) were being sent when a process stopped: marked unknown (check them on /notices/).")
     bills = (Bill.objects.filter(run=run).select_related("account__unit__owner", "account__parcel__owner", "parcel",
                                                            "run__resolution").order_by("number"))
     total = bills.count()
@@ -114,7 +114,7 @@ def bill_run_email(*, run, progress: Callable[[int, int], None] | None = None,
         status = outbox_send(notice_id=pk)
         sent[status] = sent.get(status, 0) + 1
         if status != NoticeStatus.SENT:
-            log(f"Notice {pk}: {NoticeStatus(status).label}.")
+            log(f"Notice {pk}: {NoticeStatus(status).label} (see /notices/).")
         progress(i, len(to_send))
     run_bill_ids = Bill.objects.filter(run=run).annotate(sid=Cast("pk", CharField())).values("sid")
     unknown = NoticeSent.objects.filter(kind="bill", object_type="utility.bill", status=NoticeStatus.UNKNOWN,

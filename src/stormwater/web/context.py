@@ -33,4 +33,6 @@ def nav(request):
         items.append(("construction_list", "Construction"))
     if user.can(Perm.STEWARDSHIP) or user.can(Perm.INSPECT) or user.can(Perm.PERMIT_APPLY):
         items.append(("site_list", "Stewardship"))
+    if user.is_staff_role:
+        items.append(("job_list", "Jobs"))
     return {"nav": items}

@@ -22,12 +22,12 @@ class Command(BaseCommand):
 
     def handle(self, *args, batch=False, max_tasks=None, interval=1.0, verbosity=1, **opts):
         me = worker_name()
-        for job in jobs_recover():
+        for job in jobs_recover(starting=True):
             self.stdout.write(f"Recovered job {job.pk} ({job.title}): {job.get_state_display().lower()}.")
         # The outbox: messages a dead process was sending are marked unknown, never silently re-sent.
         from stormwater.notices.outbox import outbox_recover
 
-        for n in outbox_recover():
+        for n in outbox_recover(starting=True):
             self.stdout.write(f"Notice {n.pk} to {n.to} was being sent when its process died: marked unknown.")
         if verbosity:
             self.stdout.write(f"Worker {me}: waiting for jobs (Ctrl+C stops after the job in hand).")
