@@ -4,6 +4,7 @@ from __future__ import annotations
 from django.db.models import Model, Q, QuerySet
 from django.http import Http404
 from django.urls import reverse
+from django.utils.timezone import localtime
 
 from .models import Job, JobLogLine
 from .registry import KINDS
@@ -53,8 +54,9 @@ def job_json(job: Job, *, log_lines: int = LOG_TAIL) -> dict:
         "file_url": reverse("job_file", args=[job.pk]) if job.file else None,
         "url": reverse("job_detail", args=[job.pk]),
         "started_by": job.started_by.username if job.started_by_id else None,
-        "created_at": job.created_at.isoformat(), "started_at": job.started_at.isoformat() if job.started_at else None,
-        "finished_at": job.finished_at.isoformat() if job.finished_at else None,
+        "created_at": localtime(job.created_at).isoformat(),
+        "started_at": localtime(job.started_at).isoformat() if job.started_at else None,
+        "finished_at": localtime(job.finished_at).isoformat() if job.finished_at else None,
         "attempts": job.attempts, "task_id": job.task_id or None,
-        "log": [{"at": ln.at.isoformat(), "line": ln.line} for ln in lines],
+        "log": [{"at": localtime(ln.at).isoformat(), "line": ln.line} for ln in lines],
     }

@@ -27,7 +27,7 @@ def clean_export(params: dict) -> dict:
     return {**clean_run({k: v for k, v in params.items() if k != "format"}), "format": fmt}
 
 
-@job_kind("bill_run_export", perm=Perm.BILLING_VIEW_ALL, label="Make the export file", clean=clean_export,
+@job_kind("bill_run_export", perm=Perm.BILLING_VIEW_ALL, label="Make the spreadsheet file", clean=clean_export,
           subject=run_subject, title=lambda p: f"Export of bill run {p['run']} ({p['format'].upper()})")
 def bill_run_export(job):
     from stormwater.utility import exports
