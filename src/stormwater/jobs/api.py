@@ -7,7 +7,6 @@ GET  /api/jobs/<id>/     one job: state, progress, result, error, file URL, last
 from __future__ import annotations
 
 from django.http import JsonResponse
-from django.views.decorators.csrf import csrf_exempt
 
 from stormwater.accounts.access import require_perm
 from stormwater.web.jsonapi import BadInput, api_errors, json_object, only_fields
@@ -19,8 +18,7 @@ from .services import job_start
 _errors = api_errors(JobParamError)
 
 
-@csrf_exempt
-@require_perm(api=True)
+@require_perm(api=True)  # not csrf_exempt: it acts with the signed-in session, so a foreign page must not drive it
 @_errors
 def api_jobs(request):
     if request.method == "POST":

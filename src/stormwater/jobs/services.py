@@ -100,8 +100,8 @@ def job_execute(*, job_id: int, worker: str | None = None) -> Job:
         job.save(update_fields=["state", "worker", "attempts", "started_at", "heartbeat_at", "error"])
         JobLogLine.objects.create(job=job, line=f"Started on {worker}" + (f" (attempt {job.attempts})."
                                                                            if job.attempts > 1 else "."))
-    body = kind_get(job.kind).body
     try:
+        body = kind_get(job.kind).body
         with _heartbeat(job):
             result = body(job)
     except Exception as e:
