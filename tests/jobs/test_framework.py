@@ -143,3 +143,12 @@ def test_a_page_form_starts_a_job_and_returns_to_the_page(client_for, personas):
     assert Job.objects.get().params == {"n": 2}
     r = c.post("/jobs/start/test_count/", {"n": "0", "next": "https://evil.example/"})
     assert r.status_code == 302 and r.url == "/jobs/"  # a foreign next is not followed; the error is shown
+
+
+def test_a_foreign_page_cannot_start_a_job_with_the_session(personas):
+    from django.test import Client
+
+    c = Client(enforce_csrf_checks=True)
+    c.force_login(personas["staff"])
+    r = c.post("/api/jobs/", {"kind": "test_count", "params": {"n": 1}}, content_type="application/json")
+    assert r.status_code == 403 and Job.objects.count() == 0
