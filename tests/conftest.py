@@ -172,3 +172,19 @@ def _race(*fns, timeout: float = 60):
 def race():
     """``race(*fns)`` → (results, errors): the calls started at the same moment (PostgreSQL row-lock tests)."""
     return _race
+
+
+@pytest.fixture
+def run_worker(monkeypatch):
+    """Run every queued background job in this process through the real command (``stormwater worker --batch``:
+    recovery first, then the queue library's db_worker). db_worker calls close_old_connections() between tasks,
+    which would close the connection inside the test's transaction on PostgreSQL; in a test it must not (as
+    pytest-django disconnects it from the request signals)."""
+    from django.core.management import call_command
+    from django_tasks_db.management.commands import db_worker
+
+    monkeypatch.setattr(db_worker, "close_old_connections", lambda: None)
+
+    def _run():
+        call_command("worker", batch=True, interval=0, verbosity=0)
+    return _run

@@ -87,6 +87,10 @@ INSTALLED_APPS = [
     "stormwater.portal",
     "stormwater.notices",
     "stormwater.web",
+    # Background jobs (docs/jobs.md): Django's task API and its database backend, our Job records on top.
+    "django_tasks",
+    "django_tasks_db",
+    "stormwater.jobs",
 ]
 
 MIDDLEWARE = [
@@ -217,7 +221,15 @@ LOGIN_THROTTLE_IP_FAILURES = int(os.environ.get("LOGIN_THROTTLE_IP_FAILURES", "2
 LOGIN_THROTTLE_WINDOW_SECONDS = int(os.environ.get("LOGIN_THROTTLE_WINDOW_SECONDS", "900"))
 PASSWORD_RESET_THROTTLE_REQUESTS = int(os.environ.get("PASSWORD_RESET_THROTTLE_REQUESTS", "5"))
 
+# Background jobs (docs/jobs.md): the queue lives in the database (SQLite or PostgreSQL, no other server);
+# `stormwater worker` runs it. A job whose worker's heartbeat is older than JOBS_STALE_SECONDS (on another
+# host; on the same host a dead process is seen at once) is taken over by the next worker that starts.
+TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
+JOBS_STALE_SECONDS = int(os.environ.get("JOBS_STALE_SECONDS", "900"))
+
 EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+# For EMAIL_BACKEND=django.core.mail.backends.filebased.EmailBackend (one file per message; tests, demos).
+EMAIL_FILE_PATH = os.environ.get("EMAIL_FILE_PATH", str(DATA_DIR / "sent-mail"))
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "stormwater@longmeadow.example")
 
 TOWN_NAME = os.environ.get("TOWN_NAME", "Town of Longmeadow")

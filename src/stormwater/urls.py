@@ -77,3 +77,11 @@ urlpatterns += portal_urlpatterns
 # Reviewer's workbench (stormwater.workbench, issue 10): spread in, flat checked URLPatterns.
 from stormwater.workbench.urls import urlpatterns as workbench_urlpatterns  # noqa: E402
 urlpatterns += workbench_urlpatterns
+
+# Background jobs (stormwater.jobs, issue 15): the job pages and /api/jobs/; spread in, flat checked URLPatterns.
+from stormwater.jobs.urls import urlpatterns as jobs_urlpatterns  # noqa: E402
+urlpatterns += jobs_urlpatterns
+
+# The e-mail outbox for staff (stormwater.notices): notices to check; spread in, flat checked URLPatterns.
+from stormwater.notices.urls import urlpatterns as notices_urlpatterns  # noqa: E402
+urlpatterns += notices_urlpatterns

@@ -92,7 +92,7 @@ def test_csv_and_geopackage_exports(client_for, personas, surveyed, tmp_path):
     assert df.crs.to_epsg() == 2249 and float(df.set_index("parcel_id").loc["P-1", "impervious_sqft"]) == 800.0
 
 
-def test_upload_map_check_and_import_a_survey_on_the_web(client_for, personas, town, synthetic_gpkg):
+def test_upload_map_check_and_import_a_survey_on_the_web(client_for, personas, town, synthetic_gpkg, run_worker):
     Parcel.objects.create(parcel_id="P-1", address="1 Test St", land_use_code="101", dwelling_units=1)
     Parcel.objects.create(parcel_id="P-2", address="3 Test St", land_use_code="325")
     c = client_for(personas["staff"])
@@ -110,19 +110,23 @@ def test_upload_map_check_and_import_a_survey_on_the_web(client_for, personas, t
         post[f"role_{i}"] = {"row": "right_of_way", "parcels": ""}.get(n, "impervious")
         post[f"name_{i}"] = n
     assert c.post(f"/gis/imports/{gi.pk}/", post).status_code == 302
+    run_worker()  # the check runs as a background job (issue 15)
     gi.refresh_from_db()
     assert gi.status == "checked" and gi.report["parcels_matched"] == 2
     page = c.get(f"/gis/imports/{gi.pk}/").content.decode()
     assert "parcel_without_polygon" not in page and "on no parcel" in page.lower()
     r = c.post(f"/gis/imports/{gi.pk}/commit/")
+    assert r.url == f"/gis/imports/{gi.pk}/"  # the import runs as a background job, shown live on this page
+    assert "/api/jobs/" in c.get(r.url).content.decode()
+    run_worker()
     gi.refresh_from_db()
-    assert gi.status == "imported" and r.url == f"/gis/surveys/{gi.survey_id}/"
+    assert gi.status == "imported" and f"/gis/surveys/{gi.survey_id}/" in c.get(r.url).content.decode()
     assert ParcelImpervious.objects.get(survey=gi.survey, parcel__parcel_id="P-1").impervious_sqft == Decimal("800.00")
     assert c.post(f"/gis/imports/{gi.pk}/commit/").status_code == 302  # a second commit is refused, not repeated
     assert ImperviousSurvey.objects.filter(name="Web survey").count() == 1
 
 
-def test_upload_and_import_assessor_records_on_the_web(client_for, personas, db, synthetic_assessor_csv):
+def test_upload_and_import_assessor_records_on_the_web(client_for, personas, db, synthetic_assessor_csv, run_worker):
     c = client_for(personas["assessor"])
     with synthetic_assessor_csv.open("rb") as f:
         r = c.post("/gis/imports/new/", {"kind": "assessor", "files": f})
@@ -132,9 +136,11 @@ def test_upload_and_import_assessor_records_on_the_web(client_for, personas, db,
             "map_owner_address": ["OWN_ST", "OWN_CITY"], "map_land_use_code": "LUC", "map_dwelling_units": "UNITS",
             "map_lot_size": "LOT", "lot_unit": "sqft"}
     c.post(f"/gis/imports/{gi.pk}/", post)
+    run_worker()
     gi.refresh_from_db()
     assert gi.status == "checked" and gi.report["created"] == 3 and Parcel.objects.count() == 0
     c.post(f"/gis/imports/{gi.pk}/commit/")
+    run_worker()
     assert sorted(Parcel.objects.values_list("parcel_id", flat=True)) == ["P-1", "P-2", "P-3"]
 
 

@@ -473,19 +473,21 @@ def _write_survey(survey, parcels: overlay.Layer, result: overlay.OverlayResult,
     SurveyParcelFacts.objects.bulk_create(facts, batch_size=BATCH)
 
 
-def layers_import_check(*, gis_import: GisImport, mapping: dict, acting_user) -> GisImport:
+def layers_import_check(*, gis_import: GisImport, mapping: dict, acting_user,
+                        progress: Callable[[int, int], None] | None = None) -> GisImport:
     """Run the import as a dry run with the mapping from the form; store the report."""
     return _check(gis_import, mapping, lambda: survey_import(
         spec=spec_from_mapping(gis_import, mapping), name=mapping.get("name", ""), surveyed_on=date.today(),
-        acting_user=acting_user, dry_run=True).report)
+        acting_user=acting_user, dry_run=True, progress=progress).report)
 
 
-def layers_import_commit(*, gis_import: GisImport, acting_user) -> SurveyOutcome:
+def layers_import_commit(*, gis_import: GisImport, acting_user,
+                         progress: Callable[[int, int], None] | None = None) -> SurveyOutcome:
     gi = _checked(gis_import)
     m = gi.mapping
     return survey_import(spec=spec_from_mapping(gi, m), name=m["name"], surveyed_on=date.fromisoformat(m["surveyed_on"]),
                          acting_user=acting_user, source=f"GIS import #{gi.pk}: " + ", ".join(gi.files),
-                         gis_import=gi)
+                         gis_import=gi, progress=progress)
 
 
 def spec_from_mapping(gi: GisImport, m: dict) -> SurveySpec:

@@ -14,6 +14,8 @@ from django.views.decorators.http import require_POST
 
 from stormwater.accounts.access import require_perm
 from stormwater.accounts.roles import Perm
+from stormwater.jobs.models import Job, JobState
+from stormwater.jobs.services import job_start
 from stormwater.parcels.models import ParcelImpervious
 from stormwater.web.files import download
 
@@ -22,8 +24,7 @@ from .forms import ROLE_CHOICES, ChangeForm, UploadForm, assessor_mapping_from_p
 from .models import GisImport
 from .selectors import (eru_determination, gis_import_get, gis_imports, histogram_svg_bars, survey_changes,
                         survey_csv, survey_geopackage, survey_get, surveys, upload_sources)
-from .services import (assessor_import_check, assessor_import_commit, gis_import_upload, import_folder,
-                       layers_import_check, layers_import_commit)
+from .services import ERR_ALREADY, ERR_NOT_CHECKED, gis_import_upload, import_folder
 
 
 @require_perm(Perm.GIS_VIEW)
@@ -55,13 +56,12 @@ def gis_import_detail(request, import_id: int):
     if request.method == "POST" and gi.status != GisImport.Status.IMPORTED:
         if gi.kind == GisImport.Kind.LAYERS:
             mapping, errors = layers_mapping_from_post(request.POST, [s for s in sources if s["geometry_type"]])
-            if not errors:
-                gi = layers_import_check(gis_import=gi, mapping=mapping, acting_user=request.user)
         else:
             mapping, errors = assessor_mapping_from_post(request.POST)
-            if not errors:
-                gi = assessor_import_check(gis_import=gi, mapping=mapping, acting_user=request.user)
         if not errors:
+            # The check is a dry run of the whole import (for layers, the overlay): a background job, shown live here.
+            job_start(kind="gis_import_check", params={"import": gi.pk, "mapping": mapping}, acting_user=request.user)
+            messages.success(request, "Checking the import in the background: its progress shows below.")
             return redirect("gis_import_detail", import_id=gi.pk)
     ctx = {"gi": gi, "errors": errors, "report": gi.report, "mapping": gi.mapping}
     if gi.kind == GisImport.Kind.LAYERS:
@@ -102,16 +102,16 @@ def gis_import_detail(request, import_id: int):
 @require_perm(Perm.GIS_IMPORT)
 def gis_import_commit(request, import_id: int):
     gi = gis_import_get(import_id)
-    try:
-        if gi.kind == GisImport.Kind.LAYERS:
-            outcome = layers_import_commit(gis_import=gi, acting_user=request.user)
-            messages.success(request, f"Survey “{outcome.survey.name}” imported.")
-            return redirect("gis_survey_detail", survey_id=outcome.survey.pk)
-        res = assessor_import_commit(gis_import=gi, acting_user=request.user)
-        messages.success(request, f"Assessor records imported: {len(res.created)} parcels created, "
-                                  f"{len(res.updated)} updated, {res.unchanged} unchanged.")
-    except ValueError as e:
-        messages.error(request, str(e))
+    if gi.status == GisImport.Status.IMPORTED:
+        messages.error(request, ERR_ALREADY)
+    elif gi.status != GisImport.Status.CHECKED:
+        messages.error(request, ERR_NOT_CHECKED)
+    elif Job.objects.filter(kind="gis_import", subject=f"gis.gisimport:{gi.pk}",
+                            state__in=[JobState.QUEUED, JobState.RUNNING]).exists():
+        messages.info(request, "This import is running already: its progress shows below.")
+    else:
+        job_start(kind="gis_import", params={"import": gi.pk}, acting_user=request.user)
+        messages.success(request, "Importing in the background: its progress shows below; you can go on working.")
     return redirect("gis_import_detail", import_id=gi.pk)
 
 

@@ -15,3 +15,16 @@ def render_pdf(template: str, context: dict) -> bytes:
 def bill_pdf(bill) -> bytes:
     return render_pdf("utility/bill_pdf.html", {"bill": bill, "installments": bill.installments.all(),
                                                 "resolution": bill.run.resolution})
+
+
+def render_document(template: str, context: dict):
+    """The rendered WeasyPrint document (its pages), for printing many into one file (jobs: bills_pdf)."""
+    from weasyprint import HTML
+
+    html = render_to_string(template, {**context, "town": settings.TOWN_NAME})
+    return HTML(string=html, base_url=str(settings.BASE_DIR)).render()
+
+
+def bill_document(bill):
+    return render_document("utility/bill_pdf.html", {"bill": bill, "installments": bill.installments.all(),
+                                                     "resolution": bill.run.resolution})

@@ -35,4 +35,6 @@ def nav(request):
         items.append(("site_list", "Stewardship"))
     if user.can(Perm.USERS_MANAGE):
         items.append(("user_list", "Users"))
+    if user.is_staff_role:
+        items.append(("job_list", "Jobs"))
     return {"nav": items}

@@ -1,0 +1,76 @@
+"""The kinds of job there are: each a name, the permission to start and see it, how its params are checked,
+its title, and its body. Modules of ``jobs/kinds/`` register theirs with ``@job_kind``.
+
+A body is ``body(job) -> dict | None`` (the result, JSON). It reads ``job.params``, reports with
+``job.progress(done, total)`` and ``job.log(line)``, writes in short transactions of its own, and is
+idempotent: run again after a crash (``kill -9``) it reaches the same result and repeats no side effect.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+ERR_UNKNOWN_KIND = "job kind: {kind!r} is not a kind of job (known: {known})"
+
+
+class JobParamError(ValueError):
+    """A job's params are wrong; the message starts with the param's name."""
+
+
+@dataclass(frozen=True)
+class JobKind:
+    name: str
+    perm: str
+    body: Callable
+    title: Callable[[dict], str]
+    clean: Callable[[dict], dict] = field(default=lambda p: p)
+    subject: Callable[[dict], str] = field(default=lambda p: "")
+    label: str = ""  # what the button says, e.g. "Email the bills"
+
+
+KINDS: dict[str, JobKind] = {}
+
+
+def job_kind(name: str, *, perm: str, title: Callable[[dict], str], label: str,
+             clean: Callable[[dict], dict] | None = None, subject: Callable[[dict], str] | None = None):
+    """Register the decorated function as the body of job kind ``name``."""
+    def deco(body):
+        KINDS[name] = JobKind(name=name, perm=perm, body=body, title=title, label=label,
+                              clean=clean or (lambda p: p), subject=subject or (lambda p: ""))
+        return body
+    return deco
+
+
+def kind_get(name: str) -> JobKind:
+    try:
+        return KINDS[name]
+    except KeyError:
+        raise JobParamError(ERR_UNKNOWN_KIND.format(kind=name, known=", ".join(sorted(KINDS)))) from None
+
+
+# --- param helpers for clean(): the web form sends strings, the API and the CLI typed values ----------------
+
+def int_param(params: dict, name: str) -> int:
+    raw = params.get(name)
+    if isinstance(raw, bool) or raw in (None, ""):
+        raise JobParamError(f"{name}: required, a whole number")
+    try:
+        value = int(str(raw))
+    except ValueError:
+        raise JobParamError(f"{name}: {raw!r} is not a whole number") from None
+    if value < 1:
+        raise JobParamError(f"{name}: must be 1 or more")
+    return value
+
+
+def choice_param(params: dict, name: str, choices: tuple[str, ...], default: str | None = None) -> str:
+    raw = params.get(name, default)
+    if raw not in choices:
+        raise JobParamError(f"{name}: {raw!r} is not one of {', '.join(choices)}")
+    return raw
+
+
+def only_params(params: dict, names) -> None:
+    unknown = sorted(set(params) - set(names))
+    if unknown:
+        raise JobParamError(f"unknown param{'s' if len(unknown) > 1 else ''}: {', '.join(unknown)}")

@@ -1,0 +1,75 @@
+"""Job pages: the list of recent jobs, one job live (state, progress n of N, log, result, errors), its file,
+and the two acts (start a job from a page's form, start a failed one again). Each parses, calls one service."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.conf import settings
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.http import FileResponse, Http404
+from django.shortcuts import redirect, render
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_POST
+
+from stormwater.accounts.access import require_perm
+
+from .registry import JobParamError
+from .selectors import job_get_for_user, job_log_tail, jobs_for_user
+from .services import job_rerun, job_start
+
+FORM_FIELDS_NOT_PARAMS = {"csrfmiddlewaretoken", "next"}
+
+
+@require_perm()
+def job_list(request):
+    return render(request, "jobs/list.html", {"jobs": jobs_for_user(user=request.user)})
+
+
+@require_perm()
+def job_detail(request, job_id: int):
+    job = job_get_for_user(user=request.user, job_id=job_id)
+    return render(request, "jobs/detail.html", {"job": job, "log": job_log_tail(job)})
+
+
+@require_perm()
+def job_file(request, job_id: int):
+    job = job_get_for_user(user=request.user, job_id=job_id)
+    path = (Path(settings.MEDIA_ROOT) / job.file).resolve() if job.file else None
+    if path is None or not path.is_file() or not path.is_relative_to(Path(settings.MEDIA_ROOT).resolve()):
+        raise Http404("This job has no file.")
+    return FileResponse(path.open("rb"), as_attachment=True, filename=path.name)
+
+
+def _back(request, job):
+    nxt = request.POST.get("next", "")
+    if nxt and url_has_allowed_host_and_scheme(nxt, allowed_hosts={request.get_host()}, require_https=request.is_secure()):
+        return redirect(nxt)
+    return redirect("job_detail", job_id=job.pk) if job else redirect("job_list")
+
+
+@require_POST
+@require_perm()
+def job_start_view(request, kind: str):
+    """POST from any page's start form (include "jobs/_start.html"): the form's fields are the params."""
+    params = {k: v for k, v in request.POST.items() if k not in FORM_FIELDS_NOT_PARAMS}
+    try:
+        job = job_start(kind=kind, params=params, acting_user=request.user)
+    except (JobParamError, PermissionDenied) as e:
+        messages.error(request, str(e))
+        return _back(request, None)
+    messages.success(request, f"Started: {job.title} (job {job.pk}). Its progress shows below; you can go on working.")
+    return _back(request, job)
+
+
+@require_POST
+@require_perm()
+def job_rerun_view(request, job_id: int):
+    job = job_get_for_user(user=request.user, job_id=job_id)
+    try:
+        job_rerun(job=job, acting_user=request.user)
+    except (ValueError, PermissionDenied) as e:
+        messages.error(request, str(e))
+    else:
+        messages.success(request, "Started again.")
+    return redirect("job_detail", job_id=job.pk)

@@ -1,0 +1,45 @@
+"""The outbox for staff: notices whose sending is unknown (a process died while sending) or failed, and the
+act that settles an unknown one after checking the mail server's log for its Message-ID."""
+from __future__ import annotations
+
+from django.contrib import messages
+from django.core.paginator import Paginator
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from stormwater.accounts.access import require_perm
+from stormwater.accounts.roles import Perm
+
+from .models import NoticeSent, NoticeStatus
+from .services import notice_resolve
+
+SHOWN = (NoticeStatus.UNKNOWN, NoticeStatus.FAILED, NoticeStatus.QUEUED, NoticeStatus.SENDING)
+
+
+@require_perm(Perm.AUDIT_VIEW)
+def outbox(request):
+    status = request.GET.get("status", "")
+    qs = NoticeSent.objects.filter(status=status) if status in SHOWN else NoticeSent.objects.filter(status__in=SHOWN)
+    page = Paginator(qs.order_by("status", "-queued_at", "-id"), 50).get_page(request.GET.get("page"))
+    return render(request, "notices/outbox.html", {"page": page, "status": status, "statuses": SHOWN})
+
+
+@require_POST
+@require_perm(Perm.AUDIT_VIEW)
+def notice_resolve_view(request, notice_id: int):
+    n = get_object_or_404(NoticeSent, pk=notice_id)
+    was_sent = request.POST.get("was_sent") == "1"
+    try:
+        notice_resolve(notice=n, was_sent=was_sent, acting_user=request.user,
+                       why="found in the mail server's log" if was_sent else "not in the mail server's log: send it")
+    except ValueError as e:
+        messages.error(request, str(e))
+    else:
+        if not was_sent:
+            from .outbox import outbox_send
+
+            status = outbox_send(notice_id=n.pk)
+            messages.success(request, f"Notice {n.pk}: {NoticeStatus(status).label}.")
+        else:
+            messages.success(request, f"Notice {n.pk} recorded as sent.")
+    return redirect("notice_outbox")
