@@ -28,7 +28,7 @@ from stormwater.web.jsonapi import BadInput, api_errors, date_field, int_field, 
 
 from . import services
 from .checklist import BY_KEY, OTHER_TAGS
-from .forms import ApplicationForm, DecisionForm
+from .forms import MAX_EXTENSION_DAYS, ApplicationForm, DecisionForm
 from .selectors import (account_of, may_act_for_applicant, permit_clocks, permit_get_for_applicant,
                         permit_get_for_user, permit_owner_for, permits_for_user)
 
@@ -297,7 +297,8 @@ def api_permit_extend(request, number: str):
     """POST {days, reason} → the action clock extended, with its reason."""
     app = permit_get_for_user(user=request.user, number=number)
     b = json_object(request)
-    services.permit_extend(application=app, days=int_field(b, "days"), reason=text_field(b, "reason"),
+    services.permit_extend(application=app, days=int_field(b, "days", lo=-MAX_EXTENSION_DAYS, hi=MAX_EXTENSION_DAYS),
+                           reason=text_field(b, "reason"),
                            acting_user=request.user)
     return _file(request, number)
 

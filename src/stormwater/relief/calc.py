@@ -31,7 +31,7 @@ def calc_deadline(payload: Any) -> dict:
     name = payload.get("clock")
     if name is None:
         raise CalcInputError(f"clock: required (one of {', '.join(CLOCKS)})")
-    if name not in CLOCKS:
+    if not isinstance(name, str) or name not in CLOCKS:
         raise CalcInputError(f"clock: {name!r} is not one of {', '.join(CLOCKS)}")
     rule = CLOCKS[name]
     if rule.before:
