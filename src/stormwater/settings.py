@@ -79,6 +79,7 @@ INSTALLED_APPS = [
     "stormwater.portal",
     "stormwater.notices",
     "stormwater.web",
+    "stormwater.api",
 ]
 
 MIDDLEWARE = [
@@ -88,6 +89,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "stormwater.api.middleware.ApiTokenMiddleware",  # Authorization: Bearer on /api/ (issue 15, docs/api.md)
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "stormwater.web.security.ContentSecurityPolicyMiddleware",  # CSP, Referrer-Policy (docs/portal.md)

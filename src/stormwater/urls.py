@@ -79,3 +79,7 @@ urlpatterns += portal_urlpatterns
 # Reviewer's workbench (stormwater.workbench, issue 10): spread in, flat checked URLPatterns.
 from stormwater.workbench.urls import urlpatterns as workbench_urlpatterns  # noqa: E402
 urlpatterns += workbench_urlpatterns
+
+# The JSON API's contract (stormwater.api, issue 15): OpenAPI document, reference page, API tokens.
+from stormwater.api.urls import urlpatterns as api_urlpatterns  # noqa: E402
+urlpatterns += api_urlpatterns

@@ -56,6 +56,8 @@ class Perm:
     RELIEF_DECIDE = "relief.decide"              # Director: decide credits and abatements, revoke credits
     RELIEF_POLICY = "relief.policy"              # enter the credit policy the Select Board approved
     APPEAL_RECORD = "relief.appeal_record"       # Select Board clerk: hearings, notices, the Board's decisions
+    # Issue 15: tokens for other systems (docs/api.md)
+    API_TOKENS = "api.tokens"                    # Director: issue and revoke API tokens
 
 
 _ALL = {v for k, v in vars(Perm).items() if k.isupper()}

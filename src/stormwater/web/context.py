@@ -33,4 +33,6 @@ def nav(request):
         items.append(("construction_list", "Construction"))
     if user.can(Perm.STEWARDSHIP) or user.can(Perm.INSPECT) or user.can(Perm.PERMIT_APPLY):
         items.append(("site_list", "Stewardship"))
+    if user.can(Perm.API_TOKENS):
+        items.append(("api_tokens", "API tokens"))
     return {"nav": items}
