@@ -96,6 +96,7 @@ MIDDLEWARE = [
 ]
 
 ROOT_URLCONF = "stormwater.urls"
+CSRF_FAILURE_VIEW = "stormwater.api.views.csrf_failure"  # JSON under /api/ (issue 15)
 WSGI_APPLICATION = "stormwater.wsgi.application"
 AUTH_USER_MODEL = "accounts.User"
 LOGIN_URL = "login"

@@ -33,7 +33,7 @@ FEE_IN = obj({
     "credit_percent": num(0, 100), "installments": {"type": ["integer", "string"], "description": "1–4"},
 }, ["property_class"], closed=True)
 FEE_OUT = obj({"erus": {"type": ["integer", "string", "number"]}, "annual_fee": MONEY_OUT, "blocks": array(ANY_OBJECT),
-               "installments": array(ANY_OBJECT), "explanation": {"type": ["string", "array"]}})
+               "installments": array(MONEY_OUT), "explanation": {"type": ["string", "array"]}})
 SPLIT_IN = obj({"amount": money("in whole cents", minimum=0),
                 "shares": array(obj({"unit": {"type": ["string", "integer"]}, "percent": num(0)}, ["unit", "percent"]),
                                 "percentages totalling 100", minItems=1)}, ["amount", "shares"])
@@ -211,7 +211,7 @@ ENDPOINTS: dict[str, list[Op] | dict[str, list[Op]]] = {
     "api_permit_info_request": [Op("post", "Request information (the 42-day clock stops)",
                                    body=obj({"items": LINES}, ["items"]), body_required=True, response=PERMIT)],
     "api_permit_info_response": [Op("post", "The applicant's response (the clock resumes)",
-                                    body=obj({"response": TEXT}, ["response"]), body_required=True, response=PERMIT)],
+                                    body=obj({"response": TEXT}), response=PERMIT)],
     "api_permit_extend": [Op("post", "Extend the action clock with its reason (§ 380-10 I(2))",
                              body=obj({"days": whole(1, 3650), "reason": TEXT}, ["days", "reason"]), body_required=True,
                              response=PERMIT)],

@@ -91,7 +91,9 @@ def _operation(op: Op, *, op_id: str, tag: str, path_params: dict[str, Schema], 
                            "description": (op.description + "\n\n" if op.description else "") + "**Auth.** " + auth,
                            "security": security}
     params = [{"name": n, "in": "path", "required": True, "schema": op.params.get(n, s)} for n, s in path_params.items()]
-    params += [{"name": n, "in": "query", "required": False, "schema": s} for n, s in op.query.items()]
+    params += [{"name": n, "in": "query", "required": False,
+                "schema": {"anyOf": [s, {"type": "string", "maxLength": 0}], "description": s.get("description", "")
+                           + "; blank: not given"} if s.get("format") == "date" else s} for n, s in op.query.items()]
     if params:
         out["parameters"] = params
     content: dict[str, Any] = {}

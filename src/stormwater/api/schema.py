@@ -56,7 +56,12 @@ def enum(*values: str, desc: str = "") -> Schema:
 def nullable(s: Schema) -> Schema:
     t = s.get("type")
     types = t if isinstance(t, list) else [t] if t else []
-    return {**s, "type": [*types, "null"]} if types else {"anyOf": [s, {"type": "null"}]}
+    if not types or "null" in types:
+        return s if "null" in types else {"anyOf": [s, {"type": "null"}]}
+    out = {**s, "type": [*types, "null"]}
+    if "enum" in s:
+        out["enum"] = [*s["enum"], None]
+    return out
 
 
 def array(items: Schema, desc: str = "", **kw) -> Schema:
@@ -66,12 +71,21 @@ def array(items: Schema, desc: str = "", **kw) -> Schema:
     return s
 
 
+def optional(s: Schema) -> Schema:
+    """An optional field or query parameter: null (and, for a date, "") means "not given" (web.jsonapi)."""
+    if s.get("format") == "date":
+        return {"anyOf": [s, {"type": "string", "maxLength": 0}, {"type": "null"}],
+                "description": s.get("description", "") + "; blank or null: not given"}
+    return nullable(s)
+
+
 def obj(props: dict[str, Schema] | None = None, required: tuple[str, ...] | list[str] = (), *, closed: bool = False,
         desc: str = "") -> Schema:
-    """An object; ``closed``: unknown fields are refused by the endpoint (named in the 400)."""
+    """An object; ``closed``: unknown fields are refused by the endpoint (named in the 400). Fields not
+    ``required`` also accept null (the endpoints read null as "not given")."""
     s: Schema = {"type": "object"}
     if props:
-        s["properties"] = props
+        s["properties"] = {k: v if k in required else optional(v) for k, v in props.items()}
     if required:
         s["required"] = list(required)
     if closed:

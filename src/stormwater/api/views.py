@@ -4,6 +4,8 @@ from __future__ import annotations
 from django.contrib import messages
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.views import csrf as csrf_views
+from django.views import defaults
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from stormwater.accounts.access import public, require_perm
@@ -25,7 +27,8 @@ def _type(s: dict) -> str:
     if "$ref" in s:
         return s["$ref"].rsplit("/", 1)[1]
     if "anyOf" in s:
-        return " or ".join(_type(x) for x in s["anyOf"])
+        kinds = [_type(x) for x in s["anyOf"] if x.get("maxLength") != 0 and x.get("type") != "null"]
+        return " or ".join(kinds) + (" (optional)" if len(kinds) < len(s["anyOf"]) else "")
     t = s.get("type", "any")
     t = " or ".join(t) if isinstance(t, list) else t
     if s.get("format") == "date":
@@ -36,6 +39,8 @@ def _type(s: dict) -> str:
 
 
 def _constraints(s: dict) -> str:
+    if "anyOf" in s:
+        return "; ".join(c for c in (_constraints(x) for x in s["anyOf"]) if c)
     bits = []
     if "enum" in s:
         bits.append("one of " + ", ".join(str(v) for v in s["enum"]))
@@ -121,3 +126,43 @@ def api_token_revoke_view(request, token_id: int):
     else:
         messages.success(request, f"Token “{token.name}” revoked: it no longer works.")
     return redirect("api_tokens")
+
+
+# --- errors under /api/ answer JSON (a client parses {"error": …}, never an HTML page) ----------------------
+
+def _is_api(request) -> bool:
+    return request.path.startswith("/api/")
+
+
+def handler400(request, exception=None):
+    if _is_api(request):
+        return JsonResponse({"error": f"input: the request could not be read ({exception.__class__.__name__})"
+                             if exception else "input: bad request"}, status=400)
+    return defaults.bad_request(request, exception)
+
+
+def handler403(request, exception=None):
+    if _is_api(request):
+        return JsonResponse({"error": str(exception) or "forbidden" if exception else "forbidden"}, status=403)
+    return defaults.permission_denied(request, exception)
+
+
+def handler404(request, exception=None):
+    if _is_api(request):
+        return JsonResponse({"error": "not found"}, status=404)
+    return defaults.page_not_found(request, exception)
+
+
+def handler500(request):
+    if _is_api(request):
+        return JsonResponse({"error": "server error: the request was not completed (it has been logged)"},
+                            status=500)
+    return defaults.server_error(request)
+
+
+def csrf_failure(request, reason=""):
+    """CSRF refusals: JSON under /api/ (a session client forgot the X-CSRFToken header), Django's page elsewhere."""
+    if _is_api(request):
+        return JsonResponse({"error": "forbidden: CSRF token missing or wrong (send X-CSRFToken with a session, "
+                                      "or use an API token)"}, status=403)
+    return csrf_views.csrf_failure(request, reason)
