@@ -416,7 +416,11 @@ def permit_deny_nonpayment_view(request, number: str):
 def permit_account_entry(request, number: str):
     app = permit_get_for_user(user=request.user, number=number)
     kind = request.POST.get("kind")
-    on = date_value(request.POST.get("on"), timezone.localdate())
+    try:
+        on = date_value(request.POST.get("on"), timezone.localdate())
+    except ValueError as e:
+        messages.error(request, f"on: {e}")
+        return redirect("permit_detail", number=number)
     ref = request.POST.get("reference", "")
     if kind == AccountEntryKind.DEPOSIT:
         fn = lambda: services.consultant_fee_deposit(  # noqa: E731

@@ -91,6 +91,18 @@ def _refused_at(value: Any, path: str = "") -> tuple[str, _Refused] | None:
     return None
 
 
+_LONG_NUMBER = re.compile(r"\d{%d,}" % (MAX_DIGITS + 1))
+
+
+def check_text(text: str, *, field: str = "input") -> None:
+    """For a body another parser reads (a YAML plan): refuse nesting past ``MAX_DEPTH`` (flow brackets) and
+    digit runs longer than ``MAX_DIGITS`` (an integer YAML would convert) before that parser sees them."""
+    if _depth(text) > MAX_DEPTH:
+        raise BadInput(f"{field}: nested more than {MAX_DEPTH} levels deep")
+    if _LONG_NUMBER.search(_STRING.sub("", text)):
+        raise BadInput(f"{field}: a number of more than {MAX_DIGITS} digits is out of range")
+
+
 def parse_json(raw: bytes | str, *, max_bytes: int = MAX_BODY_BYTES) -> Any:
     """``raw`` as a JSON value, or BadInput naming what was wrong (``input`` for the body itself, else the
     field, e.g. ``shares[0].percent``). Checks size and nesting before parsing, so that no body can make
