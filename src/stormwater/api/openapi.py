@@ -136,7 +136,7 @@ def openapi_document() -> dict:
         else:  # a regex alternation: the table lists its concrete paths
             by_path, path_params = spec, {}
         for path, ops in by_path.items():
-            tag = path.split("/")[2]
+            tag = "reference" if pattern.name in ("api_openapi", "api_docs") else path.split("/")[2]
             for op in ops:
                 op_id = pattern.name + ("" if len(by_path) == 1 else "_" + path.rsplit("/", 1)[1].replace("-", "_"))
                 paths.setdefault(path, {})[op.method] = _operation(op, op_id=op_id, tag=tag, path_params=path_params,

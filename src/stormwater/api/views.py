@@ -76,7 +76,7 @@ def _reference(doc: dict) -> list[dict]:
             body = op.get("requestBody", {}).get("content", {})
             sections.setdefault(op["tags"][0], []).append({
                 "id": op["operationId"], "method": method.upper(), "path": path, "summary": op["summary"],
-                "description": op["description"],
+                "description": op["description"].replace("**", "").replace("`", ""),  # Markdown → plain text
                 "params": [{"name": p["name"], "in": p["in"], "type": _type(p["schema"]),
                             "what": "; ".join(x for x in (p["schema"].get("description", ""),
                                                           _constraints(p["schema"])) if x)}
