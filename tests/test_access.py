@@ -36,7 +36,9 @@ PUBLIC = {"login", "logout", "healthz",
           # The public portal (issue 9): the landing page and sign-up (before any account exists), and a
           # parcel's fee facts by address/parcel id — class, impervious area, map, ERUs, fee, explanation,
           # credits — the public facts the fee is computed from; never owner names, bills or cases.
-          "portal_home", "portal_parcel_search", "portal_parcel", "portal_parcel_geojson", "portal_signup"}
+          "portal_home", "portal_parcel_search", "portal_parcel", "portal_parcel_geojson", "portal_signup",
+          # The JSON API's contract (issue 15): the OpenAPI document and its reference page describe the API.
+          "api_openapi", "api_docs"}
 
 
 def test_only_the_expected_urls_are_public():

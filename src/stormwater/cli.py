@@ -95,12 +95,14 @@ def calc(argv: list[str]) -> int:
     calculators = _calculators()
     if what not in calculators:
         return _emit({"error": f"usage: stormwater calc {'|'.join(calculators)} < input.json"}, 2)
+    from stormwater.web.jsonapi import BadInput, parse_json  # the API's reader: size, nesting, NaN refused
+
     try:
-        payload = json.loads(sys.stdin.read() or "null")
-    except json.JSONDecodeError as e:
-        return _emit({"error": f"input: not valid JSON ({e.msg} at line {e.lineno} column {e.colno})"}, 2)
-    try:
+        text = sys.stdin.read()
+        payload = parse_json(text) if text.strip() else None
         return _emit(calculators[what](payload))
+    except BadInput as e:
+        return _emit({"error": str(e), **e.json_detail()}, 2)
     except (CalcInputError, EngineeringInputError) as e:
         return _emit({"error": str(e)}, 2)
 

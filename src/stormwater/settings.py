@@ -91,6 +91,7 @@ INSTALLED_APPS = [
     "django_tasks",
     "django_tasks_db",
     "stormwater.jobs",
+    "stormwater.api",
 ]
 
 MIDDLEWARE = [
@@ -100,6 +101,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "stormwater.api.middleware.ApiTokenMiddleware",  # Authorization: Bearer on /api/ (issue 15, docs/api.md)
     "django.contrib.messages.middleware.MessageMiddleware",
     "stormwater.accounts.middleware.IdleTimeoutMiddleware",  # staff sessions end when idle (town.toml)
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -107,6 +109,7 @@ MIDDLEWARE = [
 ]
 
 ROOT_URLCONF = "stormwater.urls"
+CSRF_FAILURE_VIEW = "stormwater.api.views.csrf_failure"  # JSON under /api/ (issue 15)
 WSGI_APPLICATION = "stormwater.wsgi.application"
 AUTH_USER_MODEL = "accounts.User"
 LOGIN_URL = "login"

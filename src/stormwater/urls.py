@@ -85,3 +85,12 @@ urlpatterns += jobs_urlpatterns
 # The e-mail outbox for staff (stormwater.notices): notices to check; spread in, flat checked URLPatterns.
 from stormwater.notices.urls import urlpatterns as notices_urlpatterns  # noqa: E402
 urlpatterns += notices_urlpatterns
+# The JSON API's contract (stormwater.api, issue 15): OpenAPI document, reference page, API tokens.
+from stormwater.api.urls import urlpatterns as api_urlpatterns  # noqa: E402
+urlpatterns += api_urlpatterns
+
+# Errors under /api/ answer JSON ({"error": …}); elsewhere Django's pages.
+handler400 = "stormwater.api.views.handler400"
+handler403 = "stormwater.api.views.handler403"
+handler404 = "stormwater.api.views.handler404"
+handler500 = "stormwater.api.views.handler500"

@@ -59,6 +59,8 @@ class Perm:
     # People (issue 14; docs/accounts.md): the Director's users page — create accounts, change roles,
     # deactivate/reactivate, reset someone's two-factor sign-in. The Director only (every Perm is the Director's).
     USERS_MANAGE = "users.manage"
+    # Issue 15: tokens for other systems (docs/api.md)
+    API_TOKENS = "api.tokens"                    # Director: issue and revoke API tokens
 
 
 _ALL = {v for k, v in vars(Perm).items() if k.isupper()}

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from datetime import date
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, JsonResponse
@@ -23,11 +23,11 @@ from stormwater.accounts.roles import Perm
 from stormwater.cases.services import DocumentError, TransitionError
 from stormwater.rules.applicability import OtherWork, determine, to_sqft
 from stormwater.rules.money import fmt
-from stormwater.web.jsonapi import BadInput, api_errors, date_field, int_field, json_object, text_field
+from stormwater.web.jsonapi import BadInput, amount, api_errors, date_field, int_field, json_object, text_field
 
 from . import services
 from .checklist import BY_KEY, OTHER_TAGS
-from .forms import ApplicationForm, DecisionForm
+from .forms import MAX_EXTENSION_DAYS, ApplicationForm, DecisionForm
 from .selectors import (account_of, may_act_for_applicant, permit_clocks, permit_get_for_applicant,
                         permit_get_for_user, permit_owner_for, permit_site_parcels, permits_for_user)
 
@@ -75,19 +75,42 @@ def api_permit_detail(request, number: str):
     return JsonResponse(permit_json(permit_get_for_user(user=request.user, number=number), detail=True))
 
 
+MAX_SQFT = Decimal("1e10")  # about 230,000 acres, the size of a county: any larger disturbance is a typo
+
+
 def _dec(v, field):
-    try:
-        return Decimal(str(v))
-    except (InvalidOperation, ValueError):
-        raise ValueError(f"{field}: not a number") from None
+    return amount(v, field, limit=MAX_SQFT)
+
+
+def _flag(v, field) -> bool | None:
+    if v is not None and not isinstance(v, bool):
+        raise BadInput(f"{field}: true, false or null")
+    return v
 
 
 def _other_work(rows) -> list[OtherWork]:
     """``other_work`` as a list of {description, disturbance_sqft, on, same_owner, adjacent_parcel, ...}."""
-    return [OtherWork(w.get("description", ""), _dec(w["disturbance_sqft"], "other_work.disturbance_sqft"),
-                      date.fromisoformat(w["on"]), same_owner=bool(w.get("same_owner")),
-                      adjacent_parcel=bool(w.get("adjacent_parcel")), common_plan=w.get("common_plan"),
-                      impacts_cumulative=w.get("impacts_cumulative")) for w in rows]
+    if not isinstance(rows, list) or not all(isinstance(w, dict) for w in rows):
+        raise BadInput("other_work: a list of objects")
+    out = []
+    for i, w in enumerate(rows):
+        name = f"other_work[{i}]"
+        if w.get("disturbance_sqft") is None:
+            raise BadInput(f"{name}.disturbance_sqft: required")
+        description = w.get("description") or ""
+        if not isinstance(description, str):
+            raise BadInput(f"{name}.description: must be text")
+        out.append(OtherWork(description, _dec(w["disturbance_sqft"], f"{name}.disturbance_sqft"),
+                             date_field(w, "on") if w.get("on") is not None else _required(f"{name}.on"),
+                             same_owner=bool(_flag(w.get("same_owner"), f"{name}.same_owner")),
+                             adjacent_parcel=bool(_flag(w.get("adjacent_parcel"), f"{name}.adjacent_parcel")),
+                             common_plan=_flag(w.get("common_plan"), f"{name}.common_plan"),
+                             impacts_cumulative=_flag(w.get("impacts_cumulative"), f"{name}.impacts_cumulative")))
+    return out
+
+
+def _required(name):
+    raise BadInput(f"{name}: required (YYYY-MM-DD)")
 
 
 @public
@@ -97,19 +120,28 @@ def api_permit_applicability(request):
     """POST {"disturbance_sqft" | "disturbance_acres", "on", "common_plan", "common_plan_total_sqft",
     "discharges_to_ms4", "exemption", "exemption_answers", "other_work": [...]}."""
     try:
-        p = json.loads(request.body or b"{}")
-        if not isinstance(p, dict):
-            raise ValueError("input: a JSON object is required")
-        sqft = to_sqft(acres=_dec(p["disturbance_acres"], "disturbance_acres") if "disturbance_acres" in p else None,
-                       sqft=_dec(p["disturbance_sqft"], "disturbance_sqft") if "disturbance_sqft" in p else None)
-        on = date.fromisoformat(p.get("on") or date.today().isoformat())
-        other = _other_work(p.get("other_work", []))
+        p = json_object(request)
+        acres, sqft = p.get("disturbance_acres"), p.get("disturbance_sqft")
+        sqft = to_sqft(acres=_dec(acres, "disturbance_acres") if acres is not None else None,
+                       sqft=_dec(sqft, "disturbance_sqft") if sqft is not None else None)
+        if sqft >= MAX_SQFT:
+            raise BadInput("disturbance_acres: must be less than 229,568 acres")
+        on = date_field(p, "on", date.today())
+        other = _other_work(p.get("other_work") or [])
         total = p.get("common_plan_total_sqft")
-        det = determine(disturbance_sqft=sqft, on=on, common_plan=bool(p.get("common_plan")),
+        exemption = p.get("exemption")
+        if exemption is not None and not isinstance(exemption, str):
+            raise BadInput("exemption: a letter A–H (§ 380-5)")
+        answers = p.get("exemption_answers") or {}
+        if not isinstance(answers, dict):
+            raise BadInput("exemption_answers: an object of condition → true/false")
+        det = determine(disturbance_sqft=sqft, on=on, common_plan=bool(_flag(p.get("common_plan"), "common_plan")),
                         common_plan_total_sqft=_dec(total, "common_plan_total_sqft") if total is not None else None,
-                        discharges_to_ms4=bool(p.get("discharges_to_ms4", True)), exemption=p.get("exemption"),
-                        exemption_answers=p.get("exemption_answers") or {}, other_work=other)
-    except (ValueError, KeyError, TypeError, json.JSONDecodeError) as e:
+                        discharges_to_ms4=_flag(p.get("discharges_to_ms4"), "discharges_to_ms4") is not False,
+                        exemption=exemption or None, exemption_answers=answers, other_work=other)
+    except BadInput as e:
+        return JsonResponse({"error": str(e), **e.json_detail()}, status=400)
+    except (ValueError, KeyError, TypeError) as e:
         return JsonResponse({"error": f"input: {e}"}, status=400)
     return JsonResponse(det.as_json())
 
@@ -161,16 +193,10 @@ def api_permit_start(request):
     d = form.cleaned_data
     parcels, unknown, foreign = permit_site_parcels(user=request.user, parcel_ids=ids)
     if unknown:
-        raise BadInput(f"parcel_ids: unknown parcel ids: {', '.join(unknown)}")
+        raise BadInput(f"parcel_ids: unknown parcel ids: {', '.join(sorted(unknown))}")
     if foreign:
         raise BadInput(f"parcel_ids: no such parcel of yours: {', '.join(foreign)}")
-    rows = b.get("other_work") or []
-    if not isinstance(rows, list) or not all(isinstance(w, dict) for w in rows):
-        raise BadInput("other_work: a list of objects")
-    try:
-        other = _other_work(rows)
-    except KeyError as e:
-        raise BadInput(f"other_work: {e.args[0]} required") from None
+    other = _other_work(b.get("other_work") or [])
     det = determine(disturbance_sqft=d["disturbance_sqft"], on=timezone.localdate(), common_plan=d["common_plan"],
                     other_work=other)
     app = services.permit_application_start(
@@ -297,7 +323,8 @@ def api_permit_extend(request, number: str):
     """POST {days, reason} → the action clock extended, with its reason."""
     app = permit_get_for_user(user=request.user, number=number)
     b = json_object(request)
-    services.permit_extend(application=app, days=int_field(b, "days"), reason=text_field(b, "reason"),
+    services.permit_extend(application=app, days=int_field(b, "days", lo=-MAX_EXTENSION_DAYS, hi=MAX_EXTENSION_DAYS),
+                           reason=text_field(b, "reason"),
                            acting_user=request.user)
     return _file(request, number)
 

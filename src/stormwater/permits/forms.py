@@ -7,6 +7,10 @@ from stormwater.rules.applicability import EXEMPTIONS
 from .models import ConsultantAppeal, DecisionKind, ProjectType
 from .services import STANDARDS
 
+# The longest extension of a clock a form or the API accepts (§ 380-10 I(2) and K set no limit; more than ten
+# years is a typo, and a date past year 9999 cannot be computed; issue 15: days = 10^20 was a 500).
+MAX_EXTENSION_DAYS = 3650
+
 EXEMPTION_CHOICES = [("", "— none claimed —")] + [(k, f"{k}. {e.title} ({e.citation})") for k, e in EXEMPTIONS.items()]
 # One checkbox per (exemption, condition): D and E share a condition key but are separate questions.
 CONDITION_FIELDS = [(k, c.key) for k, e in EXEMPTIONS.items() for c in e.conditions]

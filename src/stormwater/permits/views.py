@@ -19,12 +19,12 @@ from stormwater.cases.models import Clock
 from stormwater.cases.selectors import clock_view
 from stormwater.rules.applicability import EXEMPTIONS, OtherWork, determine, to_sqft
 from stormwater.web.files import document_response, download
-from stormwater.web.postdata import act, date_value, money_value
+from stormwater.web.postdata import act, date_value, money_value, whole_value
 
 from . import documents, services
 from . import workflow as wf
 from .checklist import BY_KEY, ITEMS, OTHER_TAGS
-from .forms import (AppealForm, ApplicabilityForm, ApplicationForm, ConsultantForm, DecisionForm,
+from .forms import (MAX_EXTENSION_DAYS, AppealForm, ApplicabilityForm, ApplicationForm, ConsultantForm, DecisionForm,
                     RuleHearingForm)
 from .models import AccountEntryKind, ProjectChange, RuleHearing, Waiver
 from .selectors import (account_entries, account_of, current_engagement, fee_schedule_in_force, is_applicant,
@@ -358,7 +358,8 @@ def permit_info_request(request, number: str):
 def permit_extend_view(request, number: str):
     app = permit_get_for_user(user=request.user, number=number)
     return _do(request, app, lambda: services.permit_extend(
-        application=app, days=int(request.POST.get("days") or 0), reason=request.POST.get("reason", ""),
+        application=app, days=whole_value(request.POST.get("days"), "days", lo=-MAX_EXTENSION_DAYS,
+                                          hi=MAX_EXTENSION_DAYS, default=0), reason=request.POST.get("reason", ""),
         acting_user=request.user), "Extension recorded.")
 
 
@@ -417,7 +418,11 @@ def permit_deny_nonpayment_view(request, number: str):
 def permit_account_entry(request, number: str):
     app = permit_get_for_user(user=request.user, number=number)
     kind = request.POST.get("kind")
-    on = date_value(request.POST.get("on"), timezone.localdate())
+    try:
+        on = date_value(request.POST.get("on"), timezone.localdate())
+    except ValueError as e:
+        messages.error(request, f"on: {e}")
+        return redirect("permit_detail", number=number)
     ref = request.POST.get("reference", "")
     if kind == AccountEntryKind.DEPOSIT:
         fn = lambda: services.consultant_fee_deposit(  # noqa: E731
@@ -495,7 +500,8 @@ def permit_change_determine(request, number: str, change_id: int):
 def permit_start_extend(request, number: str):
     app = permit_get_for_user(user=request.user, number=number)
     return _do(request, app, lambda: services.project_start_extend(
-        application=app, days=int(request.POST.get("days") or 0), reason=request.POST.get("reason", ""),
+        application=app, days=whole_value(request.POST.get("days"), "days", lo=-MAX_EXTENSION_DAYS,
+                                          hi=MAX_EXTENSION_DAYS, default=0), reason=request.POST.get("reason", ""),
         acting_user=request.user), "Start date extended.")
 
 

@@ -9,9 +9,9 @@ from django.views.decorators.http import require_POST
 
 from stormwater.accounts.access import require_perm
 from stormwater.accounts.roles import Perm
-from stormwater.rules.money import fmt, to_decimal
+from stormwater.rules.money import fmt
 from stormwater.utility.models import Account
-from stormwater.web.jsonapi import BadInput, api_errors, date_field, json_object
+from stormwater.web.jsonapi import MAX_WHOLE, BadInput, amount, api_errors, date_field, int_field, json_object
 
 from .access import account_get_for_user
 from .ledger import account_position
@@ -48,12 +48,14 @@ def payment_json(p: Payment) -> dict:
 def api_payment_post(request):
     """POST {account, amount, received_on, method?, reference?} → the payment and how it was applied."""
     b = json_object(request)
+    if not isinstance(b.get("account"), (str, int)) or isinstance(b.get("account"), bool):
+        raise BadInput("account: required, the account number")
     acct = Account.objects.filter(number=str(b.get("account", "")).strip()).first()
     if acct is None:
         raise BadInput(f"account: no account {b.get('account')!r}")
     if b.get("amount") is None:
         raise BadInput("amount: required")
-    p = payment_post(account=acct, amount=to_decimal(b["amount"], field="amount"),
+    p = payment_post(account=acct, amount=amount(b["amount"], "amount"),
                      received_on=date_field(b, "received_on"), method=b.get("method") or "check",
                      reference=str(b.get("reference") or ""), acting_user=request.user)
     return JsonResponse(payment_json(p), status=201)
@@ -64,8 +66,13 @@ def api_payment_post(request):
 @_errors
 def api_payment_batch(request):
     """POST a lockbox CSV (multipart field "file", or the CSV as the request body)."""
-    f = request.FILES.get("file")
-    content, name = (f.read(), f.name) if f else (request.body, request.headers.get("X-Filename", "upload.csv"))
+    if request.content_type == "multipart/form-data":
+        f = request.FILES.get("file")
+        if f is None:
+            raise BadInput("file: required (the lockbox CSV as the multipart field \"file\", or as the body)")
+        content, name = f.read(), f.name
+    else:
+        content, name = request.body, request.headers.get("X-Filename", "upload.csv")
     r = payment_batch_post(filename=name, content=content, acting_user=request.user)
     return JsonResponse({"posted": r.posted, "total": fmt(r.total), "already_posted": r.already_posted,
                          "message": r.message}, status=200 if r.already_posted else 201)
@@ -96,8 +103,11 @@ def api_demands(request):
     """POST {accounts: [...], served_on} → the demands served (each account that cannot be served is listed)."""
     b = json_object(request)
     served_on = date_field(b, "served_on", date.today())
+    numbers = b.get("accounts")
+    if not isinstance(numbers, list) or not numbers or not all(isinstance(n, str) for n in numbers):
+        raise BadInput("accounts: a non-empty list of account numbers")
     out, errors = [], []
-    for number in b.get("accounts") or []:
+    for number in numbers:
         acct = Account.objects.filter(number=number).first()
         try:
             if acct is None:
@@ -106,7 +116,10 @@ def api_demands(request):
             out.append({"id": d.pk, "account": number, "total_due": fmt(d.total_due)})
         except CollectionError as e:
             errors.append({"account": number, "error": str(e)})
-    return JsonResponse({"served": out, "errors": errors}, status=201 if out else 400)
+    if not out:
+        return JsonResponse({"error": f"accounts: no demand could be served ({len(errors)} refused)",
+                             "served": out, "errors": errors}, status=400)
+    return JsonResponse({"served": out, "errors": errors}, status=201)
 
 
 @require_POST
@@ -114,11 +127,14 @@ def api_demands(request):
 @_errors
 def api_commitments(request):
     b = json_object(request)
-    demands = list(Demand.objects.filter(pk__in=b.get("demand_ids") or []).select_related("account"))
-    try:
-        fy = int(b["tax_fiscal_year"])
-    except (KeyError, TypeError, ValueError):
-        raise BadInput("tax_fiscal_year: required, e.g. 2028") from None
+    ids = b.get("demand_ids") or []
+    if not isinstance(ids, list) or not all(isinstance(i, int) and not isinstance(i, bool) and 0 < i <= MAX_WHOLE
+                                            for i in ids):
+        raise BadInput("demand_ids: a list of demand ids (whole numbers)")
+    demands = list(Demand.objects.filter(pk__in=ids).select_related("account"))
+    if b.get("tax_fiscal_year") in (None, ""):
+        raise BadInput("tax_fiscal_year: required, e.g. 2028")
+    fy = int_field(b, "tax_fiscal_year", lo=2000, hi=2100)
     c = commitment_create(tax_fiscal_year=fy, committed_on=date_field(b, "committed_on", date.today()), demands=demands,
                           acting_user=request.user)
     return JsonResponse({"id": c.pk, "lines": [{"account": ln.account.number, "total": fmt(ln.total)}

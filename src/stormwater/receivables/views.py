@@ -14,6 +14,7 @@ from stormwater.parcels.models import Parcel
 from stormwater.utility.documents import render_pdf
 from stormwater.utility.models import Account, BillRun
 from stormwater.web.files import csv_text, download, xlsx_bytes
+from stormwater.web.postdata import date_value
 
 from . import exports
 from .access import account_get_for_user
@@ -94,7 +95,11 @@ def payment_reverse_view(request, payment_id: int):
 def demands(request):
     as_of = AsOfForm(request.GET).day()
     if request.method == "POST":
-        served_on = date.fromisoformat(request.POST.get("served_on") or str(date.today()))
+        try:
+            served_on = date_value(request.POST.get("served_on"), date.today())
+        except ValueError as e:
+            messages.error(request, f"served_on: {e}")
+            return redirect(request.get_full_path())
         n, errors = 0, []
         for acct in Account.objects.filter(number__in=request.POST.getlist("account")):
             try:

@@ -13,7 +13,7 @@ DEADLINE_FIELDS = {"clock", "start", "hearing_date"}
 
 def _day(p: dict, name: str) -> date | None:
     v = p.get(name)
-    if v is None:
+    if v in (None, ""):
         return None
     try:
         return date.fromisoformat(str(v))
@@ -31,11 +31,11 @@ def calc_deadline(payload: Any) -> dict:
     name = payload.get("clock")
     if name is None:
         raise CalcInputError(f"clock: required (one of {', '.join(CLOCKS)})")
-    if name not in CLOCKS:
+    if not isinstance(name, str) or name not in CLOCKS:
         raise CalcInputError(f"clock: {name!r} is not one of {', '.join(CLOCKS)}")
     rule = CLOCKS[name]
+    hearing = _day(payload, "hearing_date")  # checked whenever given, used by the clocks counting back
     if rule.before:
-        hearing = _day(payload, "hearing_date")
         if hearing is None:
             raise CalcInputError(f"hearing_date: required for {name} (it counts back from the hearing)")
         start = hearing

@@ -9,7 +9,7 @@ from pathlib import Path
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import Q
-from django.http import JsonResponse
+from django.http import HttpResponseBadRequest, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.utils.text import get_valid_filename
@@ -19,7 +19,7 @@ from stormwater.accounts.access import require_perm
 from stormwater.accounts.roles import Perm
 from stormwater.cases.models import CaseDocument
 from stormwater.web.files import document_response, download
-from stormwater.web.postdata import act, date_value
+from stormwater.web.postdata import act, date_value, whole_value
 
 from . import selectors, services
 from .contents import OM_ITEMS
@@ -301,34 +301,49 @@ def certifications_overdue(request):
                      if d.due_on >= today], "today": today})
 
 
+MS4_YEARS = (2000, 2100)  # rules.inspections.permit_year's range
+
+
 def _year(request) -> int:
-    today = timezone.localdate()
-    default = today.year if today.month >= 7 else today.year - 1  # the last complete permit year
-    try:
-        return int(request.GET.get("year") or default)
-    except ValueError:
-        return default
+    """``?year=`` (the permit year ending June 30 of it); blank → the last complete permit year. A year out
+    of range or not a number raises ValueError naming ``year`` (issue 15: ``?year=0`` was a 500)."""
+    return whole_value(request.GET.get("year"), "year", lo=MS4_YEARS[0], hi=MS4_YEARS[1], default=_year_default())
 
 
 @require_perm(Perm.STEWARDSHIP)
 def ms4_report(request):
-    year = _year(request)
     from stormwater.rules.inspections import permit_year
 
+    try:
+        year, status = _year(request), 200
+    except ValueError as e:
+        messages.error(request, str(e))
+        year, status = _year_default(), 400
     start, end = permit_year(year)
     return render(request, "stewardship/ms4.html", {"year": year, "start": start, "end": end,
-                                                    "rows": ms4_counts(year)})
+                                                    "rows": ms4_counts(year)}, status=status)
+
+
+def _year_default() -> int:
+    today = timezone.localdate()
+    return today.year if today.month >= 7 else today.year - 1
 
 
 @require_perm(Perm.STEWARDSHIP)
 def ms4_report_csv(request):
-    year = _year(request)
+    try:
+        year = _year(request)
+    except ValueError as e:
+        return HttpResponseBadRequest(str(e), content_type="text/plain; charset=utf-8")
     return download(ms4_csv(year), name=f"ms4-construction-post-construction-{year - 1}-{year}", ext="csv")
 
 
 @require_perm(Perm.STEWARDSHIP, api=True)
 def api_ms4_report(request):
-    year = _year(request)
+    try:
+        year = _year(request)
+    except ValueError as e:
+        return JsonResponse({"error": str(e)}, status=400)
     return JsonResponse({"permit_year": f"{year - 1}-{year}", "rows": [
         {"program": r.program, "measure": r.measure, "count": r.count, "source": r.source} for r in ms4_counts(year)]})
 

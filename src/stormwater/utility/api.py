@@ -2,7 +2,6 @@
 records); everything else checks the role through ``require_perm`` and the access selectors."""
 from __future__ import annotations
 
-import json
 from datetime import date
 
 from django.http import JsonResponse
@@ -15,26 +14,27 @@ from stormwater.accounts.roles import Perm
 from stormwater.rules.money import fmt
 from stormwater.rules.town import demo_terms
 
+from stormwater.web.jsonapi import BadInput, date_field, int_field, json_body, json_object
+
 from .calc import CalcInputError, calc_fee, calc_split
 from .models import BillRun
 from .selectors import bill_get_for_user, resolution_in_force
 from .services import BillingError, bill_run_issue, fiscal_year
 
 
-def _body(request):
-    try:
-        return json.loads(request.body or b"null")
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise CalcInputError(f"input: not valid JSON ({e})") from None
-
-
 def _calc(fn, request):
+    """One calculator on the posted body (read by web.jsonapi: size, nesting, non-finite numbers checked)."""
     from stormwater.engineering.calc import CalcInputError as EngineeringInputError
 
     try:
-        return JsonResponse(fn(_body(request)))
+        return JsonResponse(fn(json_body(request)))
+    except BadInput as e:
+        return JsonResponse({"error": str(e), **e.json_detail()}, status=400)
     except (CalcInputError, EngineeringInputError) as e:
         return JsonResponse({"error": str(e)}, status=400)
+
+
+FISCAL_YEARS = (2000, 2100)  # a bill run's fiscal year: any other is a typo (the fund's API uses the same range)
 
 
 def terms_today():
@@ -109,21 +109,15 @@ def api_bill_detail(request, number: str):
 def api_bill_run_issue(request):
     """POST {"fiscal_year": 2027, "issue_date": "2026-09-15"} → the run's summary."""
     try:
-        p = _body(request)
-        if not isinstance(p, dict):
-            raise CalcInputError("input: expected one JSON object")
-        try:
-            fy = int(p["fiscal_year"])
-        except (KeyError, TypeError, ValueError):
-            raise CalcInputError("fiscal_year: required, e.g. 2027") from None
-        try:
-            issue = date.fromisoformat(str(p.get("issue_date") or date.today()))
-        except ValueError:
-            raise CalcInputError("issue_date: expected YYYY-MM-DD") from None
+        p = json_object(request)
+        if p.get("fiscal_year") in (None, ""):
+            raise BadInput("fiscal_year: required, e.g. 2027")
+        fy = int_field(p, "fiscal_year", lo=FISCAL_YEARS[0], hi=FISCAL_YEARS[1])
+        issue = date_field(p, "issue_date", date.today())
         label, start, end = fiscal_year(fy)
         result = bill_run_issue(period_label=label, period_start=start, period_end=end, issue_date=issue,
                                 acting_user=request.user)
-    except (CalcInputError, BillingError) as e:
+    except (BadInput, BillingError) as e:
         return JsonResponse({"error": str(e)}, status=400)
     return JsonResponse(result.as_json(), status=201 if result.run else 200)
 

@@ -21,6 +21,9 @@ class CalcInputError(ValueError):
     pass
 
 
+MAX_MAGNITUDE = Decimal("1e12")  # any number a calculator takes (dollars, ft², percent) is far below this
+
+
 def _num(payload: dict, name: str, *, minimum: Decimal | None = None, maximum: Decimal | None = None,
          positive: bool = False) -> Decimal | None:
     if name not in payload or payload[name] is None:
@@ -29,6 +32,8 @@ def _num(payload: dict, name: str, *, minimum: Decimal | None = None, maximum: D
         d = to_decimal(payload[name], field=name)
     except ValueError as e:
         raise CalcInputError(str(e)) from None
+    if abs(d) >= MAX_MAGNITUDE:  # an absurd magnitude (issue 15: 3.6e245 as an amount was a 500)
+        raise CalcInputError(f"{name}: must be less than {MAX_MAGNITUDE:,.0f} in magnitude")
     if positive and d <= 0:
         raise CalcInputError(f"{name}: must be greater than zero")
     if minimum is not None and d < minimum:
@@ -108,6 +113,8 @@ def calc_split(payload: Any) -> dict:
             pct = to_decimal(s["percent"], field=f"shares[{i}].percent")
         except ValueError as e:
             raise CalcInputError(str(e)) from None
+        if abs(pct) > 100:
+            raise CalcInputError(f"shares[{i}].percent: must be at most 100")
         if pct <= 0:
             raise CalcInputError(f"shares[{i}].percent: must be greater than zero")
         units.append(s["unit"])

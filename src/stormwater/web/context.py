@@ -37,4 +37,6 @@ def nav(request):
         items.append(("user_list", "Users"))
     if user.is_staff_role:
         items.append(("job_list", "Jobs"))
+    if user.can(Perm.API_TOKENS):
+        items.append(("api_tokens", "API tokens"))
     return {"nav": items}

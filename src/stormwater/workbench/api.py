@@ -1,8 +1,6 @@
 """JSON API of the workbench: the state of every item of a permit file, and findings posted in bulk."""
 from __future__ import annotations
 
-import json
-
 from django.http import JsonResponse
 from django.views.decorators.http import require_http_methods
 
@@ -10,6 +8,7 @@ from stormwater.accounts.access import require_perm
 from stormwater.accounts.roles import Perm
 from stormwater.cases.services import TransitionError
 from stormwater.permits.selectors import permit_get_for_user
+from stormwater.web.jsonapi import BadInput, json_object
 
 from . import selectors, services
 
@@ -52,11 +51,23 @@ def api_workbench_findings(request, number: str):
     """Body: {"findings": [{"para": "380-12 A(3)(c)[6]", "finding": "deficient", "comment": "…", "page": "C-2"}]}."""
     app = permit_get_for_user(user=request.user, number=number)
     try:
-        body = json.loads(request.body or b"{}")
-        rows = body["findings"]
+        body = json_object(request)
+        rows = body.get("findings")
+        if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+            raise BadInput("findings: a list of {para, finding, reason?, mitigation?, comment?, document?, page?, "
+                           "condition?}")
         docs = {d.pk: d for d in app.case.documents.all()}
-        for r in rows:
-            r["document"] = docs.get(r["document"]) if r.get("document") else None
+        for i, r in enumerate(rows):
+            for key in ("para", "finding"):
+                if not isinstance(r.get(key), str):
+                    raise BadInput(f"findings[{i}].{key}: required, text")
+            for key in ("reason", "mitigation", "comment", "page", "condition"):
+                if r.get(key) is not None and not isinstance(r[key], str):
+                    raise BadInput(f"findings[{i}].{key}: must be text")
+            doc = r.get("document")
+            if doc is not None and (isinstance(doc, bool) or not isinstance(doc, int)):
+                raise BadInput(f"findings[{i}].document: a document id")
+            r["document"] = docs.get(doc) if doc else None
         made = services.item_findings_record(application=app, findings=rows, acting_user=request.user)
     except (ValueError, KeyError, TypeError, TransitionError) as e:
         return JsonResponse({"error": str(e)}, status=400)
