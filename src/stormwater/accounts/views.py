@@ -419,8 +419,11 @@ def user_password_link(request, user_id: int):
 
 def _link_message(request, person, notice, ok: str) -> None:
     notice.refresh_from_db()  # sent after commit: did the mail server take it?
-    if notice.status == "failed":
-        messages.error(request, f"The e-mail to {person.email} could not be sent ({notice.error[:200]}). Check the "
+    # The outbox (notices/outbox.py): "failed" = the mail server refused it; "unknown" = its answer was lost.
+    # A password link is harmless to send twice, so both say: check the mail settings and send it again.
+    if notice.status in ("failed", "unknown"):
+        said = "could not be sent" if notice.status == "failed" else "may not have been sent"
+        messages.error(request, f"The e-mail to {person.email} {said} ({notice.error[:200]}). Check the "
                                 "mail settings, then use “E-mail a link to choose a password” on this page.")
     else:
         messages.success(request, ok.format(email=person.email))

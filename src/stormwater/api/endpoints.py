@@ -74,6 +74,15 @@ POSITION = obj({"account": STR, "parcel_id": STR, "as_of": DATE, "principal": MO
 LINES = {"type": ["string", "array"], "items": STR, "description": "text, or a list of lines"}
 MULTIPART_FILE = {"type": "string", "format": "binary"}
 
+JOB = obj({"id": {"type": "integer"}, "kind": STR, "title": STR, "params": ANY_OBJECT, "subject": STR,
+           "state": enum("queued", "running", "succeeded", "failed"), "state_label": STR, "finished": BOOL,
+           "done": {"type": "integer"}, "total": {"type": ["integer", "null"]}, "percent": {"type": ["integer", "null"]},
+           "result": {"type": ["object", "null"]}, "error": {"type": ["string", "null"]},
+           "file_url": {"type": ["string", "null"]}, "url": STR, "started_by": {"type": ["string", "null"]},
+           "created_at": STR, "started_at": {"type": ["string", "null"]}, "finished_at": {"type": ["string", "null"]},
+           "attempts": {"type": "integer"}, "task_id": {"type": ["string", "null"]},
+           "log": array(obj({"at": STR, "line": STR}))}, ["id", "kind", "state", "url"])
+
 ENDPOINTS: dict[str, list[Op] | dict[str, list[Op]]] = {
     # calculators
     "api_calc_fee": [Op("post", "The stormwater fee of a parcel (Ch. 295 Art. IV, Table 1 declining blocks)",
@@ -263,6 +272,17 @@ ENDPOINTS: dict[str, list[Op] | dict[str, list[Op]]] = {
                           query={"year": whole(2000, 2100, "the permit year ending June 30 of it")},
                           response=obj({"permit_year": STR, "rows": array(ANY_OBJECT)}))],
     "api_site_detail": [Op("get", "A stewardship site: O&M plan, next certification, easements")],
+
+    # background jobs (stormwater.jobs, docs/jobs.md)
+    "api_jobs": [Op("get", "Recent jobs the caller may see (newest first, up to 100)",
+                    response=obj({"jobs": array(JOB)}, ["jobs"])),
+                 Op("post", "Start a job of a registered kind; poll its url for progress",
+                    body=obj({"kind": STR, "params": ANY_OBJECT}, ["kind"], closed=True), body_required=True,
+                    ok=202, response=JOB,
+                    description="400 names the field (unknown kind, a parameter the kind refuses); 403 when the "
+                                "caller's role may not start that kind.")],
+    "api_job_detail": [Op("get", "One job: state, progress (done of total), result, error, file, last log lines",
+                          response=JOB)],
 
     # the contract itself
     "api_openapi": [Op("get", "This document (OpenAPI 3.1)")],

@@ -137,8 +137,9 @@ def openapi_document() -> dict:
             by_path, path_params = spec, {}
         for path, ops in by_path.items():
             tag = "reference" if pattern.name in ("api_openapi", "api_docs") else path.split("/")[2]
-            for op in ops:
+            for k, op in enumerate(ops):
                 op_id = pattern.name + ("" if len(by_path) == 1 else "_" + path.rsplit("/", 1)[1].replace("-", "_"))
+                op_id += "" if k == 0 else "_" + op.method  # a second method on one path (GET and POST /api/jobs/)
                 paths.setdefault(path, {})[op.method] = _operation(op, op_id=op_id, tag=tag, path_params=path_params,
                                                                    callback=pattern.callback)
     return {
