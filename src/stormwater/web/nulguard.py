@@ -8,15 +8,38 @@ web/jsonapi.text_field (a "\\u0000" escape arrives only after parsing).
 """
 from __future__ import annotations
 
+from django.conf import settings
 from django.http import HttpResponseBadRequest, JsonResponse
 from django.http.multipartparser import MultiPartParserError
 
 ERR_NUL = "{name}: contains a NUL character (U+0000), which no field accepts"
 
 
+def _form(request):
+    """The POSTed form, parsed so that a view can still read ``request.body`` afterwards.
+
+    Parsing a multipart form consumes the input stream, after which ``request.body`` raises; a view that reads
+    the raw body (the review's plan, a lockbox file sent as the body) then answered 500. A multipart body
+    within Django's in-memory limit is therefore read into ``request.body`` first (the form is parsed from
+    that copy); a larger one is an upload, parsed from the stream as before. Other content types are no form.
+    """
+    if request.method != "POST":
+        return None
+    if request.content_type == "multipart/form-data":
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        length = request.META.get("CONTENT_LENGTH") or "0"
+        if limit is None or (length.isdigit() and int(length) <= limit):
+            request.body  # noqa: B018 (caches the raw body)
+        return request.POST
+    if request.content_type == "application/x-www-form-urlencoded":
+        return request.POST
+    return None
+
+
 def _nul_parameter(request) -> str | None:
     try:
-        sources = [request.GET] + ([request.POST] if request.method == "POST" else [])
+        form = _form(request)
+        sources = [request.GET] + ([form] if form is not None else [])
         for params in sources:
             for name, values in params.lists():
                 if "\x00" in name or any("\x00" in v for v in values):
