@@ -219,3 +219,28 @@ def test_the_commands_load_a_table_and_run_a_plan(db, tmp_path, capsys):
     with pytest.raises(SystemExit) as e:
         call_command("review_run", str(bad))
     assert e.value.code == 2
+
+
+def test_the_report_page_and_pdf_show_the_working_and_the_plots(client_for, personas, example_text):
+    c = client_for(personas["staff"])
+    _upload(c, example_text)
+    review = Review.objects.get()
+    page = c.get(f"/reviews/{review.pk}/").content.decode()
+    for part in ("Standards, in the order of MassDEP", "Standard 4 — Water quality", "Stage–storage–discharge",
+                 "Time of concentration (TR-55 worksheet 3)", "Post-development drainage network",
+                 "Time step, starting levels and assumptions", f"/reviews/{review.pk}/plots/10/bmp:BASIN-1.svg"):
+        assert part in page, part
+    svg = c.get(f"/reviews/{review.pk}/plots/10/bmp:BASIN-1.svg")
+    assert svg.status_code == 200 and svg["Content-Type"].startswith("image/svg+xml")
+    assert b"BASIN-1 (BMP)" in svg.content
+    assert c.get(f"/reviews/{review.pk}/plots/10/bmp:NOPE.svg").status_code == 404
+    pdf = c.get(f"/reviews/{review.pk}/report.pdf")
+    assert pdf.status_code == 200 and pdf.content[:5] == b"%PDF-"
+    if not shutil.which("pdftotext"):
+        pytest.skip("pdftotext (poppler-utils) is not installed")
+    text = _pdf_text(pdf.content)
+    for part in ("Standard 10", "Stage–storage–discharge", "MassDEP TSS worksheet", "TRENCH-1 (BMP) · 10-year 24-hour storm",
+                 "Drainage network", "Pre-development", "Post-development"):
+        assert part in text, part
+    other = client_for(personas["consultant"])          # not theirs: 404, no probing
+    assert other.get(f"/reviews/{review.pk}/plots/10/bmp:BASIN-1.svg").status_code == 404

@@ -240,7 +240,8 @@ def review_compute(plan: Plan, *, tables=(), town: TownConfig | None = None) -> 
                "cn_working": s.cn_working, "cover": s.cover_rows, "runoff_method": s.runoff_method,
                "runoff_method_label": RUNOFF_METHOD_LABELS[s.runoff_method], "roof_runoff": s.spec.roof_runoff,
                "impervious_sqft": round(s.impervious_sqft), "tc_hr": _r(s.tc_hr, 3),
-               "tc_computed_hr": _r(s.tc_computed_hr, 4), "tc_segments": s.tc_segments, "storms": {}}
+               "tc_computed_hr": _r(s.tc_computed_hr, 4), "tc_raised": s.tc_computed_hr < s.tc_hr,
+               "tc_segments": s.tc_segments, "storms": {}}
         for y in years:
             try:
                 h = s.hydrograph(depth[y], storm_type, dt)
@@ -378,7 +379,10 @@ def review_compute(plan: Plan, *, tables=(), town: TownConfig | None = None) -> 
     # Design points: pre vs post.
     dp_rows = []
     for d in plan.design_points:
-        drow = {"id": d.id, "description": d.description, "storms": {}}
+        drow = {"id": d.id, "description": d.description, "storms": {},
+                "pre_from": [s.spec.id for s in subs if s.spec.phase == "pre" and s.spec.to == d.id],
+                "post_from": [s.spec.id for s in post_subs if s.spec.to == d.id] +
+                             [f"{b.id} outflow" for b in plan.bmps if b.to == d.id]}
         for y in years:
             pre = [hydro[("pre", s.spec.id, y)] for s in subs if s.spec.phase == "pre" and s.spec.to == d.id]
             post = [hydro[("post", s.spec.id, y)] for s in post_subs if s.spec.to == d.id]
@@ -442,6 +446,10 @@ def review_compute(plan: Plan, *, tables=(), town: TownConfig | None = None) -> 
                 PASS if ok and not over else FAIL,
                 required=f"≤ {st['pre_peak_cfs']:.2f} cfs (pre-development)", provided=f"{st['post_peak_cfs']:.2f} cfs",
                 reason=reason, numbers={**st, "rainfall_in": _r(depth[y], 3)}, provisional=rain_provisional,
+                working=[f"pre: {' + '.join(d['pre_from']) or 'nothing'} = {st['pre_peak_cfs']:.2f} cfs at "
+                         f"{st['pre_peak_time_hr']} h ({depth[y]:.3f} in)",
+                         f"post: {' + '.join(d['post_from']) or 'nothing'} = {st['post_peak_cfs']:.2f} cfs at "
+                         f"{st['post_peak_time_hr']} h (hydrographs added step by step)"],
                 sources=[SRC_NEH630, "design storms: 0.9 × NOAA Atlas 14 upper bound (see Design storms)"]))
             standards.append(_row(
                 f"volume_{d['id']}_{y}", f"Runoff volume, {y}-year 24-hour storm, {d['id']}",
@@ -774,7 +782,8 @@ def _massdep_computed(plan: Plan, post_subs, bmp_rows, path_from, contrib_imp, r
             f"ma_std4_pretreatment_{b.id}", f"Pretreatment before {b.id} (44 % TSS)", "MA Standard 4; § 380-11 B(1)",
             st, required=f"≥ {MA_PRETREATMENT_PCT:g} % TSS removed before the runoff is infiltrated",
             provided="; ".join(f"{x['subcatchment']}: " + (x["exempt"] if "exempt" in x else
-                                                           f"{x['removal_pct']:g} % by {' → '.join(x['bmps']) or 'nothing'}")
+                                                           f"{x['removal_pct']:g} % (worksheet: {round(x['removal_pct']):d} %) "
+                                                           f"by {' → '.join(x['bmps']) or 'nothing'}")
                                for x in paths),
             reason="; ".join(y for y in (f"below 44 %: {', '.join(bad)}" if bad else "",
                                          f"no TSS rate for a pretreatment BMP of: {', '.join(unk)}" if unk else "") if y),
@@ -787,8 +796,7 @@ def _massdep_computed(plan: Plan, post_subs, bmp_rows, path_from, contrib_imp, r
 def _statement_row(item: md.Item, st, applies: tuple[bool, str]) -> dict:
     key = f"ma_{item.key}"
     section = next(s for s in md.SECTIONS if s.key == item.section)
-    title = item.text.split(":")[0] if item.applies != md.ALWAYS and ":" in item.text[:40] else ""
-    title = (section.title.split(" — ")[-1] + ": statement") if not title else title
+    title = item.title or section.title
     provision = section.provision.split(";")[0]
     if not applies[0] and (st is None or st.answer != "yes"):
         return _row(key, title, provision, NOT_APPLICABLE, required=item.text, provided="—", reason=applies[1],

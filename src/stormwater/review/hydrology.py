@@ -94,7 +94,8 @@ def curve_number(s: Subcatchment, path: str) -> tuple[float, str, str, list[tupl
         imp = (s.impervious_acres or 0.0) * SQFT_PER_ACRE
         by_hsg = {s.hsg: imp} if s.hsg and imp else ({"?": imp} if imp else {})
         rows = [{"cover": "as stated", "description": "CN as stated in the plan", "source": "", "hsg": s.hsg,
-                 "area_acres": s.area_acres, "cn": s.cn, "impervious": False, "connected": None}]
+                 "area_acres": s.area_acres, "cn": s.cn, "area_x_cn": round(s.area_acres * s.cn, 3),
+                 "impervious": False, "connected": None}]
         return (s.cn, "CN as stated in the plan", f"CN {s.cn:g} as stated", [("all", s.area_acres, s.cn)], imp,
                 by_hsg, rows, notes)
     parts, rows = [], []
@@ -108,7 +109,8 @@ def curve_number(s: Subcatchment, path: str) -> tuple[float, str, str, list[tupl
             raise HydrologyError(f"{path}.cover[{i}]: {e}") from None
         desc, src = _cover_label(p.cover) if p.cover else ("CN as stated", "plan")
         rows.append({"cover": p.cover or "as stated", "description": desc, "source": src, "hsg": p.hsg,
-                     "area_acres": p.area_acres, "cn": cn, "impervious": p.impervious,
+                     "area_acres": p.area_acres, "cn": cn, "area_x_cn": round(p.area_acres * cn, 3),
+                     "impervious": p.impervious,
                      "connected": p.connected if p.impervious else None})
         parts.append((p.area_acres, cn))
         if p.impervious:

@@ -182,8 +182,10 @@ def tss_worksheet(chain: list[str], credits: dict[str, tuple[float | None, str]]
         else:
             rate_used = rate
         removed = load * rate_used
+        short = ("stated (MassDEP credit)" if src.startswith("MassDEP credit") else
+                 src if rate is not None else "none")
         rows.append({"bmp": bid, "rate": _r(rate, 4), "starting_load": round(load, 4), "removed": round(removed, 4),
-                     "remaining": round(load - removed, 4), "source": src})
+                     "remaining": round(load - removed, 4), "source": short})
         load -= removed
     return {"rows": rows, "removal_pct": round(100.0 * (1.0 - load), 1), "missing": missing}
 

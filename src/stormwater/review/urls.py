@@ -10,6 +10,7 @@ urlpatterns = [
     path("reviews/<int:review_id>/", views.review_detail, name="review_detail"),
     re_path(r"^reviews/(?P<review_id>\d+)/report\.pdf$", views.review_report_pdf, name="review_pdf"),
     path("reviews/<int:review_id>/input/", views.review_input, name="review_input"),
+    path("reviews/<int:review_id>/plots/<str:storm>/<str:node>.svg", views.review_plot, name="review_plot"),
     re_path(r"^reviews/(?P<review_id>\d+)/results\.json$", views.review_results_json, name="review_results_json"),
     path("reviews/bmp-tables/", views.bmp_table_list, name="bmp_table_list"),
     path("reviews/bmp-tables/new/", views.bmp_table_new, name="bmp_table_new"),

@@ -3,7 +3,8 @@ from __future__ import annotations
 import json
 
 from django.contrib import messages
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
+from django.urls import reverse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
@@ -14,6 +15,8 @@ from stormwater.web.files import download
 from .documents import review_pdf
 from .forms import BmpTableForm, RetireForm, ReviewForm
 from .models import BmpTable
+from .plots import PlotNotFound, hydrograph_svg
+from .present import report_view
 from .selectors import bmp_tables_in_force, review_get_for_user, reviews_for_user
 from .services import ReviewInputError, bmp_table_load, bmp_table_retire, review_run
 
@@ -43,13 +46,28 @@ def review_new(request):
 @require_perm(Perm.REVIEW_RUN)
 def review_detail(request, review_id: int):
     review = review_get_for_user(user=request.user, review_id=review_id)
-    return render(request, "review/detail.html", {"review": review, "r": review.results})
+    view = report_view(review.results, plot_src=lambda storm, node: reverse(
+        "review_plot", kwargs={"review_id": review.pk, "storm": storm, "node": node}))
+    return render(request, "review/detail.html", {"review": review, "r": review.results, "v": view})
 
 
 @require_perm(Perm.REVIEW_RUN)
 def review_report_pdf(request, review_id: int):
     review = review_get_for_user(user=request.user, review_id=review_id)
     return download(review_pdf(review), name=f"engineering-review-{review.pk}", ext="pdf")
+
+
+@require_perm(Perm.REVIEW_RUN)
+def review_plot(request, review_id: int, storm: str, node: str):
+    """One node's hydrographs for one storm, as SVG (drawn from the stored results; deterministic)."""
+    review = review_get_for_user(user=request.user, review_id=review_id)
+    try:
+        svg = hydrograph_svg(review.results, storm, node)
+    except PlotNotFound:
+        raise Http404("no such plot") from None
+    resp = HttpResponse(svg, content_type="image/svg+xml; charset=utf-8")
+    resp["Cache-Control"] = "private, max-age=3600"
+    return resp
 
 
 @require_perm(Perm.REVIEW_RUN)
