@@ -618,3 +618,65 @@ def plan_from_dict(data: dict) -> Plan:
             cur = nxt[cur]
     massdep = _massdep(top.raw["massdep"]) if top.has("massdep") else MassDep()
     return Plan(project, rainfall, pre, post, bmps, tuple(dps), massdep)
+
+
+def plan_check(data: dict) -> tuple[Plan | None, list[PlanError]]:
+    """Check a decoded plan item by item and collect every error (for the web form: one message per
+    field or row, each starting with its path), then the cross-checks once the items are sound.
+
+    Returns ``(plan, [])`` when the plan is valid, else ``(None, errors)``.
+    """
+    errors: list[PlanError] = []
+
+    def run(fn, *args) -> bool:
+        try:
+            fn(*args)
+            return True
+        except PlanError as e:
+            errors.append(e)
+            return False
+
+    if not isinstance(data, dict):
+        return None, [PlanError("file: expected a mapping")]
+    for key, fn in (("project", _project), ("rainfall", _rainfall)):
+        if key not in data:
+            errors.append(PlanError(f"{key}: required"))
+        else:
+            run(fn, data[key])
+    for phase in ("pre", "post"):
+        items = data.get(phase) or []
+        if not isinstance(items, list) or not items:
+            errors.append(PlanError(f"{phase}: at least one is required"))
+            continue
+        for i, s in enumerate(items):
+            path = f"{phase}[{i}]"
+            ok = True
+            if isinstance(s, dict):
+                for j, c in enumerate(s.get("cover") or []):
+                    ok = run(_cover_part, c, f"{path}.cover[{j}]") and ok
+                for j, g in enumerate(s.get("tc") or []):
+                    ok = run(_tc_segment, g, f"{path}.tc[{j}]") and ok
+            if ok:
+                run(_subcatchment, s, path, phase)
+    for i, b in enumerate(data.get("bmps") or []):
+        ok = True
+        if isinstance(b, dict):
+            for j, o in enumerate(b.get("outlets") or []):
+                ok = run(_outlet, o, f"bmps[{i}].outlets[{j}]") and ok
+        if ok:
+            run(_bmp, b, f"bmps[{i}]")
+    for i, d in enumerate(data.get("design_points") or []):
+        def _dp(d=d, i=i):
+            o = _Obj(d, f"design_points[{i}]", {"id", "description"})
+            o.str("id", required=True)
+        run(_dp)
+    if not data.get("design_points"):
+        errors.append(PlanError("design_points: at least one is required"))
+    if data.get("massdep") is not None:
+        run(_massdep, data["massdep"])
+    if errors:
+        return None, errors
+    try:
+        return plan_from_dict(data), []
+    except PlanError as e:
+        return None, [e]

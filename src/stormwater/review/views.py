@@ -1,6 +1,9 @@
 from __future__ import annotations
 
 import json
+import re
+
+import yaml
 
 from django.contrib import messages
 from django.http import Http404, HttpResponse
@@ -15,6 +18,9 @@ from stormwater.web.files import download
 from .documents import review_pdf
 from .forms import BmpTableForm, RetireForm, ReviewForm
 from .models import BmpTable
+from .plan import PlanError, plan_check, plan_load_text
+from .planform import (apply_row_action, blank_state, error_name, layout, plan_dict_from_state, state_from_plan_dict,
+                       state_from_post)
 from .plots import PlotNotFound, hydrograph_svg
 from .present import report_view
 from .selectors import bmp_tables_in_force, review_get_for_user, reviews_for_user
@@ -41,6 +47,57 @@ def review_new(request):
             messages.success(request, f"Review {review.pk} ran: {review.get_overall_display()}.")
             return redirect("review_detail", review_id=review.pk)
     return render(request, "review/new.html", {"form": form, "tables": bmp_tables_in_force()})
+
+
+def _form_context(state: dict, errors: dict[str, str]) -> dict:
+    from stormwater.engineering.runoff import curve_number_rows
+    from stormwater.engineering.tc import sheet_flow_manning_n_table
+
+    covers = [("", "— cover —")] + [(k, f"{k} — {r.description} (Table {r.table})") for k, r in curve_number_rows().items()]
+    return layout(state, errors, cover_choices=covers, sheet_surfaces=list(sheet_flow_manning_n_table()))
+
+
+@require_perm(Perm.REVIEW_RUN)
+def review_form(request, review_id: int | None = None):
+    """The plan as a web form (issue 19): every field checked at its field, then run like an upload."""
+    errors: dict[str, str] = {}
+    meta = {"title": "", "case_number": ""}
+    if request.method == "POST":
+        state = state_from_post(request.POST)
+        meta = {k: (request.POST.get(k) or "").strip()[:300] for k in meta}
+        add, remove = request.POST.get("add", ""), request.POST.get("remove", "")
+        if add or remove:
+            apply_row_action(state, add=add, remove=remove)
+        else:
+            data = plan_dict_from_state(state)
+            _plan, problems = plan_check(data)
+            for e in problems:
+                errors.setdefault(error_name(str(e)), str(e))
+            if not errors:
+                try:
+                    review = review_run(input_text=yaml.safe_dump(data, sort_keys=False, allow_unicode=True),
+                                        input_name="plan-form.yaml", title=meta["title"],
+                                        case_number=meta["case_number"], acting_user=request.user)
+                except ReviewInputError as e:
+                    errors[error_name(str(e))] = str(e)
+                else:
+                    messages.success(request, f"Review {review.pk} ran: {review.get_overall_display()}.")
+                    return redirect("review_detail", review_id=review.pk)
+    elif review_id is not None:
+        review = review_get_for_user(user=request.user, review_id=review_id)
+        try:
+            data, _fmt = plan_load_text(review.input_text, name=review.input_name)
+        except PlanError:
+            data = {}
+        state = state_from_plan_dict(data)
+        meta["title"] = review.title
+        meta["case_number"] = review.case.number if review.case else ""
+    else:
+        state = blank_state()
+    form = _form_context(state, errors)
+    summary = [{"message": m, "anchor": "f-" + re.sub(r"[^A-Za-z0-9]+", "-", k).strip("-")} for k, m in errors.items()]
+    return render(request, "review/form.html", {"f": form, "meta": meta, "errors": summary, "source": review_id},
+                  status=400 if errors else 200)
 
 
 @require_perm(Perm.REVIEW_RUN)
