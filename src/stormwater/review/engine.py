@@ -191,7 +191,7 @@ def _plot_series(series: dict[str, dict[str, tuple[float, ...]]], dt: float) -> 
 
 # --- the computation ---------------------------------------------------------------------------
 
-def review_compute(plan: Plan, *, tables=(), town: TownConfig | None = None) -> dict:
+def review_compute(plan: Plan, *, tables=(), town: TownConfig | None = None, swmm_compare=None) -> dict:
     """Recompute the plan, decide each standard the numbers can decide, and show the working.
 
     Parameters
@@ -204,6 +204,10 @@ def review_compute(plan: Plan, *, tables=(), town: TownConfig | None = None) -> 
     town : TownConfig, optional
         The town's configuration (the reference point and distance for the rainfall location check);
         Longmeadow's defaults when not given.
+    swmm_compare : callable, optional
+        ``(plan.swmm, results, depths_in, storm_type) -> dict`` (review/swmm.py ``compare``): when the
+        plan carries the applicant's SWMM model, its re-run beside this review's numbers. Injected so
+        that this module stays free of the solver.
 
     Returns
     -------
@@ -665,7 +669,7 @@ def review_compute(plan: Plan, *, tables=(), town: TownConfig | None = None) -> 
                md.CHECKLIST_SOURCE]
     used = [{"name": k, "provisional": v["provisional"], "pollutants": sorted(v["pollutants"]),
              "bmps": sorted(v["bmps"])} for k, v in tables_used.items()]
-    return {"engine": ENGINE_VERSION, "project": project,
+    out = {"engine": ENGINE_VERSION, "project": project,
             "rainfall": {"storm_type": storm_type, "storms": storms, "dt_hr": dt, "pfds": pfds_meta},
             "subcatchments": sub_rows, "bmps": [bmp_rows[b.id] for b in plan.bmps],
             "design_points": dp_rows, "standards": standards, "checklist": checklist,
@@ -677,6 +681,15 @@ def review_compute(plan: Plan, *, tables=(), town: TownConfig | None = None) -> 
             "tables_used": used, "sources": sources,
             "notes": notes, "overall": overall, "overall_label": STATUS_LABELS[overall], "provisional": provisional,
             "counts": {k: decided.count(k) for k in (PASS, FAIL, NOT_ASSESSABLE, INFO, NOT_APPLICABLE)}}
+    if plan.swmm:
+        if swmm_compare is None:
+            out["swmm"] = {"error": "the SWMM comparison was not run here (no solver)", "name": plan.swmm.get("name", "")}
+        else:
+            try:
+                out["swmm"] = swmm_compare(plan.swmm, out, depth, storm_type)
+            except ValueError as e:
+                out["swmm"] = {"error": str(e), "name": plan.swmm.get("name", "")}
+    return out
 
 
 # --- MassDEP: computed rows ---------------------------------------------------------------------

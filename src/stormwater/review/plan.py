@@ -165,6 +165,9 @@ class Plan:
     bmps: tuple[Bmp, ...]
     design_points: tuple[DesignPoint, ...]
     massdep: MassDep = field(default_factory=MassDep)
+    # The applicant's own EPA SWMM 5 model(s) as text ({"post_inp", "pre_inp"?, "name"?}): the review re-runs
+    # them with SWMM on its design storms and compares (review/swmm.py).
+    swmm: dict = field(default_factory=dict)
 
 
 # --- reading -----------------------------------------------------------------------------------
@@ -567,7 +570,7 @@ def _massdep(raw: Any) -> MassDep:
 
 def plan_from_dict(data: dict) -> Plan:
     """Build and cross-check a :class:`Plan` from the decoded file."""
-    top = _Obj(data, "", {"schema", "project", "rainfall", "pre", "post", "bmps", "design_points", "massdep"})
+    top = _Obj(data, "", {"schema", "project", "rainfall", "pre", "post", "bmps", "design_points", "massdep", "swmm"})
     schema = top.str("schema", default=SCHEMA)
     if schema != SCHEMA:
         raise PlanError(f"schema: {schema!r} is not supported (expected {SCHEMA})")
@@ -617,7 +620,22 @@ def plan_from_dict(data: dict) -> Plan:
             seen.add(cur)
             cur = nxt[cur]
     massdep = _massdep(top.raw["massdep"]) if top.has("massdep") else MassDep()
-    return Plan(project, rainfall, pre, post, bmps, tuple(dps), massdep)
+    swmm = {}
+    if top.has("swmm"):
+        o = _Obj(top.raw["swmm"], "swmm", {"name", "post_inp", "pre_inp", "notes"})
+        notes = o.raw.get("notes") or []
+        if isinstance(notes, str):
+            notes = [x.strip() for x in notes.splitlines() if x.strip()]
+        if not isinstance(notes, list) or not all(isinstance(x, str) for x in notes):
+            raise PlanError("swmm.notes: a list of lines (the conversion notes)")
+        swmm = {"name": o.str("name"), "post_inp": o.raw.get("post_inp"), "notes": notes}
+        if not isinstance(swmm["post_inp"], str) or "[SUBCATCHMENTS]" not in swmm["post_inp"].upper():
+            raise PlanError("swmm.post_inp: the text of the post-development SWMM 5 .inp file")
+        if o.has("pre_inp"):
+            if not isinstance(o.raw["pre_inp"], str) or "[SUBCATCHMENTS]" not in o.raw["pre_inp"].upper():
+                raise PlanError("swmm.pre_inp: the text of the pre-development SWMM 5 .inp file")
+            swmm["pre_inp"] = o.raw["pre_inp"]
+    return Plan(project, rainfall, pre, post, bmps, tuple(dps), massdep, swmm)
 
 
 def plan_check(data: dict) -> tuple[Plan | None, list[PlanError]]:

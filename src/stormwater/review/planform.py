@@ -80,7 +80,7 @@ def _get(root: Any, path: list) -> Any:
     return cur
 
 
-TOP_KEYS = {"project", "rainfall", "design_points", "pre", "post", "bmps", "massdep"}
+TOP_KEYS = {"project", "rainfall", "design_points", "pre", "post", "bmps", "massdep", "swmm"}
 LISTS = {"design_points", "pre", "post", "bmps", "cover", "tc", "stage_storage", "outlets"}
 CHECKBOXES = {"previously_developed_with_impervious", "part_of_common_plan", "connected", "roof_runoff",
               "emergency", "critical_area", "zone_ii_or_iwpa", "luhppl", "high_vehicle_trips"}
@@ -138,6 +138,8 @@ def state_from_plan_dict(d: dict) -> dict:
             for g in sub.get("tc") or []:
                 if "slope_ft_per_ft" in g:
                     g["slope"] = g.pop("slope_ft_per_ft")
+    if isinstance((s.get("swmm") or {}).get("notes"), list):
+        s["swmm"]["notes"] = "\n".join(s["swmm"]["notes"])
     rf = s.get("rainfall") or {}
     if isinstance(rf.get("pfds_csv"), list):
         rf["pfds_csv"] = "\n\n".join(rf["pfds_csv"])
@@ -247,6 +249,11 @@ def plan_dict_from_state(state: dict) -> dict:
             bmp["outlets"] = outlets
         bmps.append(bmp)
     out["bmps"] = bmps
+    sw = state.get("swmm") or {}
+    if (sw.get("post_inp") or "").strip():
+        out["swmm"] = {"name": sw.get("name") or "", "post_inp": sw["post_inp"],
+                       **({"pre_inp": sw["pre_inp"]} if (sw.get("pre_inp") or "").strip() else {}),
+                       "notes": [x.strip() for x in (sw.get("notes") or "").splitlines() if x.strip()]}
     md = state.get("massdep") or {}
     statements = {k: _clean(v) for k, v in (md.get("statements") or {}).items()
                   if isinstance(v, dict) and v.get("answer")}
@@ -436,9 +443,15 @@ def layout(state: dict, errors: dict[str, str], *, cover_choices: list[tuple[str
             f(f"{p}.answer", f"{item.title}: answer", widget="select", choices=YES_NO_NA, hide_label=True),
             f(f"{p}.evidence", f"{item.title}: evidence (sheet, section, page)", hide_label=True),
             f(f"{p}.note", f"{item.title}: note", hide_label=True)]})
-    top = [L.group_error(k) for k in ("project", "rainfall", "design_points", "bmps", "massdep", "file")]
+    swmm = []
+    if (state.get("swmm") or {}).get("post_inp"):
+        swmm = [f("swmm.name", "Model name"),
+                f("swmm.post_inp", "Post-development model (.inp)", widget="textarea", rows=4),
+                f("swmm.pre_inp", "Pre-development model (.inp)", widget="textarea", rows=4),
+                f("swmm.notes", "Conversion notes (one a line; shown on the report)", widget="textarea", rows=3)]
+    top = [L.group_error(k) for k in ("project", "rainfall", "design_points", "bmps", "massdep", "file", "swmm")]
     return {"project": project, "rainfall": rainfall, "design_points": dps, "dp_error": L.group_error("design_points"),
-            "phases": phases, "bmps": bmps, "facts": facts, "statements": statements,
+            "phases": phases, "bmps": bmps, "facts": facts, "statements": statements, "swmm": swmm,
             "top_errors": [e for e in top if e], "unplaced": L.unplaced(),
             "statement_keys": STATEMENT_KEYS}
 

@@ -8,6 +8,7 @@ urlpatterns = [
     path("reviews/", views.review_list, name="review_list"),
     path("reviews/new/", views.review_new, name="review_new"),
     path("reviews/new/form/", views.review_form, name="review_form"),
+    path("reviews/import/swmm/", views.review_import_swmm, name="review_import_swmm"),
     path("reviews/<int:review_id>/form/", views.review_form, name="review_form_from"),
     path("reviews/<int:review_id>/", views.review_detail, name="review_detail"),
     re_path(r"^reviews/(?P<review_id>\d+)/report\.pdf$", views.review_report_pdf, name="review_pdf"),
