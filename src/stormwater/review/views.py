@@ -153,7 +153,9 @@ def review_detail(request, review_id: int):
     review = review_get_for_user(user=request.user, review_id=review_id)
     view = report_view(review.results, plot_src=lambda storm, node: reverse(
         "review_plot", kwargs={"review_id": review.pk, "storm": storm, "node": node}))
-    return render(request, "review/detail.html", {"review": review, "r": review.results, "v": view})
+    docs = list(review.case.documents.filter(tag="hydrocad_report")) if review.case else []
+    return render(request, "review/detail.html", {"review": review, "r": review.results, "v": view,
+                                                  "hydrocad_docs": docs})
 
 
 @require_perm(Perm.REVIEW_RUN)
