@@ -49,17 +49,16 @@ from . import massdep as md
 from .hydraulics import (INFILTRATION, dead_storage_cuft, lowest_outlet_ft, outlet_rows, retention_cuft, route,
                          ssd_table, stage_storage, starting_stage)
 from .hydrology import RUNOFF_METHOD_LABELS, HydrologyError, SubResult, subcatchment_compute
+from .massdep_rows import checklist_grouped, massdep_computed, statement_row
+from .network import assumptions_of, network_of
 from .plan import SQFT_PER_ACRE, Plan
-from .quality import (CAPTURE_MIN_FRACTION, FAIL, INFO, MA_PRETREATMENT_PCT, MA_TSS_TARGET_PCT, NOT_APPLICABLE,
-                      NOT_ASSESSABLE, PASS, RAPID_INFILTRATION_IN_HR, RECHARGE_F_SOURCE, TSS_WORKSHEET_SOURCE,
-                      WQ_SOURCE, meets_pct, recharge_required, removal, treatment_capacity, tss_credit, tss_worksheet,
-                      wqv_depth_in, infiltration_capacity)
+from .quality import (CAPTURE_MIN_FRACTION, FAIL, INFO, NOT_APPLICABLE, NOT_ASSESSABLE, PASS,
+                      RAPID_INFILTRATION_IN_HR, RECHARGE_F_SOURCE, infiltration_capacity, recharge_required, removal,
+                      treatment_capacity, tss_credit)
+from .rows import STATUS_LABELS, _r, row as _row, worst  # noqa: F401  (worst: re-exported for callers)
 
 ENGINE_VERSION = "review-2"
 
-STATUS_LABELS = {PASS: "Pass", FAIL: "Fail", NOT_ASSESSABLE: "Not assessable", INFO: "Reported",
-                 NOT_APPLICABLE: "Not applicable"}
-_SEVERITY = {FAIL: 4, NOT_ASSESSABLE: 3, PASS: 2, INFO: 1, NOT_APPLICABLE: 0}
 
 SRC_TR55 = "USDA NRCS TR-55, Urban Hydrology for Small Watersheds, 2nd ed. (1986), ch. 2-4"
 SRC_NEH630 = "USDA NRCS NEH Part 630 ch. 16 (unit hydrograph, PRF 484) and ch. 17 (storage-indication routing)"
@@ -70,23 +69,6 @@ PLOT_STEP_HR = 0.1  # hydrographs kept for the plots: every 0.1 h (the tables ca
 
 class ReviewError(ValueError):
     """The plan cannot be computed (e.g. a value outside a method's range); message names the item."""
-
-
-def _r(x: float | None, nd: int) -> float | None:
-    return None if x is None else round(x, nd)
-
-
-def _row(key: str, title: str, provision: str, status: str, *, required: str = "", provided: str = "",
-         reason: str = "", numbers: dict | None = None, provisional: bool = False, sources: list | None = None,
-         working: list | None = None) -> dict:
-    return {"key": key, "title": title, "provision": provision, "status": status,
-            "status_label": STATUS_LABELS[status], "required": required, "provided": provided, "reason": reason,
-            "numbers": numbers or {}, "provisional": provisional, "sources": sources or [], "working": working or []}
-
-
-def worst(statuses) -> str:
-    statuses = list(statuses)
-    return max(statuses, key=lambda s: _SEVERITY[s]) if statuses else NOT_APPLICABLE
 
 
 # --- rainfall ----------------------------------------------------------------------------------
@@ -651,7 +633,7 @@ def review_compute(plan: Plan, *, tables=(), town: TownConfig | None = None, swm
     rapid_bmps = [b.id for b in plan.bmps if b.infiltration_rate_in_hr and b.infiltration_rate_in_hr > RAPID_INFILTRATION_IN_HR]
     rapid = ma.rapid_infiltration if ma.rapid_infiltration is not None else bool(rapid_bmps)
     luhppl = ma.luhppl or ma.high_vehicle_trips
-    standards.extend(_massdep_computed(plan, post_subs, bmp_rows, path_from, contrib_imp, rapid, rapid_bmps, luhppl))
+    standards.extend(massdep_computed(plan, post_subs, bmp_rows, path_from, contrib_imp, rapid, rapid_bmps, luhppl))
 
     # -- MassDEP statements
     cond = md.conditions(luhppl=luhppl, critical=ma.critical_area or ma.zone_ii_or_iwpa,
@@ -659,9 +641,9 @@ def review_compute(plan: Plan, *, tables=(), town: TownConfig | None = None, swm
                          high_vehicle_trips=ma.high_vehicle_trips)
     for item in md.ITEMS:
         if item.kind == "statement":
-            standards.append(_statement_row(item, ma.statement(item.key), cond[item.applies]))
+            standards.append(statement_row(item, ma.statement(item.key), cond[item.applies]))
 
-    checklist = _checklist(standards)
+    checklist = checklist_grouped(standards)
     decided = [s["status"] for s in standards]
     overall = FAIL if FAIL in decided else NOT_ASSESSABLE if NOT_ASSESSABLE in decided else PASS
     provisional = any(s["provisional"] for s in standards)
@@ -676,7 +658,7 @@ def review_compute(plan: Plan, *, tables=(), town: TownConfig | None = None, swm
             "massdep_facts": {"critical_area": ma.critical_area, "zone_ii_or_iwpa": ma.zone_ii_or_iwpa,
                               "luhppl": ma.luhppl, "high_vehicle_trips": ma.high_vehicle_trips,
                               "rapid_infiltration": rapid, "rapid_infiltration_stated": ma.rapid_infiltration is not None},
-            "network": _network(plan), "assumptions": _assumptions(plan, subs, bmp_rows, dt),
+            "network": network_of(plan), "assumptions": assumptions_of(plan, subs, bmp_rows, dt),
             "hydrographs": {str(y): _plot_series(series[y], dt) for y in years},
             "tables_used": used, "sources": sources,
             "notes": notes, "overall": overall, "overall_label": STATUS_LABELS[overall], "provisional": provisional,
@@ -689,226 +671,4 @@ def review_compute(plan: Plan, *, tables=(), town: TownConfig | None = None, swm
                 out["swmm"] = swmm_compare(plan.swmm, out, depth, storm_type)
             except ValueError as e:
                 out["swmm"] = {"error": str(e), "name": plan.swmm.get("name", "")}
-    return out
-
-
-# --- MassDEP: computed rows ---------------------------------------------------------------------
-
-def _massdep_computed(plan: Plan, post_subs, bmp_rows, path_from, contrib_imp, rapid: bool, rapid_bmps: list[str],
-                      luhppl: bool) -> list[dict]:
-    ma = plan.massdep
-    rows: list[dict] = []
-    bmps = {b.id: b for b in plan.bmps}
-    imp_subs = [s for s in post_subs if s.impervious_sqft > 0]
-
-    # Standard 1: every impervious subcatchment reaches its design point through a BMP.
-    untreated = [s.spec.id for s in imp_subs if not path_from(s.spec.to) and not s.spec.roof_runoff]
-    paths = [f"{s.spec.id} → {' → '.join(path_from(s.spec.to)) or '(no BMP)'} → "
-             f"{(bmps[path_from(s.spec.to)[-1]].to if path_from(s.spec.to) else s.spec.to)}"
-             + (" (roof runoff)" if s.spec.roof_runoff else "") for s in imp_subs]
-    rows.append(_row("ma_std1_treatment", "No new untreated discharge", "MA Standard 1; § 380-11 B(1)",
-                     FAIL if untreated else PASS, required="impervious-area runoff passes a treatment BMP",
-                     provided="every impervious subcatchment is treated" if not untreated else
-                     f"untreated: {', '.join(untreated)}",
-                     reason=(f"{', '.join(untreated)} discharge(s) impervious-area runoff to a design point with no BMP"
-                             if untreated else ""), working=paths, sources=[md.CHECKLIST_SOURCE]))
-
-    # Standard 4: water quality volume.
-    dwq, why = wqv_depth_in(critical_area=ma.critical_area, zone_ii_or_iwpa=ma.zone_ii_or_iwpa, luhppl=luhppl,
-                            rapid=rapid)
-    if rapid and ma.rapid_infiltration is None:
-        why = [w if "2.4" not in w else f"{w} ({', '.join(rapid_bmps)}: design rate above 2.4 in/h)" for w in why]
-    total_imp = sum(s.impervious_sqft for s in post_subs)
-    wqv_total = dwq / 12.0 * total_imp
-    captures, short = [], []
-    for s in imp_subs:
-        chain = path_from(s.spec.to)
-        hit = None
-        for bid in chain:
-            cap = bmp_rows[bid]["infiltration_capacity_cuft"] if bmps[bid].infiltration_rate_in_hr else \
-                bmp_rows[bid]["treatment_storage_cuft"]
-            need = dwq / 12.0 * contrib_imp[bid]
-            if cap and cap >= need:
-                hit = (bid, cap, need)
-                break
-        if hit:
-            captures.append(f"{s.spec.id}: {hit[0]} holds {hit[1]:,.0f} ft³ ≥ {dwq:g}/12 × "
-                            f"{contrib_imp[hit[0]]:,.0f} ft² = {hit[2]:,.0f} ft³")
-        else:
-            short.append(s.spec.id)
-            captures.append(f"{s.spec.id}: no BMP on its path ({' → '.join(chain) or 'none'}) holds the water "
-                            "quality volume of the impervious area draining to it")
-    rows.append(_row("ma_std4_wqv", "Water quality volume", "MA Standard 4; § 380-11 B(1)",
-                     FAIL if short else PASS,
-                     required=f"{wqv_total:,.0f} ft³ ({dwq:g} in × {total_imp:,.0f} ft² impervious)",
-                     provided="captured on every treated path" if not short else f"not captured: {', '.join(short)}",
-                     reason=("1.0 in because " + "; ".join(why)) if why else "0.5 in: none of the 1-inch conditions",
-                     numbers={"depth_in": dwq, "required_cuft": round(wqv_total, 1), "conditions": why},
-                     working=[f"Vwq = {dwq:g}/12 × {total_imp:,.0f} = {wqv_total:,.1f} ft³", *captures],
-                     sources=[WQ_SOURCE]))
-
-    # Standard 4: 80 % TSS by the MassDEP worksheet, one per train.
-    credits = {bid: (r["tss_credit"]["rate"], r["tss_credit"]["source"]) for bid, r in bmp_rows.items()}
-    trains, failing, missing = [], [], []
-    for s in imp_subs:
-        chain = path_from(s.spec.to)
-        if s.spec.roof_runoff:
-            trains.append({"subcatchment": s.spec.id, "bmps": chain, "exempt": "non-metal roof runoff (clean)"})
-            continue
-        ws = tss_worksheet(chain, credits)
-        trains.append({"subcatchment": s.spec.id, "bmps": chain, **ws})
-        if not meets_pct(ws["removal_pct"], MA_TSS_TARGET_PCT):
-            (missing if ws["missing"] else failing).append(s.spec.id)
-    status = FAIL if failing else NOT_ASSESSABLE if missing else PASS
-    stated = any(bmps[b].tss_removal_pct is not None for t in trains for b in t["bmps"])
-    rows.append(_row("ma_std4_tss", "TSS removal, MassDEP worksheet (80 %)", "MA Standard 4; § 380-11 B(1)", status,
-                     required=f"≥ {MA_TSS_TARGET_PCT:g} % on every train",
-                     provided="; ".join(f"{t['subcatchment']}: " + (t["exempt"] if "exempt" in t else f"{t['removal_pct']:g} %")
-                                        for t in trains) or "no impervious area",
-                     reason=("; ".join(x for x in (
-                         f"below 80 %: {', '.join(failing)}" if failing else "",
-                         f"no TSS rate for a BMP on: {', '.join(missing)}" if missing else "") if x)),
-                     numbers={"trains": trains}, provisional=stated, sources=[WQ_SOURCE, TSS_WORKSHEET_SOURCE]))
-
-    # Standard 4: 44 % pretreatment before each infiltration BMP.
-    for b in plan.bmps:
-        if not b.infiltration_rate_in_hr:
-            continue
-        paths = []
-        for s in imp_subs:
-            chain = path_from(s.spec.to)
-            if b.id not in chain:
-                continue
-            before = chain[:chain.index(b.id)]
-            if s.spec.roof_runoff:
-                paths.append({"subcatchment": s.spec.id, "bmps": before, "exempt": "non-metal roof runoff"})
-                continue
-            paths.append({"subcatchment": s.spec.id, "bmps": before, **tss_worksheet(before, credits)})
-        if not paths:
-            continue
-        bad = [x["subcatchment"] for x in paths if "exempt" not in x and not meets_pct(x["removal_pct"], MA_PRETREATMENT_PCT)
-               and not x["missing"]]
-        unk = [x["subcatchment"] for x in paths if "exempt" not in x and not meets_pct(x["removal_pct"], MA_PRETREATMENT_PCT)
-               and x["missing"]]
-        st = FAIL if bad else NOT_ASSESSABLE if unk else PASS
-        rows.append(_row(
-            f"ma_std4_pretreatment_{b.id}", f"Pretreatment before {b.id} (44 % TSS)", "MA Standard 4; § 380-11 B(1)",
-            st, required=f"≥ {MA_PRETREATMENT_PCT:g} % TSS removed before the runoff is infiltrated",
-            provided="; ".join(f"{x['subcatchment']}: " + (x["exempt"] if "exempt" in x else
-                                                           f"{x['removal_pct']:g} % (worksheet: {round(x['removal_pct']):d} %) "
-                                                           f"by {' → '.join(x['bmps']) or 'nothing'}")
-                               for x in paths),
-            reason="; ".join(y for y in (f"below 44 %: {', '.join(bad)}" if bad else "",
-                                         f"no TSS rate for a pretreatment BMP of: {', '.join(unk)}" if unk else "") if y),
-            numbers={"paths": paths}, provisional=stated,
-            working=["whole percents as MassDEP's worksheet reports them (two 25 % BMPs: 1 − 0.75 × 0.75 = 43.75 % → 44 %)"],
-            sources=[WQ_SOURCE, TSS_WORKSHEET_SOURCE]))
-    return rows
-
-
-def _statement_row(item: md.Item, st, applies: tuple[bool, str]) -> dict:
-    key = f"ma_{item.key}"
-    section = next(s for s in md.SECTIONS if s.key == item.section)
-    title = item.title or section.title
-    provision = section.provision.split(";")[0]
-    if not applies[0] and (st is None or st.answer != "yes"):
-        return _row(key, title, provision, NOT_APPLICABLE, required=item.text, provided="—", reason=applies[1],
-                    sources=[md.CHECKLIST_SOURCE])
-    if st is None:
-        return _row(key, title, provision, NOT_ASSESSABLE, required=item.text, provided="not stated",
-                    reason=f"the plan does not answer this item (massdep.statements.{item.key})",
-                    sources=[md.CHECKLIST_SOURCE])
-    if st.answer == "yes":
-        return _row(key, title, provision, PASS, required=item.text, provided=f"Yes — {st.evidence}",
-                    reason=("the applicant's statement; confirm it on the sheet cited" + (f" ({st.note})" if st.note else "")),
-                    numbers={"answer": "yes", "evidence": st.evidence, "note": st.note}, sources=[md.CHECKLIST_SOURCE])
-    if st.answer == "n/a":
-        return _row(key, title, provision, NOT_APPLICABLE, required=item.text, provided="n/a", reason=st.note,
-                    numbers={"answer": "n/a", "note": st.note}, sources=[md.CHECKLIST_SOURCE])
-    return _row(key, title, provision, FAIL, required=item.text, provided="No",
-                reason=st.note or "the applicant states the item is not provided",
-                numbers={"answer": "no", "evidence": st.evidence, "note": st.note}, sources=[md.CHECKLIST_SOURCE])
-
-
-def _checklist(standards: list[dict]) -> list[dict]:
-    """The rows in MassDEP's checklist order, then the Chapter 380 rows that go beyond the Standards."""
-    claimed: set[str] = set()
-    out = []
-    for sec in md.SECTIONS:
-        items = []
-        for item in (i for i in md.ITEMS if i.section == sec.key):
-            prefixes = item.rows if item.kind == "computed" else (f"ma_{item.key}",)
-            keys = [s["key"] for s in standards if any(s["key"] == p or (p.endswith("_") and s["key"].startswith(p))
-                                                       for p in prefixes)]
-            claimed.update(keys)
-            statuses = [s["status"] for s in standards if s["key"] in keys]
-            items.append({"key": item.key, "text": item.text, "kind": item.kind, "rows": keys,
-                          "status": worst(statuses) if statuses else NOT_APPLICABLE,
-                          "empty_reason": "" if keys else "nothing of this kind in the plan"})
-        st = worst(i["status"] for i in items)
-        out.append({"key": sec.key, "title": sec.title, "provision": sec.provision, "items": items, "status": st,
-                    "status_label": STATUS_LABELS[st]})
-    rest = [s["key"] for s in standards if s["key"] not in claimed]
-    st = worst(s["status"] for s in standards if s["key"] in rest)
-    out.append({"key": "ch380", "title": "Chapter 380 standards beyond the Massachusetts Standards",
-                "provision": "§ 380-11 B(2), B(8), D, E; § 380-12 A(3)(g)", "status": st,
-                "status_label": STATUS_LABELS[st],
-                "items": [{"key": k, "text": "", "kind": "computed", "rows": [k],
-                           "status": next(s["status"] for s in standards if s["key"] == k), "empty_reason": ""}
-                          for k in rest]})
-    return out
-
-
-# --- network and assumptions -----------------------------------------------------------------------
-
-def _network(plan: Plan) -> dict:
-    """Nodes and links of the drainage network, pre and post (the node diagram draws them)."""
-    nodes, edges = [], []
-    for phase, subs in (("pre", plan.pre), ("post", plan.post)):
-        for s in subs:
-            nodes.append({"id": f"{phase}:{s.id}", "label": s.id, "kind": "subcatchment", "phase": phase,
-                          "detail": f"{s.area_acres:g} ac"})
-            target = s.to if any(d.id == s.to for d in plan.design_points) else s.to
-            edges.append({"from": f"{phase}:{s.id}", "to": f"{phase}:{target}", "phase": phase})
-    for b in plan.bmps:
-        nodes.append({"id": f"post:{b.id}", "label": b.id, "kind": "bmp", "phase": "post",
-                      "detail": b.type.replace("_", " ")})
-        edges.append({"from": f"post:{b.id}", "to": f"post:{b.to}", "phase": "post"})
-    for phase in ("pre", "post"):
-        for d in plan.design_points:
-            nodes.append({"id": f"{phase}:{d.id}", "label": d.id, "kind": "design_point", "phase": phase,
-                          "detail": d.description})
-    return {"nodes": nodes, "edges": edges}
-
-
-def _assumptions(plan: Plan, subs: list[SubResult], bmp_rows: dict, dt: float) -> list[str]:
-    out = [
-        f"Time step Δt = {dt:g} h for every hydrograph and every routing (the largest of 0.1, 0.05, 0.025, 0.02, "
-        f"0.01, 0.005 h not over 0.133 × the shortest Tc, {min(s.tc_hr for s in subs):g} h; NEH 630 ch. 16).",
-        f"Rainfall: NRCS Type {plan.rainfall.storm_type} 24-hour distribution (WinTR-20 0.1-h ordinates, linear "
-        "between); the runoff equation (TR-55 Eq. 2-3, Ia = 0.2 S) applied to cumulative rainfall at each step.",
-        "Unit hydrograph: NRCS curvilinear, peak rate factor 484, Tp = Δt/2 + 0.6 Tc, Table 16-1 shape rescaled to "
-        "hold exactly 1 in; each step's excess responds from the start of its step.",
-        "Tc is at least 0.1 h (TR-55 minimum); sheet flow at most 300 ft; sheet flow uses the 2-year design depth "
-        "as P2 unless a segment states p2_in.",
-        "Routing: modified Puls (storage-indication); stage-storage linear between the plan's points; 2S/Δt + O "
-        "tabulated on 200 points per interval; free outfall (no tailwater); routing continues up to 72 h after the "
-        "inflow ends.",
-        "Infiltration: at the design rate over the bottom area only (no side walls), whenever water stands on the "
-        "bottom; what infiltrates is that outlet's routed volume.",
-        "A BMP that overtops its stage-storage table passes its inflow on unattenuated (and fails the peak and "
-        "overflow rows).",
-        "BMP trains combine as 1 − Π(1 − rᵢ) (MassDEP worksheet chain).",
-    ]
-    for s in subs:
-        if s.spec.runoff_method == "separate":
-            out.append(f"{s.spec.phase} {s.spec.id}: pervious and impervious runoff computed separately "
-                       "(HydroCAD Weighted-Q); the others use one area-weighted CN.")
-    for bid, r in bmp_rows.items():
-        if r.get("starting_basis"):
-            out.append(f"{bid} starts at {r['starting_stage_ft']:g} ft ({r['starting_storage_cuft']:,} ft³): "
-                       f"{r['starting_basis']}.")
-        for o in r["outlets"]:
-            if o.get("coefficient_default"):
-                out.append(f"{bid} {o['name']}: coefficient {o['coefficient']:g} assumed (the plan gives none).")
     return out
