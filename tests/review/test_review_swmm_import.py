@@ -89,3 +89,18 @@ def test_the_import_page_runs_the_review_and_shows_the_comparison(client_for, pe
     assert r.status_code == 200 and 'value="POND1"' in r.content.decode() and "pre-development subcatchments" in r.content.decode()
     bad = c.post("/reviews/import/swmm/", {"post_file": SimpleUploadedFile("x.inp", b"[TITLE]\nx\n")})
     assert bad.status_code == 400 and "SUBCATCHMENTS" in bad.content.decode()
+
+
+def test_the_import_checks_each_upload_by_its_name_and_its_content(client_for, personas, example_data):
+    """Uploads go through the allow-list (cases/filetypes.py): the name's extension and the content must agree."""
+    c = client_for(personas["staff"])
+    pdf = c.post("/reviews/import/swmm/", {"post_file": SimpleUploadedFile("model.inp", b"%PDF-1.7\n%binary\x00\x01")})
+    assert pdf.status_code == 400 and "Only SWMM 5 input files are accepted" in pdf.content.decode()
+    renamed = c.post("/reviews/import/swmm/", {"post_file": SimpleUploadedFile("model.txt", POST.encode())})
+    assert renamed.status_code == 400
+    assert "“model.txt” is a SWMM 5 input file by its content, but its name does not end in .inp" in \
+        renamed.content.decode().replace("&#x27;", "'")
+    not_pfds = c.post("/reviews/import/swmm/", {"post_file": SimpleUploadedFile("small-site-post.inp", POST.encode()),
+                                                "pfds_file": SimpleUploadedFile("UCL.csv", b"a,b\n1,2\n")})
+    assert not_pfds.status_code == 400 and "Only NOAA PFDS CSV files are accepted" in not_pfds.content.decode()
+    assert Review.objects.count() == 0

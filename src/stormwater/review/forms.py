@@ -1,12 +1,21 @@
 from django import forms
 
+from stormwater.cases.filetypes import HEAD_BYTES, PFDS_CSV, SWMM_INP
+from stormwater.cases.services import DocumentError, upload_type
+
 from .services import MAX_INPUT_BYTES
 
 
-def _read_upload(f, *, what: str = "a JSON or YAML plan file", latin1: bool = False) -> str:
+def _read_upload(f, *, what: str = "a JSON or YAML plan file", latin1: bool = False, filetype=None) -> str:
+    """The upload's text. With ``filetype`` (cases.filetypes) its name's extension and its content must agree."""
     if f.size > MAX_INPUT_BYTES:
         raise forms.ValidationError("The file is larger than 2 MB.")
     raw = f.read()
+    if filetype is not None:
+        try:
+            upload_type(f.name, raw[:HEAD_BYTES], lambda: raw, (filetype,))
+        except DocumentError as e:
+            raise forms.ValidationError(str(e)) from None
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -30,15 +39,15 @@ class SwmmImportForm(forms.Form):
     case_number = forms.CharField(required=False, max_length=30, label="Permit case number (optional)")
 
     def clean_post_file(self):
-        return _read_upload(self.cleaned_data["post_file"], what="a SWMM .inp file", latin1=True)
+        return _read_upload(self.cleaned_data["post_file"], what="a SWMM .inp file", latin1=True, filetype=SWMM_INP)
 
     def clean_pre_file(self):
         f = self.cleaned_data.get("pre_file")
-        return _read_upload(f, what="a SWMM .inp file", latin1=True) if f else ""
+        return _read_upload(f, what="a SWMM .inp file", latin1=True, filetype=SWMM_INP) if f else ""
 
     def clean_pfds_file(self):
         f = self.cleaned_data.get("pfds_file")
-        return _read_upload(f, what="a PFDS CSV", latin1=True) if f else ""
+        return _read_upload(f, what="a PFDS CSV", latin1=True, filetype=PFDS_CSV) if f else ""
 
 
 class ReviewForm(forms.Form):
