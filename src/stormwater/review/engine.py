@@ -150,6 +150,11 @@ def _design_storms(plan: Plan, town: TownConfig) -> tuple[list[dict], dict[int, 
 
 # --- hydrographs for the plots -----------------------------------------------------------------
 
+def _peak_at(q_cfs: float, t_hr) -> str:
+    """A peak and its time; a hydrograph that never rises has no time of peak."""
+    return f"{q_cfs:.2f} cfs at {t_hr} h" if q_cfs > 0 else f"{q_cfs:.2f} cfs (no runoff)"
+
+
 def _downsample(flows: tuple[float, ...] | list[float], dt: float, n: int) -> list[float]:
     k = max(1, round(PLOT_STEP_HR / dt))
     return [round(flows[i], 3) if i < len(flows) else 0.0 for i in range(0, n, k)]
@@ -432,10 +437,10 @@ def review_compute(plan: Plan, *, tables=(), town: TownConfig | None = None, swm
                 PASS if ok and not over else FAIL,
                 required=f"≤ {st['pre_peak_cfs']:.2f} cfs (pre-development)", provided=f"{st['post_peak_cfs']:.2f} cfs",
                 reason=reason, numbers={**st, "rainfall_in": _r(depth[y], 3)}, provisional=rain_provisional,
-                working=[f"pre: {' + '.join(d['pre_from']) or 'nothing'} = {st['pre_peak_cfs']:.2f} cfs at "
-                         f"{st['pre_peak_time_hr']} h ({depth[y]:.3f} in)",
-                         f"post: {' + '.join(d['post_from']) or 'nothing'} = {st['post_peak_cfs']:.2f} cfs at "
-                         f"{st['post_peak_time_hr']} h (hydrographs added step by step)"],
+                working=[f"pre: {' + '.join(d['pre_from']) or 'nothing'} = "
+                         f"{_peak_at(st['pre_peak_cfs'], st['pre_peak_time_hr'])} ({depth[y]:.3f} in)",
+                         f"post: {' + '.join(d['post_from']) or 'nothing'} = "
+                         f"{_peak_at(st['post_peak_cfs'], st['post_peak_time_hr'])} (hydrographs added step by step)"],
                 sources=[SRC_NEH630, "design storms: 0.9 × NOAA Atlas 14 upper bound (see Design storms)"]))
             standards.append(_row(
                 f"volume_{d['id']}_{y}", f"Runoff volume, {y}-year 24-hour storm, {d['id']}",

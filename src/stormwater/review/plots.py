@@ -96,6 +96,8 @@ def _render(named: tuple, step_hr: float, title: str, storm: str, peaks: tuple) 
             ax.plot(t[:len(flows)], flows, DASHES.get(name, "-"), color=COLOURS.get(name, "#000000"), lw=1.4,
                     label=LABELS.get(name, name))
         for name, (q, tp) in peaks:
+            if not q > 0:  # a hydrograph that never rises has no peak to mark
+                continue
             ax.plot([tp], [q], "o", ms=3.5, color=COLOURS.get(name, "#000000"))
             ax.annotate(f"{q:.2f} cfs at {tp:.2f} h", (tp, q), xytext=(6, -2), textcoords="offset points",
                         fontsize=8, color=COLOURS.get(name, "#000000"))

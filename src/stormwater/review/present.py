@@ -16,6 +16,11 @@ def _alt(title: str, storm: str, peaks: list[str]) -> str:
     return f"Hydrograph of {title}, {storm}-year storm" + (": " + "; ".join(peaks) if peaks else "")
 
 
+def _peak(label: str, q_cfs, t_hr) -> str:
+    """"<label> <q> cfs at <t> h"; a hydrograph that never rises has no time of peak."""
+    return f"{label} {q_cfs} cfs at {t_hr} h" if q_cfs else f"{label} {q_cfs} cfs (no runoff)"
+
+
 def report_view(results: dict, *, plot_src: Callable[[str, str], str] | None) -> dict:
     by_key = {s["key"]: s for s in results.get("standards", [])}
     storms = [str(s["ari_years"]) for s in results.get("rainfall", {}).get("storms", [])]
@@ -41,7 +46,7 @@ def report_view(results: dict, *, plot_src: Callable[[str, str], str] | None) ->
         st = s["storms"]
         subs.append({**s, "storm_list": [(y, st[y]) for y in storms if y in st],
                      "plots": plots(f"sub:{s['phase']}:{s['id']}", f"subcatchment {s['id']} ({s['phase']})",
-                                    lambda y, st=st: [f"runoff peak {st[y]['peak_cfs']} cfs at {st[y]['peak_time_hr']} h"]
+                                    lambda y, st=st: [_peak("runoff peak", st[y]["peak_cfs"], st[y]["peak_time_hr"])]
                                     if y in st else [])})
     bmps = []
     for b in results.get("bmps", []):
@@ -51,9 +56,9 @@ def report_view(results: dict, *, plot_src: Callable[[str, str], str] | None) ->
             x = st.get(y, {})
             out = []
             if x.get("inflow_peak_time_hr") is not None:
-                out.append(f"inflow peak {x['inflow_peak_cfs']} cfs at {x['inflow_peak_time_hr']} h")
+                out.append(_peak("inflow peak", x["inflow_peak_cfs"], x["inflow_peak_time_hr"]))
             if x.get("outflow_peak_time_hr") is not None:
-                out.append(f"outflow peak {x['outflow_peak_cfs']} cfs at {x['outflow_peak_time_hr']} h")
+                out.append(_peak("outflow peak", x["outflow_peak_cfs"], x["outflow_peak_time_hr"]))
             return out
 
         ssd = b.get("ssd")
@@ -68,8 +73,8 @@ def report_view(results: dict, *, plot_src: Callable[[str, str], str] | None) ->
         st = d["storms"]
         dps.append({**d, "storm_list": [(y, st[y]) for y in storms if y in st],
                     "plots": plots(f"dp:{d['id']}", f"design point {d['id']}",
-                                   lambda y, st=st: [f"{k}-development peak {st[y][k + '_peak_cfs']} cfs at "
-                                                     f"{st[y][k + '_peak_time_hr']} h" for k in ("pre", "post")
+                                   lambda y, st=st: [_peak(f"{k}-development peak", st[y][k + "_peak_cfs"],
+                                                           st[y][k + "_peak_time_hr"]) for k in ("pre", "post")
                                                      if y in st and st[y].get(k + "_peak_time_hr") is not None])})
     net = results.get("network")
     return {"checklist": checklist, "subs": subs, "bmps": bmps, "dps": dps,
