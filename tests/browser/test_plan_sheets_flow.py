@@ -56,6 +56,7 @@ COMMENTS = [
 
 def test_a_reviewer_pins_three_comments_and_they_appear_in_the_letter(page, live_server, personas, town, shot, login):
     app, review = _reviewed_case(personas, town)
+    page.set_viewport_size({"width": 1366, "height": 900})
     login("staff")
     page.goto(f"{live_server.url}/reviews/{review.pk}/")
     page.get_by_role("link", name="Plan sheets and comments").click()

@@ -2,6 +2,8 @@
 and every MassDEP standard appears in the checklist's order for plans on each soil group."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from stormwater.review import massdep as md
@@ -132,3 +134,82 @@ def test_every_standard_appears_in_the_checklist_order_for_each_soil_group(examp
     assert statuses["ma_std5_source_control"] == "not_applicable"       # no LUHPPL
     claimed = {k for sec in r["checklist"] for it in sec["items"] for k in it["rows"]}
     assert claimed == rows                                               # each row shown exactly once
+
+
+def _run_on_soil_group(example_data, hsg, user):
+    import yaml
+
+    from stormwater.review.services import review_run
+
+    data = _soil_group(example_data, hsg)
+    data["project"]["name"] += f" (HSG {hsg})"
+    return review_run(input_text=yaml.safe_dump(data, sort_keys=False, allow_unicode=True),
+                      input_name=f"hsg-{hsg}.yaml", acting_user=user)
+
+
+F_BY_HSG = {"A": "0.6", "B": "0.35", "C": "0.25", "D": "0.1"}  # MassDEP Standard 3 target depth factor (in)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("hsg", ["A", "B", "C", "D"])
+def test_the_report_page_of_a_plan_on_each_soil_group_shows_every_row_with_its_working(
+        client_for, personas, example_data, hsg):
+    """Issue 19 "done when": the review of a plan on each soil group shows every standard's row with its working.
+    The example's covers are all put on one HSG; the page is read as the reviewer gets it."""
+    from django.utils.html import escape
+
+    review = _run_on_soil_group(example_data, hsg, personas["staff"])
+    r = review.results
+    page = client_for(personas["staff"]).get(f"/reviews/{review.pk}/").content.decode()
+    # The checklist's sections in its order, each standard's row in its section, each row's working beside it.
+    at = [page.index(f'id="rv-sec-{sec["key"]}"') for sec in r["checklist"]]
+    assert at == sorted(at) and len(at) == 14
+    for sec, start, end in zip(r["checklist"], at, [*at[1:], len(page)]):
+        for item in sec["items"]:
+            for key in item["rows"]:
+                row = next(s for s in r["standards"] if s["key"] == key)
+                i = page.index(f'id="row-{key}"')
+                assert start < i < end, (sec["key"], key)
+                for w in row.get("working") or []:
+                    assert escape(w) in page[i:end], (key, w)
+    # Standard 3 with this soil group's target depth, and the TR-55 worksheets on this soil group.
+    recharge = next(s for s in r["standards"] if s["key"] == "recharge")
+    assert recharge["working"][0].startswith(f"{F_BY_HSG[hsg]}/12 × 135,036 ft² (HSG {hsg})")
+    for s in r["subcatchments"]:
+        assert f'aria-label="{s["id"]} cover table"' in page and f'aria-label="{s["id"]} time of concentration"' in page
+        assert all(c["hsg"] == hsg for c in s["cover"])
+    assert page.count(f"<td>{hsg}</td>") == sum(len(s["cover"]) for s in r["subcatchments"])
+    # Per BMP: outlets, the stage-storage-discharge table, routing and removal; then the plots of every node.
+    for b in r["bmps"]:
+        for part in (("outlets", "stage-storage-discharge", "routing", "removal") if b["routed"] else ("routing", "removal")):
+            assert f'aria-label="{b["id"]} {part}"' in page, (b["id"], part)
+    n_nodes = len(r["subcatchments"]) + len(r["bmps"]) + len(r["design_points"])
+    assert page.count('<img src="/reviews/') == 3 * n_nodes
+    assert "Time step, starting levels and assumptions" in page and "Drainage network" in page
+
+
+@pytest.mark.django_db
+def test_the_pdf_of_a_plan_on_soil_group_c_holds_every_row_and_its_working(client_for, personas, example_data):
+    import shutil
+    import subprocess
+
+    if not shutil.which("pdftotext"):
+        pytest.skip("pdftotext (poppler-utils) is not installed")
+    review = _run_on_soil_group(example_data, "C", personas["staff"])
+    pdf = client_for(personas["staff"]).get(f"/reviews/{review.pk}/report.pdf")
+    assert pdf.status_code == 200 and pdf.content[:5] == b"%PDF-"
+    text = subprocess.run(["pdftotext", "-", "-"], input=pdf.content, capture_output=True, check=True).stdout.decode()
+    # Compared without spaces and hyphens: table cells wrap (and pdftotext joins "24-" + "hour" as "24hour").
+    flat = re.sub(r"[\s-]", "", text)
+    squeeze = lambda t: re.sub(r"[\s-]", "", t)  # noqa: E731
+    for s in review.results["standards"]:
+        # a title wraps inside its narrow column, where the text of the next columns comes between its lines
+        assert all(squeeze(word) in flat for word in s["title"].split()), s["key"]
+        for w in s.get("working") or []:  # the working spans the row's full width
+            assert squeeze(w) in flat, (s["key"], w)
+    for part in ("0.25/12 × 135,036 ft² (HSG C)", "Cover and curve numbers (TR-55 worksheet 2)",
+                 "Stage–storage–discharge", "Routing (modified Puls)", "Drainage network"):
+        assert squeeze(part) in flat, part
+    # the plots are in the PDF as vector drawings: one per node and storm
+    n_nodes = sum(len(review.results[k]) for k in ("subcatchments", "bmps", "design_points"))
+    assert flat.count(squeeze("24-hour storm")) >= 3 * n_nodes
