@@ -13,7 +13,9 @@ def _all_plots_loaded(page):
     """The hydrograph plots load lazily: bring each into view, then every image must have drawn."""
     for img in page.locator("main img").all():
         img.scroll_into_view_if_needed()
-    page.wait_for_function("() => [...document.querySelectorAll('main img')].every(i => i.complete)")
+        # one at a time, until it has loaded or failed (each plot is drawn on request: slow on a busy machine)
+        img.evaluate("i => i.complete || new Promise(done => { i.addEventListener('load', done); "
+                     "i.addEventListener('error', done); })")
     assert page.evaluate("() => [...document.querySelectorAll('main img')].filter(i => !i.naturalWidth).length") == 0
     assert page.locator("main img").count() == 3 * 9  # 3 storms × (4 subcatchments + 4 BMPs + 1 design point)
 
