@@ -72,12 +72,43 @@ def _yaml_data(head: bytes, read_all) -> bool:
         return False
 
 
+def _model_text(data: bytes) -> str | None:
+    """Text as the engineering models are written: UTF-8, or ISO-8859-1 (NOAA's PFDS files carry a degree sign)."""
+    if not data or b"\x00" in data:
+        return None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
+SWMM_SECTIONS = ("[TITLE]", "[OPTIONS]", "[SUBCATCHMENTS]", "[JUNCTIONS]", "[OUTFALLS]", "[STORAGE]", "[RAINGAGES]")
+
+
+def _swmm_inp(head: bytes, read_all) -> bool:
+    """An EPA SWMM 5 input file: text with at least one of SWMM's section headers on a line of its own
+    (EPA SWMM 5.2 User's Manual, Appendix D "Input file format")."""
+    text = _model_text(read_all())
+    return text is not None and any(line.strip().upper() in SWMM_SECTIONS for line in text.splitlines())
+
+
+def _pfds_csv(head: bytes, read_all) -> bool:
+    """A NOAA Atlas 14 PFDS CSV download: text whose banner says "precipitation frequency estimates"."""
+    text = _model_text(read_all())
+    return text is not None and "precipitation frequency estimates" in text.lower()
+
+
 PDF = FileType("application/pdf", "PDF", (".pdf",), magic(b"%PDF-"), inline=True)
 PNG = FileType("image/png", "PNG", (".png",), magic(b"\x89PNG\r\n\x1a\n"))
 JPEG = FileType("image/jpeg", "JPEG", (".jpg", ".jpeg"), magic(b"\xff\xd8\xff"))
 DWG = FileType("image/vnd.dwg", "AutoCAD DWG", (".dwg",), _dwg)
 JSON_DATA = FileType("application/json", "JSON", (".json",), _json_data)
 YAML_DATA = FileType("application/yaml", "YAML", (".yaml", ".yml"), _yaml_data)
+
+# Read by the engineering review (issue 19: the applicant's SWMM model and the site's rainfall), never stored as
+# case documents, so not in ALL_TYPES: their text travels inside the plan file the review keeps.
+SWMM_INP = FileType("text/plain", "SWMM 5 input", (".inp",), _swmm_inp)
+PFDS_CSV = FileType("text/csv", "NOAA PFDS CSV", (".csv",), _pfds_csv)
 
 # What a case's document upload accepts unless a service asks for more.
 DOCUMENT_TYPES: tuple[FileType, ...] = (PDF, PNG, JPEG, DWG)

@@ -56,6 +56,13 @@ class TownConfig:
     # Staff sessions end after this many minutes without a request (issue 14); owners and consultants keep
     # the ordinary 14-day session (they reach only their own records).
     staff_idle_minutes: int = 30
+    # Ch. 380 § 380-11 A(2)(a): design storms from "NOAA Atlas 14 data for Longmeadow". The engineering
+    # review compares the site of an uploaded NOAA PFDS file with the project's location (or, when the
+    # plan gives none, this point: Longmeadow's town centre, approximately) and flags a file farther
+    # away than the limit. Atlas 14 varies little within a town of 9.5 square miles.
+    rainfall_reference_latitude: float = 42.05
+    rainfall_reference_longitude: float = -72.583
+    rainfall_max_distance_miles: float = 5.0
 
     def __post_init__(self):
         if not 1 <= self.staff_idle_minutes <= 24 * 60:
@@ -88,6 +95,8 @@ def town_config_from(overrides: dict) -> TownConfig:
             if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
                 raise ValueError(f"town configuration: {key} must be a list of names, e.g. [\"a\", \"b\"]")
             value = tuple(value)
+        elif isinstance(default, float) and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
         elif not isinstance(value, type(default)):
             raise ValueError(f"town configuration: {key} must be a {type(default).__name__}")
         values[key] = value
