@@ -1,0 +1,431 @@
+"""Set-based positions: what every account owes as of a date, computed by the database in one statement.
+
+``ledger.account_position`` reads one account (four queries) and is the reference: it says what the
+ordinance means. This module computes the same figures for any number of accounts with aggregates and
+window functions, so the Collector's reports, lockbox files and the owner's pages take a constant
+number of queries whatever the size of the town. tests/receivables/test_positions_sql.py holds the two
+equal to the cent over randomly generated ledgers, on SQLite and on PostgreSQL.
+
+The rules, the same as ledger.py and rules/interest.py:
+- An installment's buckets (principal, interest, demand charge) are sums of its ledger entries effective
+  on or before the date; its charge counts in full once the bill is issued.
+- Interest (Ch. 295 Art. IV billing ¶C): 12 %/yr (the resolution's rate) simple, per day on a 365-day
+  year, on the principal as paid down, from the day after the due date rolled past weekends and
+  Massachusetts holidays (MGL c.4 §9). A payment received on day D stops interest from day D. A reversed
+  entry and its reversal are both left out (a bounced payment never stopped interest). Back bills earn
+  none (billing ¶A). Summed exactly and rounded once to the cent, halves up (rules.money.round_cents).
+- What is earned and not yet posted (accrued − interest already charged, never below zero) is owed too.
+- The balance is every entry effective on or before the date plus that unposted interest.
+
+How the database does it: the principal reductions of each installment are summed per day, a running
+sum (window) gives the principal after each day and LEAD the next day it changes, so each step of the
+principal contributes balance × days; integer cents throughout (exact on SQLite too, whose decimals are
+floats), the final division by 36,500 × 1,000 done on integers so that halves round up exactly as
+Decimal does.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from decimal import Decimal
+from functools import lru_cache
+from typing import Iterator, Sequence
+
+from django.db import connection
+from django.db.models import Min
+
+from stormwater.rules.calendar import is_business_day
+from stormwater.rules.interest import interest_start
+from stormwater.utility.models import LedgerEntry
+
+AGING_BUCKETS = ("current", "1-30", "31-60", "61-90", "over 90")
+_BUCKET_COLS = ("b_current", "b_1_30", "b_31_60", "b_61_90", "b_over_90")
+EPOCH = date(1970, 1, 1)
+# rate percent × 1000 (3 decimals) × 100 (percent) × 365 (days): interest in cents = cent-days × rate_m / this.
+_DIVISOR = 100 * 365 * 1000
+
+
+def dayno(d: date) -> int:
+    """Days since 1970-01-01: the integer day the SQL below counts in."""
+    return (d - EPOCH).days
+
+
+def cents_to_money(c) -> Decimal:
+    return Decimal(int(c or 0)).scaleb(-2)
+
+
+# --- dialect: the few expressions SQLite and PostgreSQL write differently ------------------------------
+
+def _sql_dayno(col: str) -> str:
+    if connection.vendor == "postgresql":
+        return f"({col} - DATE '1970-01-01')"
+    return f"CAST(julianday({col}) - 2440587.5 AS INTEGER)"
+
+
+def _greatest(a: str, b: str) -> str:
+    return f"GREATEST({a}, {b})" if connection.vendor == "postgresql" else f"MAX({a}, {b})"
+
+
+def _least(a: str, b: str) -> str:
+    return f"LEAST({a}, {b})" if connection.vendor == "postgresql" else f"MIN({a}, {b})"
+
+
+def _cents(col: str) -> str:
+    """A DecimalField as integer cents (SQLite stores decimals as floats: round before the cast)."""
+    return f"CAST(ROUND({col} * 100) AS BIGINT)"
+
+
+def _bool(col: str) -> str:
+    """A boolean column as 0/1 (PostgreSQL booleans do not add up)."""
+    return f"(CASE WHEN {col} THEN 1 ELSE 0 END)"
+
+
+def _date_param(d: date):
+    return connection.ops.adapt_datefield_value(d)
+
+
+# --- rolled due dates -----------------------------------------------------------------------------------
+
+@lru_cache(maxsize=16)
+def _rolled_starts(first: date, through: date) -> tuple[tuple[int, int], ...]:
+    """(due day, first interest day) of every day in [first, through) that is not a business day: the
+    due dates whose interest starts later than the next day (MGL c.4 §9). Other days: due + 1."""
+    out = []
+    d = first
+    while d < through:
+        if not is_business_day(d):
+            out.append((dayno(d), dayno(interest_start(d))))
+        d += timedelta(days=1)
+    return tuple(out)
+
+
+def _roll_values(as_of: date) -> str:
+    """The VALUES of the rolled due dates that can matter on ``as_of``: due dates before it (a later one
+    starts interest after ``as_of`` however it rolls), from the first day anything was posted (an
+    installment is due after its charge). One indexed MIN query; integers written into the SQL."""
+    first = LedgerEntry.objects.aggregate(m=Min("effective_on"))["m"]
+    rows = _rolled_starts(first, as_of) if first else ()
+    if not rows:
+        rows = ((-1, -1),)  # VALUES needs a row; no installment is due on day -1
+    return "VALUES " + ", ".join(f"({int(a)}, {int(b)})" for a, b in rows)
+
+
+# --- the statement -----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class AccountFilter:
+    """Which accounts: all (None), a list of account ids, or an SQL subquery selecting account ids."""
+
+    ids: Sequence[int] | None = None
+    subquery: tuple[str, list] | None = None
+
+    def sql(self, col: str) -> tuple[str, list]:
+        if self.subquery is not None:
+            q, p = self.subquery
+            return f" AND {col} IN ({q})", list(p)
+        if self.ids is not None:
+            ids = [int(i) for i in self.ids] or [-1]
+            return f" AND {col} IN ({', '.join(['%s'] * len(ids))})", ids
+        return "", []
+
+
+ALL = AccountFilter()
+
+
+def positions_cte(as_of: date, accounts: AccountFilter = ALL) -> tuple[str, list]:
+    """``WITH …``: the CTEs ``pi`` (one row per installment of a bill issued by ``as_of``) and ``pa``
+    (one row per account with entries or installments), every amount in integer cents.
+
+    pi: inst_id, account_id, bill_id, seq, due_date, bill_issue, issue_n, start_n, back, principal,
+        interest (posted), unposted (earned, not yet posted), demand, owed, issued, late (days past due)
+    pa: account_id, principal, interest (posted + unposted), demand, unposted, balance (ledger), credit,
+        total, b_current … b_over_90, oldest_due, overdue (1 if some installment earns interest and owes
+        principal)
+    """
+    asof_n = dayno(as_of)
+    a = _date_param(as_of)
+    f_bill, p_bill = accounts.sql("b.account_id")
+    f_led, p_led = accounts.sql("e.account_id")
+    dn = _sql_dayno
+    max0 = lambda x: f"(CASE WHEN ({x}) > 0 THEN ({x}) ELSE 0 END)"  # noqa: E731
+    interest = (f"(CAST(acc.t AS BIGINT) / {_DIVISOR}) * i.rate_m + "
+                f"(2 * (CAST(acc.t AS BIGINT) %% {_DIVISOR}) * i.rate_m + {_DIVISOR}) / {2 * _DIVISOR}")
+    seg_days = max0(f"{_least(f'COALESCE(s.next_n, {asof_n + 1})', str(asof_n + 1))} - "
+                    f"{_greatest('s.day_n', 'i.start_n')}")
+    sql = f"""
+WITH roll(due_n, start_n) AS ({_roll_values(as_of)}),
+inst AS (
+  SELECT i.id AS inst_id, b.account_id, b.id AS bill_id, i.seq, i.due_date, b.issue_date AS bill_issue,
+         {dn('i.due_date')} AS due_n, {dn('i.issue_date')} AS issue_n, {_bool('b.is_back_bill')} AS back,
+         CAST(ROUND(res.interest_rate_percent * 1000) AS BIGINT) AS rate_m
+  FROM utility_installment i
+  JOIN utility_bill b ON b.id = i.bill_id
+  JOIN utility_billrun r ON r.id = b.run_id
+  JOIN utility_rateresolution res ON res.id = r.resolution_id
+  WHERE b.issue_date <= %s{f_bill}
+),
+inst_s AS (
+  SELECT inst.*, COALESCE(roll.start_n, inst.due_n + 1) AS start_n
+  FROM inst LEFT JOIN roll ON roll.due_n = inst.due_n
+),
+ent AS (
+  SELECT e.id, e.installment_id AS inst_id, e.kind, e.component, e.reverses_id,
+         {dn('e.effective_on')} AS day_n, {_cents('e.amount')} AS cents
+  FROM utility_ledgerentry e JOIN inst ON inst.inst_id = e.installment_id
+  WHERE (e.effective_on <= %s OR e.kind = 'charge')
+),
+bk AS (
+  SELECT inst_id,
+         CAST(SUM(CASE WHEN component = 'principal' THEN cents ELSE 0 END) AS BIGINT) AS principal,
+         CAST(SUM(CASE WHEN component = 'interest' THEN cents ELSE 0 END) AS BIGINT) AS interest,
+         CAST(SUM(CASE WHEN component = 'demand' THEN cents ELSE 0 END) AS BIGINT) AS demand,
+         CAST(SUM(CASE WHEN kind = 'interest' THEN cents ELSE 0 END) AS BIGINT) AS charged,
+         CAST(SUM(CASE WHEN kind = 'charge' AND component = 'principal' THEN cents ELSE 0 END) AS BIGINT) AS charge
+  FROM ent GROUP BY inst_id
+),
+steps AS (
+  SELECT inst_id, day_n, CAST(SUM(red) AS BIGINT) AS red FROM (
+    SELECT e.inst_id, e.day_n, -e.cents AS red FROM ent e
+    WHERE e.component = 'principal' AND e.kind <> 'charge' AND e.reverses_id IS NULL
+      AND NOT EXISTS (SELECT 1 FROM ent r WHERE r.reverses_id = e.id AND r.inst_id = e.inst_id)
+    UNION ALL
+    SELECT inst_id, start_n, 0 FROM inst_s WHERE back = 0 AND start_n <= {asof_n}
+  ) x GROUP BY inst_id, day_n
+),
+seg AS (
+  SELECT inst_id, day_n,
+         SUM(red) OVER (PARTITION BY inst_id ORDER BY day_n ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS cum,
+         LEAD(day_n) OVER (PARTITION BY inst_id ORDER BY day_n) AS next_n
+  FROM steps
+),
+acc AS (
+  SELECT s.inst_id, CAST(SUM({max0('k.charge - s.cum')} * {seg_days}) AS BIGINT) AS t
+  FROM seg s JOIN inst_s i ON i.inst_id = s.inst_id JOIN bk k ON k.inst_id = s.inst_id
+  WHERE i.back = 0 AND i.start_n <= {asof_n}
+  GROUP BY s.inst_id
+),
+pi0 AS (
+  SELECT i.inst_id, i.account_id, i.bill_id, i.seq, i.due_date, i.bill_issue, i.issue_n, i.start_n, i.back,
+         COALESCE(k.principal, 0) AS principal, COALESCE(k.interest, 0) AS interest,
+         COALESCE(k.demand, 0) AS demand,
+         CASE WHEN i.back = 1 OR acc.t IS NULL THEN 0
+              ELSE {max0(f'{interest} - COALESCE(k.charged, 0)')} END AS unposted
+  FROM inst_s i LEFT JOIN bk k ON k.inst_id = i.inst_id LEFT JOIN acc ON acc.inst_id = i.inst_id
+),
+pi AS (
+  SELECT pi0.*, principal + interest + unposted + demand AS owed,
+         CASE WHEN issue_n <= {asof_n} THEN 1 ELSE 0 END AS issued,
+         {asof_n} - start_n + 1 AS late
+  FROM pi0
+),
+pia AS (
+  SELECT account_id,
+         CAST(SUM(principal) AS BIGINT) AS principal, CAST(SUM(interest + unposted) AS BIGINT) AS interest,
+         CAST(SUM(demand) AS BIGINT) AS demand, CAST(SUM(unposted) AS BIGINT) AS unposted,
+         CAST(SUM(CASE WHEN owed > 0 AND issued = 1 AND late <= 0 THEN owed ELSE 0 END) AS BIGINT) AS b_current,
+         CAST(SUM(CASE WHEN owed > 0 AND issued = 1 AND late BETWEEN 1 AND 30 THEN owed ELSE 0 END) AS BIGINT)
+           AS b_1_30,
+         CAST(SUM(CASE WHEN owed > 0 AND issued = 1 AND late BETWEEN 31 AND 60 THEN owed ELSE 0 END) AS BIGINT)
+           AS b_31_60,
+         CAST(SUM(CASE WHEN owed > 0 AND issued = 1 AND late BETWEEN 61 AND 90 THEN owed ELSE 0 END) AS BIGINT)
+           AS b_61_90,
+         CAST(SUM(CASE WHEN owed > 0 AND issued = 1 AND late > 90 THEN owed ELSE 0 END) AS BIGINT) AS b_over_90,
+         MIN(CASE WHEN owed > 0 AND issued = 1 AND late > 0 THEN due_date END) AS oldest_due,
+         MAX(CASE WHEN principal > 0 AND back = 0 AND start_n <= {asof_n} THEN 1 ELSE 0 END) AS overdue
+  FROM pi GROUP BY account_id
+),
+led AS (
+  SELECT e.account_id, CAST(SUM({_cents('e.amount')}) AS BIGINT) AS balance,
+         CAST(SUM(CASE WHEN e.component = 'unapplied' THEN {_cents('e.amount')} ELSE 0 END) AS BIGINT) AS unapplied
+  FROM utility_ledgerentry e WHERE e.effective_on <= %s{f_led}
+  GROUP BY e.account_id
+),
+pa AS (
+  SELECT ids.account_id,
+         COALESCE(pia.principal, 0) AS principal, COALESCE(pia.interest, 0) AS interest,
+         COALESCE(pia.demand, 0) AS demand, COALESCE(pia.unposted, 0) AS unposted,
+         COALESCE(led.balance, 0) AS balance, -COALESCE(led.unapplied, 0) AS credit,
+         COALESCE(led.balance, 0) + COALESCE(pia.unposted, 0) AS total,
+         COALESCE(pia.b_current, 0) AS b_current, COALESCE(pia.b_1_30, 0) AS b_1_30,
+         COALESCE(pia.b_31_60, 0) AS b_31_60, COALESCE(pia.b_61_90, 0) AS b_61_90,
+         COALESCE(pia.b_over_90, 0) AS b_over_90, pia.oldest_due, COALESCE(pia.overdue, 0) AS overdue
+  FROM (SELECT account_id FROM led UNION SELECT account_id FROM pia) ids
+  LEFT JOIN led ON led.account_id = ids.account_id LEFT JOIN pia ON pia.account_id = ids.account_id
+)"""
+    return sql, [a, *p_bill, a, a, *p_led]
+
+
+# --- per installment (payments, lockbox files) ----------------------------------------------------------
+
+@dataclass
+class InstallmentFigures:
+    """One installment as of a date (cents as Decimal dollars). ``interest`` is what is posted; what is
+    earned and not yet posted is ``unposted``."""
+
+    inst_id: int
+    account_id: int
+    bill_id: int
+    seq: int
+    due_date: date
+    principal: Decimal
+    interest: Decimal
+    unposted: Decimal
+    demand: Decimal
+    back_bill: bool
+
+
+def installment_figures(as_of: date, accounts: AccountFilter) -> dict[int, list[InstallmentFigures]]:
+    """account id → its installments of bills issued by ``as_of``, oldest first (the order payments apply
+    in: due date, then bill issue date, bill, installment — as ``ledger.account_dues``). Two queries."""
+    cte, params = positions_cte(as_of, accounts)
+    out: dict[int, list[InstallmentFigures]] = {}
+    with connection.cursor() as c:
+        c.execute(cte + """
+SELECT inst_id, account_id, bill_id, seq, due_date, principal, interest, unposted, demand, back FROM pi
+ORDER BY account_id, due_date, bill_issue, bill_id, seq""", params)
+        for iid, aid, bid, seq, due, pr, it, un, dm, back in c.fetchall():
+            out.setdefault(aid, []).append(InstallmentFigures(
+                iid, aid, bid, seq, _as_date(due), cents_to_money(pr), cents_to_money(it), cents_to_money(un),
+                cents_to_money(dm), bool(back)))
+    return out
+
+
+def _as_date(v) -> date | None:
+    if v is None or isinstance(v, date):
+        return v
+    return date.fromisoformat(str(v)[:10])
+
+
+# --- per account (reports, owner pages) ----------------------------------------------------------------
+
+@dataclass
+class AccountFigures:
+    """One account's position as of a date, as the reports show it (money as Decimal)."""
+
+    account_id: int
+    number: str
+    parcel_id: str
+    address: str
+    owner_name: str
+    principal: Decimal
+    interest: Decimal
+    demand: Decimal
+    credit: Decimal
+    total: Decimal
+    buckets: dict[str, Decimal]
+    oldest_due: date | None
+    overdue: bool
+    extra: dict = field(default_factory=dict)
+
+
+_ACCOUNT_COLS = ("pa.account_id", "a.number", "p.parcel_id", "p.address", "COALESCE(uo.name, o.name, '')",
+                 "pa.principal", "pa.interest", "pa.demand", "pa.credit", "pa.total", *(f"pa.{c}" for c in _BUCKET_COLS),
+                 "pa.oldest_due", "pa.overdue")
+_ACCOUNT_JOINS = """
+JOIN utility_account a ON a.id = pa.account_id
+JOIN parcels_parcel p ON p.id = a.parcel_id
+LEFT JOIN parcels_owner o ON o.id = p.owner_id
+LEFT JOIN parcels_associationunit u ON u.id = a.unit_id
+LEFT JOIN parcels_owner uo ON uo.id = u.owner_id"""
+
+
+def _figures(row: Sequence) -> AccountFigures:
+    aid, number, pid, address, owner, pr, it, dm, cr, tot, *rest = row
+    buckets = {k: cents_to_money(v) for k, v in zip(AGING_BUCKETS, rest[:5])}
+    oldest, overdue = rest[5], rest[6]
+    return AccountFigures(aid, number, pid, address, owner, cents_to_money(pr), cents_to_money(it),
+                          cents_to_money(dm), cents_to_money(cr), cents_to_money(tot), buckets, _as_date(oldest),
+                          bool(overdue), {"more": rest[7:]} if len(rest) > 7 else {})
+
+
+# Which accounts each report lists (the same conditions as the per-account reference in selectors.py).
+REPORT_WHERE = {
+    # every account that owes or is owed something
+    "aging": "(pa.total <> 0 OR pa.b_current <> 0 OR pa.b_1_30 <> 0 OR pa.b_31_60 <> 0 OR pa.b_61_90 <> 0 "
+             "OR pa.b_over_90 <> 0)",
+    # past due and owing
+    "delinquency": "(pa.oldest_due IS NOT NULL AND pa.total > 0)",
+    # billing ¶D: interest accrues, no demand charge outstanding, something owed
+    "demand": "(pa.overdue = 1 AND pa.demand <= 0 AND pa.total > 0)",
+    "all": "1 = 1",
+}
+
+
+@dataclass(frozen=True)
+class ReportTotals:
+    count: int
+    buckets: dict[str, Decimal]
+    principal: Decimal
+    interest: Decimal
+    demand: Decimal
+    total: Decimal
+
+
+class AccountReport:
+    """Accounts of one report as of a date: a lazy, pageable list (the protocol Django's Paginator uses:
+    ``count()`` and slicing), totals over all its rows, and a streaming iterator for exports.
+
+    Each page is one query, the totals one more; the rows stream from a server-side cursor.
+    """
+
+    def __init__(self, kind: str, *, as_of: date, accounts: AccountFilter = ALL):
+        if kind not in REPORT_WHERE:
+            raise ValueError(f"report: one of {', '.join(REPORT_WHERE)}")
+        self.kind, self.as_of, self.accounts = kind, as_of, accounts
+        self._totals: ReportTotals | None = None
+        self._cte: tuple[str, list] | None = None
+
+    def _sql(self) -> tuple[str, list]:
+        if self._cte is None:
+            self._cte = positions_cte(self.as_of, self.accounts)
+        return self._cte
+
+    def _select(self) -> tuple[str, list]:
+        cte, params = self._sql()
+        return (cte + f"\nSELECT {', '.join(_ACCOUNT_COLS)} FROM pa{_ACCOUNT_JOINS}\n"
+                f"WHERE {REPORT_WHERE[self.kind]} ORDER BY a.number"), params
+
+    def totals(self) -> ReportTotals:
+        if self._totals is None:
+            cte, params = self._sql()
+            sums = ", ".join(f"CAST(COALESCE(SUM(pa.{c}), 0) AS BIGINT)"
+                             for c in (*_BUCKET_COLS, "principal", "interest", "demand", "total"))
+            with connection.cursor() as c:
+                c.execute(cte + f"\nSELECT COUNT(*), {sums} FROM pa WHERE {REPORT_WHERE[self.kind]}", params)
+                n, *s = c.fetchone()
+            self._totals = ReportTotals(
+                int(n), {k: cents_to_money(v) for k, v in zip(AGING_BUCKETS, s[:5])}, cents_to_money(s[5]),
+                cents_to_money(s[6]), cents_to_money(s[7]), cents_to_money(s[8]))
+        return self._totals
+
+    def count(self) -> int:
+        return self.totals().count
+
+    def __len__(self) -> int:
+        return self.count()
+
+    def __getitem__(self, k):
+        if isinstance(k, int):
+            rows = self[k:k + 1]
+            if not rows:
+                raise IndexError(k)
+            return rows[0]
+        start, stop = k.start or 0, k.stop
+        sql, params = self._select()
+        if stop is None:
+            return list(self)[start:]
+        with connection.cursor() as c:
+            c.execute(sql + " LIMIT %s OFFSET %s", [*params, max(0, stop - start), start])
+            return [_figures(r) for r in c.fetchall()]
+
+    def __iter__(self) -> Iterator[AccountFigures]:
+        """Every row, streamed (a server-side cursor on PostgreSQL: memory stays flat)."""
+        sql, params = self._select()
+        with connection.chunked_cursor() as c:
+            c.execute(sql, params)
+            while True:
+                rows = c.fetchmany(2000)
+                if not rows:
+                    break
+                for r in rows:
+                    yield _figures(r)
