@@ -361,29 +361,40 @@ class ReportTotals:
     total: Decimal
 
 
-class AccountReport:
-    """Accounts of one report as of a date: a lazy, pageable list (the protocol Django's Paginator uses:
-    ``count()`` and slicing), totals over all its rows, and a streaming iterator for exports.
+class PositionReport:
+    """Rows of a report over account positions as of a date: a lazy, pageable list (the protocol Django's
+    Paginator uses: ``count()`` and slicing), totals over all its rows (not just a page), and a streaming
+    iterator for exports. A page is one query, the totals one more; exports stream from a server-side
+    cursor. Subclasses say which rows (``where``), what else each row carries and in what order."""
 
-    Each page is one query, the totals one more; the rows stream from a server-side cursor.
-    """
+    where = "1 = 1"
+    extra_from = ""
+    extra_cols: tuple[str, ...] = ()
+    order_by = "a.number"
 
-    def __init__(self, kind: str, *, as_of: date, accounts: AccountFilter = ALL):
-        if kind not in REPORT_WHERE:
-            raise ValueError(f"report: one of {', '.join(REPORT_WHERE)}")
-        self.kind, self.as_of, self.accounts = kind, as_of, accounts
+    def __init__(self, *, as_of: date, accounts: AccountFilter = ALL):
+        self.as_of, self.accounts = as_of, accounts
         self._totals: ReportTotals | None = None
         self._cte: tuple[str, list] | None = None
+
+    def where_params(self) -> list:
+        return []
+
+    def row(self, r: Sequence) -> AccountFigures:
+        return _figures(r)
 
     def _sql(self) -> tuple[str, list]:
         if self._cte is None:
             self._cte = positions_cte(self.as_of, self.accounts)
         return self._cte
 
+    def _from(self) -> str:
+        return f"FROM pa{_ACCOUNT_JOINS}{self.extra_from}\nWHERE {self.where}"
+
     def _select(self) -> tuple[str, list]:
         cte, params = self._sql()
-        return (cte + f"\nSELECT {', '.join(_ACCOUNT_COLS)} FROM pa{_ACCOUNT_JOINS}\n"
-                f"WHERE {REPORT_WHERE[self.kind]} ORDER BY a.number"), params
+        cols = ", ".join((*_ACCOUNT_COLS, *self.extra_cols))
+        return (cte + f"\nSELECT {cols} {self._from()} ORDER BY {self.order_by}"), [*params, *self.where_params()]
 
     def totals(self) -> ReportTotals:
         if self._totals is None:
@@ -391,7 +402,7 @@ class AccountReport:
             sums = ", ".join(f"CAST(COALESCE(SUM(pa.{c}), 0) AS BIGINT)"
                              for c in (*_BUCKET_COLS, "principal", "interest", "demand", "total"))
             with connection.cursor() as c:
-                c.execute(cte + f"\nSELECT COUNT(*), {sums} FROM pa WHERE {REPORT_WHERE[self.kind]}", params)
+                c.execute(cte + f"\nSELECT COUNT(*), {sums} {self._from()}", [*params, *self.where_params()])
                 n, *s = c.fetchone()
             self._totals = ReportTotals(
                 int(n), {k: cents_to_money(v) for k, v in zip(AGING_BUCKETS, s[:5])}, cents_to_money(s[5]),
@@ -410,13 +421,13 @@ class AccountReport:
             if not rows:
                 raise IndexError(k)
             return rows[0]
-        start, stop = k.start or 0, k.stop
-        sql, params = self._select()
-        if stop is None:
+        start = k.start or 0
+        if k.stop is None:
             return list(self)[start:]
+        sql, params = self._select()
         with connection.cursor() as c:
-            c.execute(sql + " LIMIT %s OFFSET %s", [*params, max(0, stop - start), start])
-            return [_figures(r) for r in c.fetchall()]
+            c.execute(sql + " LIMIT %s OFFSET %s", [*params, max(0, k.stop - start), start])
+            return [self.row(r) for r in c.fetchall()]
 
     def __iter__(self) -> Iterator[AccountFigures]:
         """Every row, streamed (a server-side cursor on PostgreSQL: memory stays flat)."""
@@ -428,4 +439,15 @@ class AccountReport:
                 if not rows:
                     break
                 for r in rows:
-                    yield _figures(r)
+                    yield self.row(r)
+
+
+class AccountReport(PositionReport):
+    """Accounts of one report (``REPORT_WHERE``: aging, delinquency, demand, all) in account order."""
+
+    def __init__(self, kind: str, *, as_of: date, accounts: AccountFilter = ALL):
+        if kind not in REPORT_WHERE:
+            raise ValueError(f"report: one of {', '.join(REPORT_WHERE)}")
+        super().__init__(as_of=as_of, accounts=accounts)
+        self.kind = kind
+        self.where = REPORT_WHERE[kind]
