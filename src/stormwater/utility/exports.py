@@ -1,7 +1,7 @@
 """Exports of a bill run for the Collector: CSV and Excel, one row per installment."""
 from __future__ import annotations
 
-from stormwater.web.files import csv_text, xlsx_bytes
+from stormwater.web.files import csv_response, xlsx_response
 
 from .models import Installment
 
@@ -24,9 +24,9 @@ def run_rows(run):
 MONEY_COLUMNS = frozenset({"impervious_sqft", "share_percent", "annual_amount", "installment_amount"})
 
 
-def run_csv(run) -> str:
-    return csv_text(COLUMNS, run_rows(run))
-
-
-def run_xlsx(run) -> bytes:
-    return xlsx_bytes(run.period_label, COLUMNS, run_rows(run), MONEY_COLUMNS)
+def run_response(run, fmt: str, *, name: str):
+    """The run as a download that streams (issue 15): CSV row by row as the installments are read, Excel
+    written in write-only mode to a temporary file and split across sheets at Excel's row limit."""
+    if fmt == "csv":
+        return csv_response(COLUMNS, run_rows(run), name=name)
+    return xlsx_response(run.period_label, COLUMNS, run_rows(run), MONEY_COLUMNS, name=name)

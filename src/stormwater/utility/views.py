@@ -80,7 +80,7 @@ def bill_run_detail(request, run_id: int):
 def bill_run_export(request, run_id: int, fmt: str):
     run = get_object_or_404(BillRun, pk=run_id)
     name = f"stormwater-bills-{run.period_label}-run{run.pk}"
-    return download(exports.run_csv(run) if fmt == "csv" else exports.run_xlsx(run), name=name, ext=fmt)
+    return exports.run_response(run, fmt, name=name)
 
 
 @require_perm()
