@@ -62,3 +62,26 @@ def test_collections_reports_take_the_same_queries_for_10_and_200_accounts(url, 
     assert Account.objects.count() > 200
     at_200 = count_queries(c, url)
     assert at_10 == at_200, f"{url}: {at_10} queries for 10 accounts, {at_200} for 200"
+
+
+def test_reports_are_paged_with_totals_over_every_row(client_for, personas, add_parcels, resolution):
+    from stormwater.receivables.selectors import aging
+
+    c = client_for(personas["collector"])
+    grow(add_parcels, 230)
+    everyone = aging(as_of=date(2026, 12, 31))
+    n = len(everyone)
+    assert 230 <= n < 300  # the 230 and the test town's accounts
+    page1 = c.get("/collections/aging/", {"as_of": "2026-12-31"}).content.decode()
+    total = sum((r.total for r in everyone), D(0))
+    assert "Page 1 of 3" in page1 and f"in {n} accounts" in page1 and f"{total:,.2f}" in page1
+    assert 'href="?as_of=2026-12-31&amp;page=2"' in page1
+    assert page1.count('href="/accounts/') == 100
+    page3 = c.get("/collections/aging/", {"as_of": "2026-12-31", "page": "3"}).content.decode()
+    assert page3.count('href="/accounts/') == n - 200 and everyone[-1].account.number in page3
+    lines = c.get("/collections/aging.csv", {"as_of": "2026-12-31"}).getvalue().decode().splitlines()
+    assert len(lines) == n + 1 and lines[1].startswith(everyone[0].account.number)
+    api = c.get("/api/collections/aging/", {"as_of": "2026-12-31", "page": "2", "page_size": "100"}).json()
+    assert (api["count"], api["pages"], len(api["accounts"])) == (n, 3, 100)
+    assert api["totals"]["total"] == f"{total:.2f}" and api["accounts"][0]["account"] == everyone[100].account.number
+    assert c.get("/api/collections/aging/", {"page_size": "0"}).status_code == 400

@@ -154,8 +154,8 @@ def api_aging(request):
     page = int_field(request.GET, "page", 1, lo=1)
     size = int_field(request.GET, "page_size", AGING_PAGE_SIZE, lo=1, hi=AGING_PAGE_SIZE_MAX)
     report = aging_report(as_of=as_of)
+    rows = report[(page - 1) * size:page * size]  # the page and the totals in one statement
     t = report.totals()
-    rows = report[(page - 1) * size:page * size] if (page - 1) * size < t.count else []
     return JsonResponse({
         "as_of": str(as_of), "count": t.count, "page": page, "page_size": size,
         "pages": max(1, -(-t.count // size)),

@@ -376,6 +376,7 @@ class PositionReport:
         self.as_of, self.accounts = as_of, accounts
         self._totals: ReportTotals | None = None
         self._cte: tuple[str, list] | None = None
+        self._page: tuple[int, int, list] | None = None
 
     def where_params(self) -> list:
         return []
@@ -396,17 +397,22 @@ class PositionReport:
         cols = ", ".join((*_ACCOUNT_COLS, *self.extra_cols))
         return (cte + f"\nSELECT {cols} {self._from()} ORDER BY {self.order_by}"), [*params, *self.where_params()]
 
+    _SUMS = (*_BUCKET_COLS, "principal", "interest", "demand", "total")
+
+    def _set_totals(self, n, sums) -> None:
+        self._totals = ReportTotals(
+            int(n), {k: cents_to_money(v) for k, v in zip(AGING_BUCKETS, sums[:5])}, cents_to_money(sums[5]),
+            cents_to_money(sums[6]), cents_to_money(sums[7]), cents_to_money(sums[8]))
+
     def totals(self) -> ReportTotals:
+        """Count and sums over every row of the report (one query, unless a page already brought them)."""
         if self._totals is None:
             cte, params = self._sql()
-            sums = ", ".join(f"CAST(COALESCE(SUM(pa.{c}), 0) AS BIGINT)"
-                             for c in (*_BUCKET_COLS, "principal", "interest", "demand", "total"))
+            sums = ", ".join(f"CAST(COALESCE(SUM(pa.{c}), 0) AS BIGINT)" for c in self._SUMS)
             with connection.cursor() as c:
                 c.execute(cte + f"\nSELECT COUNT(*), {sums} {self._from()}", [*params, *self.where_params()])
                 n, *s = c.fetchone()
-            self._totals = ReportTotals(
-                int(n), {k: cents_to_money(v) for k, v in zip(AGING_BUCKETS, s[:5])}, cents_to_money(s[5]),
-                cents_to_money(s[6]), cents_to_money(s[7]), cents_to_money(s[8]))
+            self._set_totals(n, s)
         return self._totals
 
     def count(self) -> int:
@@ -414,6 +420,21 @@ class PositionReport:
 
     def __len__(self) -> int:
         return self.count()
+
+    def prefetch(self, start: int, stop: int) -> None:
+        """Read the rows [start, stop) and the totals over all rows in one statement (window aggregates
+        over the whole report, computed before the LIMIT): a page of a report is one query."""
+        cte, params = self._sql()
+        cols = ", ".join((*_ACCOUNT_COLS, *self.extra_cols))
+        wins = ", ".join(["COUNT(*) OVER ()", *(f"CAST(SUM(pa.{c}) OVER () AS BIGINT)" for c in self._SUMS)])
+        with connection.cursor() as c:
+            c.execute(cte + f"\nSELECT {cols}, {wins} {self._from()} ORDER BY {self.order_by} LIMIT %s OFFSET %s",
+                      [*params, *self.where_params(), max(0, stop - start), start])
+            raw = c.fetchall()
+        k = len(_ACCOUNT_COLS) + len(self.extra_cols)
+        if raw:
+            self._set_totals(raw[0][k], raw[0][k + 1:])
+        self._page = (start, stop, [self.row(r[:k]) for r in raw])
 
     def __getitem__(self, k):
         if isinstance(k, int):
@@ -424,10 +445,17 @@ class PositionReport:
         start = k.start or 0
         if k.stop is None:
             return list(self)[start:]
-        sql, params = self._select()
-        with connection.cursor() as c:
-            c.execute(sql + " LIMIT %s OFFSET %s", [*params, max(0, k.stop - start), start])
-            return [self.row(r) for r in c.fetchall()]
+        if not self._page_covers(start, k.stop):
+            self.prefetch(start, k.stop)
+        s0, _, rows = self._page
+        return rows[start - s0:k.stop - s0]
+
+    def _page_covers(self, start: int, stop: int) -> bool:
+        """Whether the rows read last hold [start, stop) (Paginator trims the last page to the count)."""
+        if self._page is None:
+            return False
+        s0, s1, rows = self._page
+        return s0 <= start and (stop <= s1 or s0 + len(rows) < s1)
 
     def __iter__(self) -> Iterator[AccountFigures]:
         """Every row, streamed (a server-side cursor on PostgreSQL: memory stays flat)."""

@@ -114,8 +114,9 @@ def demands(request):
             messages.error(request, e)
         return redirect("demands")
     candidates = selectors.demand_report(as_of=as_of)
+    paged = paginate(request, candidates)  # the page and the totals in one statement
     return render(request, "receivables/demands.html", {
-        "as_of": as_of, "totals": candidates.totals(), **paginate(request, candidates),
+        "as_of": as_of, "totals": candidates.totals(), **paged,
         "served": Demand.objects.select_related("account")[:100]})
 
 
@@ -141,8 +142,9 @@ def commitments(request):
         except CollectionError as e:
             form.add_error(None, str(e))
     candidates = selectors.commitment_report(as_of=as_of)
+    paged = paginate(request, candidates)  # the page and the totals in one statement
     return render(request, "receivables/commitments.html", {
-        "as_of": as_of, "form": form, "totals": candidates.totals(), **paginate(request, candidates),
+        "as_of": as_of, "form": form, "totals": candidates.totals(), **paged,
         "commitments": Commitment.objects.all()[:50]})
 
 
@@ -223,11 +225,12 @@ def aging_report(request, fmt: str = "html", which: str = "aging"):
         name = f"{which}-{as_of}"
         return table_response(fmt, name=name, sheet=name, columns=exports.AGING_COLUMNS,
                               rows=exports.aging_rows(report), money_columns=exports.AGING_MONEY)
+    paged = paginate(request, report)  # the page and the totals in one statement
     totals = report.totals()
     peak = max([v for v in totals.buckets.values() if v > 0] + [1])
     bars = [(k, v, int(280 * max(v, 0) / peak)) for k, v in totals.buckets.items()]
     return render(request, "receivables/aging.html", {"as_of": as_of, "which": which, "totals": totals,
-                                                      "bars": bars, **paginate(request, report)})
+                                                      "bars": bars, **paged})
 
 
 @require_perm(Perm.BILLING_VIEW_ALL)
