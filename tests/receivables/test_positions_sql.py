@@ -102,7 +102,7 @@ def _random_account(rng, resolutions, i):
                                          committed_on=ds[0].served_on + timedelta(days=rng.randrange(15, 90)))
             elif op < 0.9 and bills:
                 # Hand-posted entries a clerk could make: interest charged, a refund, a reversal of a charge.
-                inst = Installment.objects.filter(bill__in=bills).order_by("?").first()
+                inst = rng.choice(list(Installment.objects.filter(bill__in=bills).order_by("bill_id", "seq")))
                 kind = rng.choice(["interest", "refund", "revcharge"])
                 if kind == "interest":
                     LedgerEntry.objects.create(account=account, kind=EntryKind.INTEREST, component=Component.INTEREST,
