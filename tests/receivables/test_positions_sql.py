@@ -198,6 +198,38 @@ def test_interest_rounds_half_up_once_like_rules_interest(db):
         assert got == ref, as_of
 
 
-def test_the_statement_is_one_sql_text_on_both_databases(db):
-    sql, params = positions_cte(date(2027, 1, 1))
-    assert sql.lstrip().startswith("WITH roll") and "OVER (PARTITION BY inst_id" in sql and len(params) == 3
+def test_a_principal_below_zero_for_some_days_earns_no_interest_those_days(db):
+    """Paid in full by Jan 5, then abated $60 on Jan 10 and the $60 refunded only on Jan 20 (the principal
+    is −$60 for ten days), then $30 paid again on Jan 25 (−$30). Interest never runs on less than zero (the reference clips each day), so the closed
+    form (Σ change × days) would be wrong here: the SQL counts such an installment day by day."""
+    from django.db import connection
+
+    res = _resolutions()[0]
+    owner = Owner.objects.create(name="O", mailing_address="x")
+    parcel = Parcel.objects.create(parcel_id="N-1", address="1 Below St", owner=owner, land_use_code="101",
+                                   dwelling_units=1)
+    account = Account.objects.create(number="SW-N-1", parcel=parcel)
+    run = BillRun.objects.create(period_label="N", period_start=date(2026, 7, 1), period_end=date(2027, 6, 30),
+                                 issue_date=date(2026, 9, 1), resolution=res)
+    bill = Bill.objects.create(number="N-1", run=run, account=account, parcel=parcel, period_start=date(2026, 7, 1),
+                               period_end=date(2027, 6, 30), issue_date=date(2026, 9, 1), owner_name="x",
+                               mailing_address="x", property_class="nonresidential", impervious_sqft=D(1), erus=1,
+                               gross_fee=D(100), amount=D(100), explanation="x")
+    inst = Installment.objects.create(bill=bill, seq=1, amount=D(100), issue_date=date(2026, 9, 1),
+                                      due_date=date(2026, 10, 1))
+    for kind, amount, on in (("charge", "100", date(2026, 9, 1)), ("payment", "-40", date(2026, 11, 1)),
+                             ("payment", "-60", date(2027, 1, 5)), ("abatement", "-60", date(2027, 1, 10)),
+                             ("refund", "60", date(2027, 1, 20)), ("payment", "-30", date(2027, 1, 25))):
+        LedgerEntry.objects.create(account=account, kind=kind, amount=D(amount), effective_on=on, bill=bill,
+                                   installment=inst)
+    as_of = date(2027, 3, 1)
+    ref = account_position(account, as_of=as_of).dues[0]
+    got = installment_figures(as_of, AccountFilter(ids=[account.pk]))[account.pk][0]
+    # $100 Oct 2–31 (30 days) + $60 Nov 1 – Jan 4 (65 days) = 6,900 dollar-days; then $0, −$60 for ten days,
+    # $0, −$30 from Jan 25: nothing. 6,900 × 12 % / 365 = 2.2685 → $2.27. The closed form alone would take
+    # the days below zero off (600 + 1,080 dollar-days) and say $1.72.
+    assert (got.principal, got.unposted) == (ref.principal, ref.interest_accrued) == (D("-30.00"), D("2.27"))
+    cte, params = positions_cte(as_of, AccountFilter(ids=[account.pk]))
+    with connection.cursor() as c:
+        c.execute(cte + "\nSELECT COUNT(*) FROM exc", params)
+        assert c.fetchone()[0] == 1

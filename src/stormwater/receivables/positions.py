@@ -17,11 +17,12 @@ The rules, the same as ledger.py and rules/interest.py:
 - What is earned and not yet posted (accrued − interest already charged, never below zero) is owed too.
 - The balance is every entry effective on or before the date plus that unposted interest.
 
-How the database does it: the principal reductions of each installment are summed per day, a running
-sum (window) gives the principal after each day and LEAD the next day it changes, so each step of the
-principal contributes balance × days; integer cents throughout (exact on SQLite too, whose decimals are
-floats), the final division by 36,500 × 1,000 done on integers so that halves round up exactly as
-Decimal does.
+How the database does it: each installment's interest is the owed principal summed over the days
+(cent-days) × rate / 36,500. One GROUP BY over the entries gives it in closed form (each change of the
+principal × the days it stands) wherever the principal cannot have gone below zero; for the few others a
+running sum (window) gives the principal after each day and LEAD the next day it changes, never counted
+below zero. Integer cents throughout (exact on SQLite too, whose decimals are floats), the final
+division done on integers so that halves round up exactly as Decimal does.
 """
 from __future__ import annotations
 
@@ -132,91 +133,136 @@ class AccountFilter:
 ALL = AccountFilter()
 
 
+def _full_join_ok() -> bool:
+    """SQLite has FULL OUTER JOIN from 3.39; PostgreSQL always."""
+    if connection.vendor != "sqlite":
+        return True
+    return connection.Database.sqlite_version_info >= (3, 39, 0)
+
+
 def positions_cte(as_of: date, accounts: AccountFilter = ALL) -> tuple[str, list]:
     """``WITH …``: the CTEs ``pi`` (one row per installment of a bill issued by ``as_of``) and ``pa``
     (one row per account with entries or installments), every amount in integer cents.
 
-    pi: inst_id, account_id, bill_id, seq, due_date, bill_issue, issue_n, start_n, back, principal,
-        interest (posted), unposted (earned, not yet posted), demand, owed, issued, late (days past due)
+    inst: inst_id, account_id, bill_id, seq, due_date, bill_issue, issue_n, back, rate_m, start_n
+    pi: account_id, inst_id, start_n, back, issue_n, due_date, principal, interest (posted), unposted (earned,
+        not yet posted), demand, owed, issued, late (days past due)
     pa: account_id, principal, interest (posted + unposted), demand, unposted, balance (ledger), credit,
         total, b_current … b_over_90, oldest_due, overdue (1 if some installment earns interest and owes
         principal)
+
+    Written for the planner: the one pass over every installment's entries is a plain GROUP BY (PostgreSQL
+    runs it in parallel workers, as it would the simplest aggregate); its interest is in closed form
+    (Σ change of principal × days), exact while the principal never goes below zero — guaranteed when the
+    reductions do not exceed the charges. Only the other installments (rare: an abatement refunded, a
+    charge reversed …) are counted day by day with window functions. ``inst`` (one row an installment) is
+    inlined where it is used on PostgreSQL and materialized on SQLite, joined on its key either way.
     """
     asof_n = dayno(as_of)
     a = _date_param(as_of)
     f_bill, p_bill = accounts.sql("b.account_id")
+    f_rev, p_rev = accounts.sql("r.account_id")
     f_led, p_led = accounts.sql("e.account_id")
     dn = _sql_dayno
     max0 = lambda x: f"(CASE WHEN ({x}) > 0 THEN ({x}) ELSE 0 END)"  # noqa: E731
-    interest = (f"(CAST(acc.t AS BIGINT) / {_DIVISOR}) * i.rate_m + "
-                f"(2 * (CAST(acc.t AS BIGINT) %% {_DIVISOR}) * i.rate_m + {_DIVISOR}) / {2 * _DIVISOR}")
-    seg_days = max0(f"{_least(f'COALESCE(s.next_n, {asof_n + 1})', str(asof_n + 1))} - "
-                    f"{_greatest('s.day_n', 'i.start_n')}")
+    interest = (f"(t / {_DIVISOR}) * rate_m + "
+                f"(2 * (t %% {_DIVISOR}) * rate_m + {_DIVISOR}) / {2 * _DIVISOR}")
+    seg_days = max0(f"{_least(f'COALESCE(next_n, {asof_n + 1})', str(asof_n + 1))} - {_greatest('day_n', 'start_n')}")
+    cents = _cents("e.amount")
+    is_charge = "(e.kind = 'charge' AND e.component = 'principal')"
+    # a principal reduction that counts for interest: not a charge, not a reversal, not reversed
+    is_red = "(e.component = 'principal' AND e.kind <> 'charge' AND e.reverses_id IS NULL AND rvd.id IS NULL)"
+    rvd_join = (f"LEFT JOIN (SELECT r.reverses_id AS id, r.installment_id FROM utility_ledgerentry r\n"
+                f"             WHERE r.reverses_id IS NOT NULL AND r.effective_on <= %s{f_rev}\n"
+                f"             GROUP BY r.reverses_id, r.installment_id) rvd\n"
+                f"         ON rvd.id = e.id AND rvd.installment_id = e.installment_id")
+    # PostgreSQL: inst is joined inline where it is used (twice), so the scans and joins can run in parallel
+    # workers (a materialized CTE cannot); it is one join of four tables on their keys.
+    inline = "NOT MATERIALIZED " if connection.vendor == "postgresql" else ""
+    if _full_join_ok():
+        pa_from = "pia FULL OUTER JOIN led ON led.account_id = pia.account_id"
+    else:  # old SQLite: every account of either side, then both sides joined to it
+        pa_from = ("(SELECT account_id FROM pia UNION SELECT account_id FROM led) ids "
+                   "LEFT JOIN pia ON pia.account_id = ids.account_id LEFT JOIN led ON led.account_id = ids.account_id")
     sql = f"""
-WITH roll(due_n, start_n) AS ({_roll_values(as_of)}),
-inst AS (
+WITH inst AS {inline}(
   SELECT i.id AS inst_id, b.account_id, b.id AS bill_id, i.seq, i.due_date, b.issue_date AS bill_issue,
-         {dn('i.due_date')} AS due_n, {dn('i.issue_date')} AS issue_n, {_bool('b.is_back_bill')} AS back,
-         CAST(ROUND(res.interest_rate_percent * 1000) AS BIGINT) AS rate_m
+         {dn('i.issue_date')} AS issue_n, {_bool('b.is_back_bill')} AS back,
+         CAST(ROUND(res.interest_rate_percent * 1000) AS BIGINT) AS rate_m,
+         COALESCE(roll.start_n, {dn('i.due_date')} + 1) AS start_n
   FROM utility_installment i
   JOIN utility_bill b ON b.id = i.bill_id
   JOIN utility_billrun r ON r.id = b.run_id
   JOIN utility_rateresolution res ON res.id = r.resolution_id
+  LEFT JOIN (SELECT column1 AS due_n, column2 AS start_n FROM ({_roll_values(as_of)}) v) roll
+         ON roll.due_n = {dn('i.due_date')}
   WHERE b.issue_date <= %s{f_bill}
 ),
-inst_s AS (
-  SELECT inst.*, COALESCE(roll.start_n, inst.due_n + 1) AS start_n
-  FROM inst LEFT JOIN roll ON roll.due_n = inst.due_n
+lin AS (
+  -- Every installment with its ledger movements, summed in one pass (a GROUP BY PostgreSQL can run in
+  -- parallel workers): buckets (principal, interest, demand), interest charged, and the principal that
+  -- earns interest. The change of that principal (delta): a charge counts in full from the start (day -1);
+  -- payments, abatements, liens, credits and refunds from their day; a reversed entry and its reversal
+  -- not at all. t_lin: the owed principal summed over the days from the first day of interest through
+  -- as_of (cent-days) = Σ delta × its days — exact while the principal never goes below zero, which holds
+  -- whenever the reductions (down) do not exceed the charges; the others are counted day by day below.
+  SELECT MAX(inst.account_id) AS account_id, inst.inst_id, MAX(inst.start_n) AS start_n,
+         MAX(inst.rate_m) AS rate_m, MAX(inst.back) AS back, MAX(inst.issue_n) AS issue_n,
+         MAX(inst.due_date) AS due_date,
+         CAST(SUM(CASE WHEN e.component = 'principal' THEN {cents} ELSE 0 END) AS BIGINT) AS principal,
+         CAST(SUM(CASE WHEN e.component = 'interest' THEN {cents} ELSE 0 END) AS BIGINT) AS interest,
+         CAST(SUM(CASE WHEN e.component = 'demand' THEN {cents} ELSE 0 END) AS BIGINT) AS demand,
+         CAST(SUM(CASE WHEN e.kind = 'interest' THEN {cents} ELSE 0 END) AS BIGINT) AS charged,
+         CAST(SUM(CASE WHEN {is_charge} THEN {cents} ELSE 0 END) AS BIGINT) AS charge,
+         CAST(SUM(CASE WHEN {is_red} AND {cents} < 0 THEN -{cents} ELSE 0 END) AS BIGINT) AS down,
+         CAST(SUM(CASE WHEN {is_charge} THEN {cents} * {max0(f'{asof_n + 1} - inst.start_n')}
+                       WHEN {is_red} THEN {cents} * {max0(f'{asof_n + 1} - ' + _greatest(dn('e.effective_on'), 'inst.start_n'))}
+                       ELSE 0 END) AS BIGINT) AS t_lin
+  FROM inst
+  LEFT JOIN utility_ledgerentry e ON e.installment_id = inst.inst_id AND (e.effective_on <= %s OR e.kind = 'charge')
+  {rvd_join}
+  GROUP BY inst.inst_id
 ),
-ent AS (
-  SELECT e.id, e.installment_id AS inst_id, e.kind, e.component, e.reverses_id,
-         {dn('e.effective_on')} AS day_n, {_cents('e.amount')} AS cents
-  FROM utility_ledgerentry e JOIN inst ON inst.inst_id = e.installment_id
-  WHERE (e.effective_on <= %s OR e.kind = 'charge')
+exc AS (
+  SELECT inst_id, start_n FROM lin WHERE down > charge AND back = 0 AND start_n <= {asof_n}
 ),
-bk AS (
-  SELECT inst_id,
-         CAST(SUM(CASE WHEN component = 'principal' THEN cents ELSE 0 END) AS BIGINT) AS principal,
-         CAST(SUM(CASE WHEN component = 'interest' THEN cents ELSE 0 END) AS BIGINT) AS interest,
-         CAST(SUM(CASE WHEN component = 'demand' THEN cents ELSE 0 END) AS BIGINT) AS demand,
-         CAST(SUM(CASE WHEN kind = 'interest' THEN cents ELSE 0 END) AS BIGINT) AS charged,
-         CAST(SUM(CASE WHEN kind = 'charge' AND component = 'principal' THEN cents ELSE 0 END) AS BIGINT) AS charge
-  FROM ent GROUP BY inst_id
+win AS (
+  -- The installments whose principal may have gone below zero on some day (an abatement refunded, a
+  -- charge reversed …): the principal day by day, never counted below zero. bal: the principal after the
+  -- whole day (the frame takes in the day's peers); next_n: the next day it may change (only the day's last
+  -- row reaches the next day: the others count no days).
+  SELECT inst_id, CAST(SUM({max0('bal')} * {seg_days}) AS BIGINT) AS t
+  FROM (
+    SELECT m.*, SUM(delta) OVER w AS bal, LEAD(day_n) OVER w AS next_n
+    FROM (
+      SELECT e.installment_id AS inst_id, exc.start_n,
+             CASE WHEN {is_charge} THEN -1 ELSE {dn('e.effective_on')} END AS day_n, {cents} AS delta
+      FROM utility_ledgerentry e
+      JOIN exc ON exc.inst_id = e.installment_id
+      {rvd_join}
+      WHERE (e.effective_on <= %s OR e.kind = 'charge') AND ({is_charge} OR {is_red})
+      UNION ALL
+      SELECT inst_id, start_n, start_n, 0 FROM exc
+    ) m
+    WINDOW w AS (PARTITION BY inst_id ORDER BY day_n)
+  ) s
+  GROUP BY inst_id
 ),
-steps AS (
-  SELECT inst_id, day_n, CAST(SUM(red) AS BIGINT) AS red FROM (
-    SELECT e.inst_id, e.day_n, -e.cents AS red FROM ent e
-    WHERE e.component = 'principal' AND e.kind <> 'charge' AND e.reverses_id IS NULL
-      AND NOT EXISTS (SELECT 1 FROM ent r WHERE r.reverses_id = e.id AND r.inst_id = e.inst_id)
-    UNION ALL
-    SELECT inst_id, start_n, 0 FROM inst_s WHERE back = 0 AND start_n <= {asof_n}
-  ) x GROUP BY inst_id, day_n
+per AS (
+  SELECT lin.account_id, lin.inst_id, lin.start_n, lin.rate_m, lin.back, lin.issue_n, lin.due_date, lin.principal,
+         lin.interest, lin.demand, lin.charged, COALESCE(win.t, lin.t_lin) AS t
+  FROM lin LEFT JOIN win ON win.inst_id = lin.inst_id
 ),
-seg AS (
-  SELECT inst_id, day_n,
-         SUM(red) OVER (PARTITION BY inst_id ORDER BY day_n ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS cum,
-         LEAD(day_n) OVER (PARTITION BY inst_id ORDER BY day_n) AS next_n
-  FROM steps
-),
-acc AS (
-  SELECT s.inst_id, CAST(SUM({max0('k.charge - s.cum')} * {seg_days}) AS BIGINT) AS t
-  FROM seg s JOIN inst_s i ON i.inst_id = s.inst_id JOIN bk k ON k.inst_id = s.inst_id
-  WHERE i.back = 0 AND i.start_n <= {asof_n}
-  GROUP BY s.inst_id
-),
-pi0 AS (
-  SELECT i.inst_id, i.account_id, i.bill_id, i.seq, i.due_date, i.bill_issue, i.issue_n, i.start_n, i.back,
-         COALESCE(k.principal, 0) AS principal, COALESCE(k.interest, 0) AS interest,
-         COALESCE(k.demand, 0) AS demand,
-         CASE WHEN i.back = 1 OR acc.t IS NULL THEN 0
-              ELSE {max0(f'{interest} - COALESCE(k.charged, 0)')} END AS unposted
-  FROM inst_s i LEFT JOIN bk k ON k.inst_id = i.inst_id LEFT JOIN acc ON acc.inst_id = i.inst_id
+pi1 AS (
+  SELECT account_id, inst_id, start_n, back, issue_n, due_date, principal, interest, demand,
+         CASE WHEN back = 1 OR start_n > {asof_n} THEN 0 ELSE {max0(f'{interest} - charged')} END AS unposted
+  FROM per
 ),
 pi AS (
-  SELECT pi0.*, principal + interest + unposted + demand AS owed,
+  SELECT pi1.*, principal + interest + unposted + demand AS owed,
          CASE WHEN issue_n <= {asof_n} THEN 1 ELSE 0 END AS issued,
          {asof_n} - start_n + 1 AS late
-  FROM pi0
+  FROM pi1
 ),
 pia AS (
   SELECT account_id,
@@ -235,13 +281,13 @@ pia AS (
   FROM pi GROUP BY account_id
 ),
 led AS (
-  SELECT e.account_id, CAST(SUM({_cents('e.amount')}) AS BIGINT) AS balance,
-         CAST(SUM(CASE WHEN e.component = 'unapplied' THEN {_cents('e.amount')} ELSE 0 END) AS BIGINT) AS unapplied
+  SELECT e.account_id, CAST(SUM({cents}) AS BIGINT) AS balance,
+         CAST(SUM(CASE WHEN e.component = 'unapplied' THEN {cents} ELSE 0 END) AS BIGINT) AS unapplied
   FROM utility_ledgerentry e WHERE e.effective_on <= %s{f_led}
   GROUP BY e.account_id
 ),
 pa AS (
-  SELECT ids.account_id,
+  SELECT COALESCE(pia.account_id, led.account_id) AS account_id,
          COALESCE(pia.principal, 0) AS principal, COALESCE(pia.interest, 0) AS interest,
          COALESCE(pia.demand, 0) AS demand, COALESCE(pia.unposted, 0) AS unposted,
          COALESCE(led.balance, 0) AS balance, -COALESCE(led.unapplied, 0) AS credit,
@@ -249,10 +295,9 @@ pa AS (
          COALESCE(pia.b_current, 0) AS b_current, COALESCE(pia.b_1_30, 0) AS b_1_30,
          COALESCE(pia.b_31_60, 0) AS b_31_60, COALESCE(pia.b_61_90, 0) AS b_61_90,
          COALESCE(pia.b_over_90, 0) AS b_over_90, pia.oldest_due, COALESCE(pia.overdue, 0) AS overdue
-  FROM (SELECT account_id FROM led UNION SELECT account_id FROM pia) ids
-  LEFT JOIN led ON led.account_id = ids.account_id LEFT JOIN pia ON pia.account_id = ids.account_id
+  FROM {pa_from}
 )"""
-    return sql, [a, *p_bill, a, a, *p_led]
+    return sql, [a, *p_bill, a, a, *p_rev, a, *p_rev, a, a, *p_led]
 
 
 # --- per installment (payments, lockbox files) ----------------------------------------------------------
@@ -281,8 +326,10 @@ def installment_figures(as_of: date, accounts: AccountFilter) -> dict[int, list[
     out: dict[int, list[InstallmentFigures]] = {}
     with connection.cursor() as c:
         c.execute(cte + """
-SELECT inst_id, account_id, bill_id, seq, due_date, principal, interest, unposted, demand, back FROM pi
-ORDER BY account_id, due_date, bill_issue, bill_id, seq""", params)
+SELECT pi.inst_id, pi.account_id, inst.bill_id, inst.seq, pi.due_date, pi.principal, pi.interest, pi.unposted,
+       pi.demand, pi.back
+FROM pi JOIN inst ON inst.inst_id = pi.inst_id
+ORDER BY pi.account_id, pi.due_date, inst.bill_issue, inst.bill_id, inst.seq""", params)
         for iid, aid, bid, seq, due, pr, it, un, dm, back in c.fetchall():
             out.setdefault(aid, []).append(InstallmentFigures(
                 iid, aid, bid, seq, _as_date(due), cents_to_money(pr), cents_to_money(it), cents_to_money(un),
@@ -410,7 +457,8 @@ class PositionReport:
             cte, params = self._sql()
             sums = ", ".join(f"CAST(COALESCE(SUM(pa.{c}), 0) AS BIGINT)" for c in self._SUMS)
             with connection.cursor() as c:
-                c.execute(cte + f"\nSELECT COUNT(*), {sums} {self._from()}", [*params, *self.where_params()])
+                c.execute(cte + f"\nSELECT COUNT(*), {sums} FROM pa{self.extra_from} WHERE {self.where}",
+                          [*params, *self.where_params()])
                 n, *s = c.fetchone()
             self._set_totals(n, s)
         return self._totals
@@ -422,14 +470,38 @@ class PositionReport:
         return self.count()
 
     def prefetch(self, start: int, stop: int) -> None:
-        """Read the rows [start, stop) and the totals over all rows in one statement (window aggregates
-        over the whole report, computed before the LIMIT): a page of a report is one query."""
+        """Read the rows [start, stop) and the totals over all rows in one statement: window aggregates over
+        the whole report, computed before the LIMIT, so a page of a report is one query. The owners' names
+        and the addresses are joined to the page's rows only, after the LIMIT."""
         cte, params = self._sql()
-        cols = ", ".join((*_ACCOUNT_COLS, *self.extra_cols))
-        wins = ", ".join(["COUNT(*) OVER ()", *(f"CAST(SUM(pa.{c}) OVER () AS BIGINT)" for c in self._SUMS)])
+        keys = [k.strip() for k in self.order_by.split(",")]
+        key_cols = [k.split()[0] for k in keys]
+        inner_cols = ["pa.account_id", "a.number AS a_number", "a.parcel_id AS a_parcel", "a.unit_id AS a_unit",
+                      *(f"pa.{c}" for c in ("principal", "interest", "demand", "credit", "total", *_BUCKET_COLS,
+                                            "oldest_due", "overdue")),
+                      *(f"{c} AS x{i}" for i, c in enumerate(self.extra_cols)),
+                      *(f"{c} AS k{i}" for i, c in enumerate(key_cols)),
+                      "COUNT(*) OVER () AS w_count",
+                      *(f"CAST(SUM(pa.{c}) OVER () AS BIGINT) AS w_{c}" for c in self._SUMS)]
+        outer_cols = ["q.account_id", "q.a_number", "p.parcel_id", "p.address", "COALESCE(uo.name, o.name, '')",
+                      *(f"q.{c}" for c in ("principal", "interest", "demand", "credit", "total", *_BUCKET_COLS,
+                                           "oldest_due", "overdue")),
+                      *(f"q.x{i}" for i in range(len(self.extra_cols))),
+                      "q.w_count", *(f"q.w_{c}" for c in self._SUMS)]
+        outer_order = ", ".join(f"q.k{i}{k[len(key_cols[i]):]}" for i, k in enumerate(keys))
+        sql = (cte + f"""
+SELECT {', '.join(outer_cols)} FROM (
+  SELECT {', '.join(inner_cols)}
+  FROM pa JOIN utility_account a ON a.id = pa.account_id{self.extra_from}
+  WHERE {self.where} ORDER BY {self.order_by} LIMIT %s OFFSET %s
+) q
+JOIN parcels_parcel p ON p.id = q.a_parcel
+LEFT JOIN parcels_owner o ON o.id = p.owner_id
+LEFT JOIN parcels_associationunit u ON u.id = q.a_unit
+LEFT JOIN parcels_owner uo ON uo.id = u.owner_id
+ORDER BY {outer_order}""")
         with connection.cursor() as c:
-            c.execute(cte + f"\nSELECT {cols}, {wins} {self._from()} ORDER BY {self.order_by} LIMIT %s OFFSET %s",
-                      [*params, *self.where_params(), max(0, stop - start), start])
+            c.execute(sql, [*params, *self.where_params(), max(0, stop - start), start])
             raw = c.fetchall()
         k = len(_ACCOUNT_COLS) + len(self.extra_cols)
         if raw:
