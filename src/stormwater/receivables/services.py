@@ -10,7 +10,7 @@ from django.db import transaction
 from stormwater.audit.services import actor_or_none as _user, audit_record
 from stormwater.rules.calendar import add_calendar_days, add_months
 from stormwater.rules.interest import interest_start
-from stormwater.rules.money import ZERO, fmt, round_cents, to_decimal
+from stormwater.rules.money import ZERO, fmt, round_cents
 from stormwater.utility.models import Account, Bill, BillRun, Component, EntryKind, Installment, LedgerEntry
 from stormwater.utility.selectors import resolution_in_force
 

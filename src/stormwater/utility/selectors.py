@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 
-from django.db.models import Q, QuerySet, Sum
+from django.db.models import QuerySet, Sum
 from django.http import Http404
 
 from stormwater.accounts.roles import Perm
@@ -174,8 +174,10 @@ def bills_for_user(*, user) -> QuerySet[Bill]:
     qs = Bill.objects.select_related("parcel", "account", "run")
     if user.can(Perm.BILLING_VIEW_ALL):
         return qs
-    return qs.filter(
-        Q(account__unit__isnull=True, parcel__owner__user=user) | Q(account__unit__owner__user=user))
+    # A union of the two index paths (an OR across joins reads every bill: issue 15).
+    whole = Bill.objects.filter(account__unit__isnull=True, parcel__owner__user=user).order_by().values("pk")
+    units = Bill.objects.filter(account__unit__owner__user=user).order_by().values("pk")
+    return qs.filter(pk__in=whole.union(units))
 
 
 def bill_get_for_user(*, user, number: str) -> Bill:
