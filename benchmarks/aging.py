@@ -17,10 +17,11 @@ What is timed, in the same process and database (so the ratio means something on
 The report's totals and the baseline's must agree to the cent, or the benchmark fails. Target: the report
 within 2× of the baseline (issue 15).
 
-The data (written with COPY): one FY2027 bill per account in two installments (80 % houses at $53.16, the
-rest $100–$5,000), then 45 % paid on time (most paying both installments), 15 % a late partial payment
-after interest was posted, 5 % a payment that bounced (reversed), 10 % a demand with its interest, 3 %
-an overpayment kept as a credit, the rest unpaid. As of 2027-06-30.
+The data (written with COPY): one FY2027 bill per account in two installments six months apart (80 %
+houses at $53.16, the rest $100–$5,000), in eight cohorts billed a month apart from September 2026, so
+every bucket has accounts; then 45 % paid on time (most paying both installments), 15 % a late partial
+payment after interest was posted, 5 % a payment that bounced (reversed), 10 % a demand with its
+interest, 3 % an overpayment kept as a credit, the rest unpaid. As of 2027-06-30.
 """
 from __future__ import annotations
 
@@ -29,7 +30,7 @@ import json
 import os
 import sys
 import time
-from datetime import date, datetime, timezone
+from datetime import date, datetime, timedelta, timezone
 from decimal import Decimal
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "stormwater.settings")
@@ -64,10 +65,15 @@ def build(n: int) -> dict:
                            eru_sqft=Decimal(3400), rate_per_eru=Decimal("53.16"),
                            small_residential_rate=Decimal("53.16"), installments=2, interest_rate_percent=Decimal(12),
                            demand_charge=Decimal(25), blocks=list(TABLE_1_BLOCKS), acting_user=None)
-    issue1, issue2 = date(2026, 9, 15), date(2027, 3, 15)
-    due1, due2 = add_calendar_days(issue1, 30), add_calendar_days(issue2, 30)
+    # Eight cohorts billed a month apart (Sep 2026 – Apr 2027) so every bucket of the aging has accounts;
+    # the second installment six months after the first (not yet issued for the later cohorts).
+    cohorts = []
+    for k in range(8):
+        issue1 = date(2026, 9, 15) + timedelta(days=30 * k)
+        issue2 = issue1 + timedelta(days=182)
+        cohorts.append((issue1, issue2, add_calendar_days(issue1, 30), add_calendar_days(issue2, 30)))
     run = BillRun.objects.create(period_label="FY2027", period_start=date(2026, 7, 1), period_end=date(2027, 6, 30),
-                                 issue_date=issue1, resolution=res)
+                                 issue_date=cohorts[0][0], resolution=res)
     now = datetime.now(timezone.utc)
 
     def amount(i: int) -> Decimal:
@@ -75,6 +81,9 @@ def build(n: int) -> dict:
 
     def kind(i: int) -> int:
         return (i * 2654435761) % 100
+
+    def cohort(i: int):
+        return cohorts[(i * 40503) % 8]
 
     _copy("parcels_owner", ["id", "name", "mailing_address", "email"],
           ((i, f"Owner {i}", f"{i} Main St\nLongmeadow, MA 01106", "") for i in range(1, n + 1)))
@@ -88,13 +97,13 @@ def build(n: int) -> dict:
                            "issue_date", "owner_name", "mailing_address", "property_class", "impervious_sqft", "erus",
                            "gross_fee", "credit_percent", "amount", "blocks", "explanation", "flagged", "is_back_bill",
                            "water_sewer_account"],
-          ((i, f"FY2027-B-{i:07d}", run.pk, i, i, date(2026, 7, 1), date(2027, 6, 30), issue1, f"Owner {i}", "x",
+          ((i, f"FY2027-B-{i:07d}", run.pk, i, i, date(2026, 7, 1), date(2027, 6, 30), cohort(i)[0], f"Owner {i}", "x",
             "small_residential", Decimal(3000), 1, amount(i), Decimal(0), amount(i), "[]", "bench", False, False, "")
            for i in range(1, n + 1)))
     _copy("utility_installment", ["id", "bill_id", "seq", "amount", "issue_date", "due_date"],
           (row for i in range(1, n + 1) for row in (
-              (2 * i - 1, i, 1, split_equal(amount(i), 2)[0], issue1, due1),
-              (2 * i, i, 2, split_equal(amount(i), 2)[1], issue2, due2))))
+              (2 * i - 1, i, 1, split_equal(amount(i), 2)[0], cohort(i)[0], cohort(i)[2]),
+              (2 * i, i, 2, split_equal(amount(i), 2)[1], cohort(i)[1], cohort(i)[3]))))
 
     def entries():
         eid = 0
@@ -108,32 +117,33 @@ def build(n: int) -> dict:
         for i in range(1, n + 1):
             a1, a2 = split_equal(amount(i), 2)
             i1, i2 = 2 * i - 1, 2 * i
+            issue1, issue2, due1, due2 = cohort(i)
             yield e(i, "charge", "principal", a1, issue1, i1)
             yield e(i, "charge", "principal", a2, issue2, i2)
             k = kind(i)
-            if k < 45:  # on time; most pay both installments
-                yield e(i, "payment", "principal", -a1, date(2026, 10, 1), i1)
-                if k < 30:
-                    yield e(i, "payment", "principal", -a2, date(2027, 4, 1), i2)
+            if k < 45:  # on time; most pay the second installment too, once it is issued
+                yield e(i, "payment", "principal", -a1, issue1 + timedelta(days=16), i1)
+                if k < 30 and issue2 <= AS_OF:
+                    yield e(i, "payment", "principal", -a2, issue2 + timedelta(days=16), i2)
             elif k < 60:  # late and partial, after interest was posted to the day
-                day = date(2026, 12, 1)
+                day = min(due1 + timedelta(days=47), AS_OF)
                 interest, _ = simple_interest(unpaid_principal=a1, due_date=due1, as_of=day)
                 yield e(i, "interest", "interest", interest, day, i1)
                 yield e(i, "payment", "interest", -interest, day, i1)
                 yield e(i, "payment", "principal", -(a1 / 2).quantize(Decimal("0.01")), day, i1)
             elif k < 65:  # a check that bounced
-                pay = e(i, "payment", "principal", -a1, date(2026, 10, 10), i1)
+                pay = e(i, "payment", "principal", -a1, issue1 + timedelta(days=25), i1)
                 yield pay
-                yield e(i, "reversal", "principal", a1, date(2026, 11, 1), i1, rev=pay[0])
+                yield e(i, "reversal", "principal", a1, issue1 + timedelta(days=42), i1, rev=pay[0])
             elif k < 75:  # a demand served, interest posted with it
-                day = date(2026, 11, 2)
+                day = due1 + timedelta(days=18)
                 interest, _ = simple_interest(unpaid_principal=a1, due_date=due1, as_of=day)
                 yield e(i, "interest", "interest", interest, day, i1)
                 yield e(i, "demand", "demand", Decimal("25.00"), day, i1)
             elif k < 78:  # overpaid: the rest kept as a credit balance
-                yield e(i, "payment", "principal", -a1, date(2026, 10, 1), i1)
-                yield e(i, "payment", "principal", -a2, date(2026, 10, 1), i2)
-                yield e(i, "payment", "unapplied", Decimal("-20.00"), date(2026, 10, 1))
+                yield e(i, "payment", "principal", -a1, issue1 + timedelta(days=10), i1)
+                yield e(i, "payment", "principal", -a2, issue1 + timedelta(days=10), i2)
+                yield e(i, "payment", "unapplied", Decimal("-20.00"), issue1 + timedelta(days=10))
 
     n_entries = _copy("utility_ledgerentry", ["id", "account_id", "kind", "component", "amount", "effective_on",
                                               "bill_id", "installment_id", "reverses_id", "memo", "created_at"],
