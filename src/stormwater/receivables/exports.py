@@ -35,13 +35,17 @@ WATER_SEWER_COLUMNS = ["water_account", "parcel_id", "service_address", "owner_n
 
 
 def water_sewer_rows(run):
+    """One row per installment of the run's consolidated bills, read as plain values in chunks."""
     from stormwater.utility.models import Installment
 
     qs = (Installment.objects.filter(bill__run=run).exclude(bill__water_sewer_account="")
-          .select_related("bill", "bill__parcel").order_by("bill__water_sewer_account", "bill__number", "seq"))
-    for i in qs.iterator(chunk_size=2000):
-        b = i.bill
-        yield [b.water_sewer_account, b.parcel.parcel_id, b.parcel.address, b.owner_name, b.number, i.seq, "SW",
-               f"Stormwater fee {b.period_start:%m/%d/%Y}-{b.period_end:%m/%d/%Y} ({b.erus} ERU)"
-               if b.blocks else f"Stormwater fee {b.period_start:%m/%d/%Y}-{b.period_end:%m/%d/%Y} (flat)",
-               str(i.amount), i.issue_date.isoformat(), i.due_date.isoformat()]
+          .order_by("bill__water_sewer_account", "bill__number", "seq")
+          .values_list("bill__water_sewer_account", "bill__parcel__parcel_id", "bill__parcel__address",
+                       "bill__owner_name", "bill__number", "seq", "bill__period_start", "bill__period_end",
+                       "bill__erus", "bill__blocks", "amount", "issue_date", "due_date"))
+    for water, pid, address, owner, number, seq, start, end, erus, blocks, amount, issued, due in qs.iterator(
+            chunk_size=2000):
+        yield [water, pid, address, owner, number, seq, "SW",
+               f"Stormwater fee {start:%m/%d/%Y}-{end:%m/%d/%Y} ({erus} ERU)" if blocks
+               else f"Stormwater fee {start:%m/%d/%Y}-{end:%m/%d/%Y} (flat)",
+               str(amount), issued.isoformat(), due.isoformat()]
