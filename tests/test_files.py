@@ -45,8 +45,23 @@ def test_a_csv_download_reads_its_rows_while_it_is_sent():
     assert len((first + rest).splitlines()) == 2001 and read == list(range(2000))
 
 
-def test_every_cell_goes_through_the_one_hook(monkeypatch):
-    monkeypatch.setattr(files, "cell", lambda v: f"<{v}>" if isinstance(v, str) else v)
+def test_every_cell_goes_through_safe_cell(monkeypatch, tmp_path):
+    """Every writer — the web downloads and the jobs' files (csv_write, xlsx_write to a path) — calls the one
+    per-cell function, the header included; money cells become numbers."""
+    monkeypatch.setattr(files, "safe_cell", lambda v: f"<{v}>" if isinstance(v, str) else v)
     assert files.csv_text(["a"], [["x"], [1]]) == "<a>\r\n<x>\r\n1\r\n"
+    assert b"".join(files.csv_response(["a"], [["x"]], name="n").streaming_content) == b"<a>\r\n<x>\r\n"
+    seen = []
+    assert files.csv_write(tmp_path / "f.csv", ["a"], [["x"], [1]], each=seen.append) == 2 and seen == [1, 2]
+    assert (tmp_path / "f.csv").read_text(encoding="utf-8") == "<a>\r\n<x>\r\n1\r\n"
     wb = load_workbook(io.BytesIO(files.xlsx_bytes("s", ["a", "m"], [["x", "1.00"]], {"m"})))
     assert list(wb.active.iter_rows(values_only=True)) == [("<a>", "<m>"), ("<x>", 1)]
+    assert files.xlsx_write(tmp_path / "f.xlsx", "s", ["a"], [["x"]]) == 1
+    assert list(load_workbook(tmp_path / "f.xlsx").active.iter_rows(values_only=True)) == [("<a>",), ("<x>",)]
+
+
+def test_the_jobs_write_with_the_same_writer():
+    """One streaming writer (issue 15): the bill run's export jobs import it from web/files.py."""
+    from stormwater.jobs.kinds import exports as export_kinds
+
+    assert export_kinds.csv_write is files.csv_write and export_kinds.xlsx_write is files.xlsx_write
