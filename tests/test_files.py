@@ -53,7 +53,7 @@ def test_every_cell_goes_through_safe_cell(monkeypatch, tmp_path):
     assert b"".join(files.csv_response(["a"], [["x"]], name="n").streaming_content) == b"<a>\r\n<x>\r\n"
     seen = []
     assert files.csv_write(tmp_path / "f.csv", ["a"], [["x"], [1]], each=seen.append) == 2 and seen == [1, 2]
-    assert (tmp_path / "f.csv").read_text(encoding="utf-8") == "<a>\r\n<x>\r\n1\r\n"
+    assert (tmp_path / "f.csv").read_bytes() == b"<a>\r\n<x>\r\n1\r\n"
     wb = load_workbook(io.BytesIO(files.xlsx_bytes("s", ["a", "m"], [["x", "1.00"]], {"m"})))
     assert list(wb.active.iter_rows(values_only=True)) == [("<a>", "<m>"), ("<x>", 1)]
     assert files.xlsx_write(tmp_path / "f.xlsx", "s", ["a"], [["x"]]) == 1
