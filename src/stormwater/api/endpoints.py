@@ -141,8 +141,16 @@ ENDPOINTS: dict[str, list[Op] | dict[str, list[Op]]] = {
                            body=obj({"demand_ids": array(ID), "tax_fiscal_year": YEAR, "committed_on": DATE},
                                     ["tax_fiscal_year"]), body_required=True, ok=201,
                            response=obj({"id": {"type": "integer"}, "lines": array(ANY_OBJECT)}))],
-    "api_aging": [Op("get", "Aging of every account with a balance", query={"as_of": DATE},
-                     response=obj({"as_of": DATE, "accounts": array(ANY_OBJECT)}))],
+    "api_aging": [Op("get", "Aging of every account with a balance, a page at a time (account order)",
+                     query={"as_of": DATE, "page": whole(1, desc="default 1"),
+                            "page_size": whole(1, 10000, "accounts per page, default 1000")},
+                     response=obj({"as_of": DATE, "count": whole(0, desc="accounts over every page"),
+                                   "page": whole(1), "page_size": whole(1, 10000), "pages": whole(1),
+                                   "totals": obj({"buckets": ANY_OBJECT, "total": MONEY_OUT},
+                                                 desc="over every account, not only this page"),
+                                   "accounts": array(ANY_OBJECT)}),
+                     description="A page past the last answers an empty `accounts` with the same `count` "
+                                 "and `totals`.")],
 
     # fund
     "api_fund_budget": [Op("get", "A fiscal year's budget, other revenue and what the fee must raise",

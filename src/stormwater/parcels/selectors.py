@@ -17,7 +17,10 @@ def parcels_for_user(*, user) -> QuerySet[Parcel]:
     qs = Parcel.objects.select_related("owner")
     if user.can(Perm.PARCEL_VIEW_ALL):
         return qs
-    return qs.filter(Q(owner__user=user) | Q(association__units__owner__user=user)).distinct()
+    # A union of the two index paths (an OR across joins reads every parcel: issue 15).
+    owned = Parcel.objects.filter(owner__user=user).order_by().values("pk")
+    via_units = Parcel.objects.filter(association__units__owner__user=user).order_by().values("pk")
+    return qs.filter(pk__in=owned.union(via_units))
 
 
 def parcel_get_for_user(*, user, parcel_id: str) -> Parcel:

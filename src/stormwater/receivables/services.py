@@ -2,10 +2,6 @@
 account it changes (two clerks, one account: nothing lost or doubled), and writes an audit row."""
 from __future__ import annotations
 
-import csv
-import hashlib
-import io
-from dataclasses import dataclass
 from datetime import date, timedelta
 from decimal import Decimal
 
@@ -14,7 +10,7 @@ from django.db import transaction
 from stormwater.audit.services import actor_or_none as _user, audit_record
 from stormwater.rules.calendar import add_calendar_days, add_months
 from stormwater.rules.interest import interest_start
-from stormwater.rules.money import ZERO, fmt, round_cents, to_decimal
+from stormwater.rules.money import ZERO, fmt, round_cents
 from stormwater.utility.models import Account, Bill, BillRun, Component, EntryKind, Installment, LedgerEntry
 from stormwater.utility.selectors import resolution_in_force
 
@@ -159,105 +155,6 @@ def payment_reverse(*, payment: Payment, reason: str, reversed_on: date | None =
     credit_apply(account=payment.account, on=reversed_on, acting_user=acting_user)
     audit_record(actor=acting_user, action="payment.reverse", obj=payment, why=reason)
     return rev
-
-
-# --- Lockbox / bank files -------------------------------------------------------------------------
-
-BATCH_COLUMNS = ("account", "amount", "received_on", "reference")
-
-
-@dataclass
-class BatchResult:
-    batch: PaymentBatch | None
-    posted: int
-    total: Decimal
-    already_posted: bool = False
-    message: str = ""
-
-
-class BatchRejected(CollectionError):
-    def __init__(self, errors: list[str]):
-        self.errors = errors
-        super().__init__("The file was not posted: " + "; ".join(errors))
-
-    def json_detail(self) -> dict:
-        """The rejected rows, each by line, for the API's 400 answer."""
-        return {"rows": self.errors}
-
-
-def _parse_batch(text: str) -> list[tuple[int, Account, Decimal, date, str, str]]:
-    reader = csv.DictReader(io.StringIO(text))
-    missing = [c for c in BATCH_COLUMNS if c not in (reader.fieldnames or [])]
-    if missing:
-        raise BatchRejected([f"header: missing column(s) {', '.join(missing)} (expected {', '.join(BATCH_COLUMNS)}"
-                             f"[, method])"])
-    accounts = {a.number: a for a in Account.objects.all()}
-    through = closed_through()
-    rows, errors, seen = [], [], set()
-    for line, r in enumerate(reader, start=2):
-        try:
-            number = (r.get("account") or "").strip()
-            acct = accounts.get(number)
-            if acct is None:
-                raise CollectionError(ERR_UNKNOWN_ACCOUNT.format(number=number))
-            amount = to_decimal(r.get("amount"), field="amount")
-            if amount <= 0:
-                raise CollectionError(ERR_AMOUNT)
-            if amount != round_cents(amount):
-                raise CollectionError("amount: must be in whole cents")
-            try:
-                day = date.fromisoformat((r.get("received_on") or "").strip())
-            except ValueError:
-                raise CollectionError(f"received_on: {r.get('received_on')!r} is not a date (YYYY-MM-DD)") from None
-            if day > date.today():
-                raise CollectionError(ERR_FUTURE.format(day=day))
-            if through and day <= through:
-                raise CollectionError(ERR_CLOSED.format(field="received_on", day=day, through=through))
-            ref = (r.get("reference") or "").strip()
-            key = (number, ref, amount, day)
-            if ref and key in seen:
-                raise CollectionError(f"reference: {ref!r} appears twice for account {number}")
-            seen.add(key)
-            method = (r.get("method") or PaymentMethod.LOCKBOX).strip().lower()
-            if method not in PaymentMethod.values:
-                raise CollectionError(f"method: {method!r} is not one of {', '.join(PaymentMethod.values)}")
-            rows.append((line, acct, amount, day, ref, method))
-        except ValueError as e:
-            errors.append(f"row {line}: {e}")
-    if errors:
-        raise BatchRejected(errors)
-    if not rows:
-        raise BatchRejected(["the file has no payment rows"])
-    return rows
-
-
-@transaction.atomic
-def payment_batch_post(*, filename: str, content: bytes, acting_user) -> BatchResult:
-    """Post a lockbox/bank CSV (columns account, amount, received_on, reference[, method]).
-
-    All or nothing: any bad row rejects the whole file, naming each bad row. The same file (same
-    bytes) posted again posts nothing.
-    """
-    digest = hashlib.sha256(content).hexdigest()
-    prior = PaymentBatch.objects.filter(sha256=digest).first()
-    if prior:
-        return BatchResult(prior, 0, ZERO, already_posted=True,
-                           message=f"This file was already posted on {prior.posted_at:%Y-%m-%d %H:%M} "
-                                   f"({prior.rows} payments): nothing posted again.")
-    try:
-        text = content.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise BatchRejected(["file: not UTF-8 text (CSV expected)"]) from None
-    rows = _parse_batch(text)
-    total = sum((r[2] for r in rows), ZERO)
-    batch = PaymentBatch.objects.create(filename=filename, sha256=digest, rows=len(rows), total=total,
-                                        posted_by=_user(acting_user))
-    for line, acct, amount, day, ref, method in rows:
-        payment_post(account=acct, amount=amount, received_on=day, method=method, reference=ref,
-                     acting_user=acting_user, batch=batch, batch_line=line)
-    audit_record(actor=acting_user, action="payment_batch.post", obj=batch,
-                 data={"filename": filename, "rows": len(rows), "total": fmt(total)})
-    return BatchResult(batch, len(rows), total, message=f"Posted {len(rows)} payments, ${fmt(total)}.")
 
 
 # --- Demands and commitment ------------------------------------------------------------------------
@@ -494,3 +391,8 @@ def abatement_post(*, bill: Bill, amount: Decimal, on: date, disposition: str, a
     audit_record(actor=acting_user, action="abatement.post", obj=bill,
                  data={"amount": fmt(amount), "disposition": disposition, "on": str(on)})
     return made
+
+
+# Lockbox and processor files are posted set-based by their own module (the acts of a file, not of one
+# payment); their names stay reachable here, where callers have always found them.
+from .lockbox import BATCH_COLUMNS, BatchRejected, BatchResult, payment_batch_post  # noqa: E402,F401

@@ -8,14 +8,15 @@ from django.shortcuts import get_object_or_404, redirect, render
 
 from stormwater.accounts.access import require_perm
 from stormwater.accounts.roles import Perm
-from stormwater.parcels.models import Parcel
 from stormwater.web.files import download
+from stormwater.web.paging import paginate
 
 from . import exports
 from .documents import bill_pdf
 from .forms import BillRunForm, ResolutionForm
 from .models import BillRun, RateResolution
-from .selectors import bill_get_for_user, bills_for_user, parcel_fee, resolution_in_force
+from .selectors import bill_get_for_user, bills_for_user, resolution_in_force
+from .selectors import billing_problems as billing_problems_of
 from .services import BillingError, bill_run_issue, resolution_adopt
 
 
@@ -80,7 +81,7 @@ def bill_run_detail(request, run_id: int):
 def bill_run_export(request, run_id: int, fmt: str):
     run = get_object_or_404(BillRun, pk=run_id)
     name = f"stormwater-bills-{run.period_label}-run{run.pk}"
-    return download(exports.run_csv(run) if fmt == "csv" else exports.run_xlsx(run), name=name, ext=fmt)
+    return exports.run_response(run, fmt, name=name)
 
 
 @require_perm()
@@ -106,11 +107,8 @@ def bill_download(request, number: str):
 def billing_problems(request):
     """Parcels the next bill run could not bill, with why (never a silent $0)."""
     today = date.today()
-    problems = []
-    for parcel in Parcel.objects.select_related("owner").order_by("parcel_id"):
-        pf = parcel_fee(parcel, as_of=today)
-        if pf.problem:
-            problems.append((parcel, pf.problem))
-    return render(request, "utility/problems.html", {"problems": problems, "today": today})
+    problems = billing_problems_of(as_of=today)
+    return render(request, "utility/problems.html", {"count": len(problems), "today": today,
+                                                     **paginate(request, problems)})
 
 
