@@ -56,6 +56,12 @@ class TownConfig:
     # Staff sessions end after this many minutes without a request (issue 14); owners and consultants keep
     # the ordinary 14-day session (they reach only their own records).
     staff_idle_minutes: int = 30
+    # Bill runs (issue 16): a proof is approved by a Collector or Director (Perm.BILLING_APPROVE). With this
+    # true, the approver must be a different person from the one who prepared the proof, and a person may not
+    # prepare and issue in one step (POST /api/bill-runs/ without "proof"). The ordinance is silent; the
+    # default lets the Collector or Director who prepares a run approve it, as a small office needs (the
+    # role restriction already keeps staff from issuing alone). docs/billing-runs.md "Who approves".
+    bill_run_second_approver: bool = False
 
     def __post_init__(self):
         if not 1 <= self.staff_idle_minutes <= 24 * 60:

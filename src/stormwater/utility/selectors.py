@@ -1,7 +1,7 @@
 """Reads of rates, fees, bills and balances. ``bill_get_for_user`` is the only way a view reaches a bill."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from decimal import Decimal
 
@@ -12,7 +12,7 @@ from stormwater.accounts.roles import Perm
 from stormwater.parcels.models import Parcel
 from stormwater.parcels.selectors import parcel_classification, parcel_impervious
 from stormwater.rules.classes import ClassificationError, PropertyClass
-from stormwater.rules.fees import Fee, FeeTerms, compute_fee
+from stormwater.rules.fees import ABSURD_IMPERVIOUS_SQFT, Fee, FeeTerms, compute_fee
 from stormwater.rules.money import ZERO, fmt_ratio, round_cents
 
 from .models import Account, Bill, LedgerEntry, RateResolution
@@ -50,8 +50,13 @@ class ParcelFacts:
     credit_note: str = ""           # which credits, for the explanation
 
 
-def assess(facts: ParcelFacts, terms: FeeTerms) -> Fee:
-    """The annual fee of a parcel or a BillingProblem naming what is wrong (never a silent $0)."""
+def assess(facts: ParcelFacts, terms: FeeTerms, *, cache: dict | None = None) -> Fee:
+    """The annual fee of a parcel or a BillingProblem naming what is wrong (never a silent $0).
+
+    ``cache`` (a dict the caller keeps for one set of terms, e.g. a bill run): fees remembered by what decides
+    them — class, credit, and the impervious area where the class is billed by area — so a town's thousands of
+    small residential parcels compute one fee (issue 15). The result is the same with or without it.
+    """
     if not facts.has_owner:
         raise BillingProblem(ERR_NO_OWNER)
     try:
@@ -70,16 +75,27 @@ def assess(facts: ParcelFacts, terms: FeeTerms) -> Fee:
         raise BillingProblem(f"Lot size {facts.lot_sqft} ft² is negative: check the data.")
     if needs_area and facts.lot_sqft and imp > facts.lot_sqft:
         raise BillingProblem(ERR_AREA_OVER_LOT.format(imp=imp, lot=facts.lot_sqft))
+    credit = min(facts.credit_percent, Decimal(100))
+    if cache is None or imp > ABSURD_IMPERVIOUS_SQFT:
+        return _fee(cls.property_class, imp, terms, credit, facts.credit_note)
+    # The area decides the fee (and is in its explanation) only where the class is billed by area.
+    key = (cls.property_class, imp if needs_area else None, credit, facts.credit_note)
+    fee = cache.get(key)
+    if fee is None:
+        fee = cache[key] = _fee(cls.property_class, imp, terms, credit, facts.credit_note)
+    elif fee.impervious_sqft != imp:
+        fee = replace(fee, impervious_sqft=imp)
+    return fee
+
+
+def _fee(pclass: PropertyClass, imp: Decimal, terms: FeeTerms, credit: Decimal, credit_note: str) -> Fee:
     try:
-        fee = compute_fee(property_class=cls.property_class, impervious_sqft=imp, terms=terms,
-                          credit_percent=min(facts.credit_percent, Decimal(100)))
+        fee = compute_fee(property_class=pclass, impervious_sqft=imp, terms=terms, credit_percent=credit)
     except ValueError as e:
         raise BillingProblem(str(e)) from None
-    if facts.credit_note and fee.credit_amount:
-        from dataclasses import replace
-
+    if credit_note and fee.credit_amount:
         fee = replace(fee, explanation=fee.explanation.replace(
-            f"Credit {fmt_ratio(fee.credit_percent)}%", f"Credit {fmt_ratio(fee.credit_percent)}% ({facts.credit_note})"))
+            f"Credit {fmt_ratio(fee.credit_percent)}%", f"Credit {fmt_ratio(fee.credit_percent)}% ({credit_note})"))
     return fee
 
 
