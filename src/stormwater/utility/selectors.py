@@ -53,16 +53,32 @@ class ParcelFacts:
 def assess(facts: ParcelFacts, terms: FeeTerms, *, cache: dict | None = None) -> Fee:
     """The annual fee of a parcel or a BillingProblem naming what is wrong (never a silent $0).
 
-    ``cache`` (a dict the caller keeps for one set of terms, e.g. a bill run): fees remembered by what decides
-    them — class, credit, and the impervious area where the class is billed by area — so a town's thousands of
-    small residential parcels compute one fee (issue 15). The result is the same with or without it.
+    ``cache`` (a dict the caller keeps for one set of terms): see ``assess_area``. The result is the same
+    with or without it.
     """
+    fee, imp = assess_area(facts, terms, cache=cache)
+    return fee if fee.impervious_sqft == imp else replace(fee, impervious_sqft=imp)
+
+
+def assess_area(facts: ParcelFacts, terms: FeeTerms, *, cache: dict | None = None) -> tuple[Fee, Decimal]:
+    """``assess`` for a bill run: (fee, the parcel's impervious ft²). With ``cache``, fees are remembered by what
+    decides them — class, credit, and the area only where the class is billed by area — so a town's thousands
+    of small residential parcels compute one fee (issue 15); the fee's own ``impervious_sqft`` is then the
+    first such parcel's, and the area returned is this parcel's (what its bill records)."""
     if not facts.has_owner:
         raise BillingProblem(ERR_NO_OWNER)
-    try:
-        cls = parcel_classification(facts)  # duck-typed: override fields + assessor fields
-    except ClassificationError as e:
-        raise BillingProblem(f"Cannot classify: {e}.") from None
+    ckey = ("class", facts.land_use_code, facts.dwelling_units, facts.public_way, facts.road_maintenance,
+            facts.class_override, facts.class_override_reason)
+    cls = cache.get(ckey) if cache is not None else None
+    if cls is None:
+        try:
+            cls = parcel_classification(facts)  # duck-typed: override fields + assessor fields
+        except ClassificationError as e:
+            cls = BillingProblem(f"Cannot classify: {e}.")
+        if cache is not None:
+            cache[ckey] = cls
+    if isinstance(cls, BillingProblem):
+        raise BillingProblem(str(cls))
     imp = facts.impervious_sqft
     needs_area = cls.property_class in (PropertyClass.NONRESIDENTIAL, PropertyClass.LARGE_RESIDENTIAL)
     if imp is None:
@@ -77,15 +93,13 @@ def assess(facts: ParcelFacts, terms: FeeTerms, *, cache: dict | None = None) ->
         raise BillingProblem(ERR_AREA_OVER_LOT.format(imp=imp, lot=facts.lot_sqft))
     credit = min(facts.credit_percent, Decimal(100))
     if cache is None or imp > ABSURD_IMPERVIOUS_SQFT:
-        return _fee(cls.property_class, imp, terms, credit, facts.credit_note)
+        return _fee(cls.property_class, imp, terms, credit, facts.credit_note), imp
     # The area decides the fee (and is in its explanation) only where the class is billed by area.
     key = (cls.property_class, imp if needs_area else None, credit, facts.credit_note)
     fee = cache.get(key)
     if fee is None:
         fee = cache[key] = _fee(cls.property_class, imp, terms, credit, facts.credit_note)
-    elif fee.impervious_sqft != imp:
-        fee = replace(fee, impervious_sqft=imp)
-    return fee
+    return fee, imp
 
 
 def _fee(pclass: PropertyClass, imp: Decimal, terms: FeeTerms, credit: Decimal, credit_note: str) -> Fee:

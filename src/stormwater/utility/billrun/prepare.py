@@ -19,7 +19,8 @@ from stormwater.rules.money import ZERO, allocate, fmt, split_equal
 
 from ..bulk import allocate_ids, copy_rows
 from ..models import Account, Bill, BillRun, BillRunChunk, BillRunException, Installment, RateResolution, RunState
-from ..selectors import ERR_NO_RESOLUTION, BillingProblem, ParcelFacts, assess, credits_in_force, resolution_in_force
+from ..selectors import (ERR_NO_RESOLUTION, BillingProblem, ParcelFacts, assess_area, credits_in_force,
+                         resolution_in_force)
 from .common import (CHUNK, ERR_PERIOD, BillingError, BillRunResult, Log, Progress, _counts, _current, _locked,
                      _result, _set_state, installment_schedule, run_problems)
 
@@ -74,7 +75,7 @@ class _Slice:
     after: int
     last: int
     parcels: int
-    to_bill: list = field(default_factory=list)        # (parcel row, Fee)
+    to_bill: list = field(default_factory=list)        # (parcel row, Fee, impervious ft²)
     units: dict = field(default_factory=dict)          # parcel pk → [AssociationUnit]
     problems: list = field(default_factory=list)       # (parcel pk, parcel id, message)
     exempt: int = 0
@@ -87,8 +88,13 @@ class _Pricer:
     def __init__(self, run: BillRun):
         self.run = run
         self.terms = run.resolution.fee_terms()
-        self.schedule = installment_schedule(run.issue_date, self.terms.installments)
+        # Dates as ISO text: what both bulk paths take, formatted once rather than per row.
+        self.schedule = [(i.isoformat(), d.isoformat())
+                         for i, d in installment_schedule(run.issue_date, self.terms.installments)]
         self.fees: dict = {}
+        # Credits apply prospectively: those in force on the issue date (Ch. 295 Art. IV credits ¶E). Read once:
+        # a few parcels of a town have one.
+        self.credits = credits_in_force(on=run.issue_date)
         self.blocks_json: dict = {}
         self.splits: dict = {}
 
@@ -97,8 +103,7 @@ class _Pricer:
         s = _Slice(after=after, last=hi, parcels=len(rows))
         run = self.run
         impervious = impervious_as_of(as_of=run.issue_date, pk_range=(lo, hi))
-        # Credits apply prospectively: those in force on the issue date (Ch. 295 Art. IV credits ¶E).
-        credits = credits_in_force(on=run.issue_date, parcel_pks=[r[0] for r in rows])
+        credits = self.credits
         for u in (AssociationUnit.objects.filter(association__parcel_id__gte=lo, association__parcel_id__lte=hi)
                   .select_related("association", "owner").order_by("association__parcel_id", "unit")):
             s.units.setdefault(u.association.parcel_id, []).append(u)
@@ -109,7 +114,7 @@ class _Pricer:
                                 road_maintenance=rm, class_override=ov, class_override_reason=ovr, lot_sqft=lot,
                                 impervious_sqft=impervious.get(pk), credit_percent=credit, credit_note=note)
             try:
-                fee = assess(facts, self.terms, cache=self.fees)
+                fee, imp = assess_area(facts, self.terms, cache=self.fees)
             except BillingProblem as e:
                 s.problems.append((pk, pid, str(e)))
                 continue
@@ -124,7 +129,7 @@ class _Pricer:
                 s.problems.append((pk, pid, "An association unit has no record owner: "
                                             + ", ".join(u.unit for u in units if u.owner_id is None)))
                 continue
-            s.to_bill.append((row, fee))
+            s.to_bill.append((row, fee, imp))
         return s
 
     def blocks(self, fee) -> str:
@@ -145,7 +150,7 @@ def _slice_accounts(s: _Slice) -> dict[tuple[int, int | None], int]:
     existing = {(p, u): pk for pk, p, u in Account.objects.filter(parcel_id__gt=s.after, parcel_id__lte=s.last)
                 .values_list("pk", "parcel_id", "unit_id")}
     new = []
-    for row, _ in s.to_bill:
+    for row, _, _ in s.to_bill:
         p, pid = row[0], row[1]
         for unit in s.units.get(p) or [None]:
             if (p, unit.pk if unit else None) not in existing:
@@ -175,8 +180,9 @@ def _write_slice(run: BillRun, pricer: _Pricer, s: _Slice) -> BillRunChunk | Non
         reissue = dict(live.filter(voided=True).values("account_id").annotate(n=Count("id"))
                        .values_list("account_id", "n"))
         bills, already, total = [], 0, ZERO
-        label, ps, pe, issued = run.period_label, run.period_start, run.period_end, run.issue_date
-        for row, fee in s.to_bill:
+        label = run.period_label
+        ps, pe, issued = (d.isoformat() for d in (run.period_start, run.period_end, run.issue_date))
+        for row, fee, imp in s.to_bill:
             pk, pid = row[0], row[1]
             owner_name, owner_addr, water_account = row[10], row[11], row[12]
             units = s.units.get(pk)
@@ -202,7 +208,7 @@ def _write_slice(run: BillRun, pricer: _Pricer, s: _Slice) -> BillRunChunk | Non
                 bills.append([None, number, run.pk, acct, pk, ps, pe, issued,
                               unit.owner.name if unit else owner_name,
                               unit.owner.mailing_address if unit else owner_addr,
-                              fee.property_class.value, fee.impervious_sqft, fee.erus, fee.gross_fee,
+                              fee.property_class.value, imp, fee.erus, fee.gross_fee,
                               fee.credit_percent, unit.percent if unit else None, amount, blocks, expl,
                               fee.over_last_block, False, "" if unit else water_account, False])
                 total += amount
