@@ -15,7 +15,7 @@ from stormwater.rules.classes import ClassificationError, PropertyClass
 from stormwater.rules.fees import ABSURD_IMPERVIOUS_SQFT, Fee, FeeTerms, compute_fee
 from stormwater.rules.money import ZERO, fmt_ratio, round_cents
 
-from .models import Account, Bill, LedgerEntry, RateResolution
+from .models import Account, Bill, Installment, LedgerEntry, RateResolution
 
 ERR_NO_OWNER = "No record owner in the Assessors' data: the bill has no one to go to (Ch. 295 Art. IV ¶B)."
 ERR_NO_AREA = "No impervious area measured for this parcel: it cannot be billed by ERUs."
@@ -162,6 +162,7 @@ def parcel_fee(parcel: Parcel, *, as_of: date) -> ParcelFee:
 
 
 def bills_for_user(*, user) -> QuerySet[Bill]:
+    """The issued bills ``user`` may see (``Bill.objects``: no proof, no voided run)."""
     qs = Bill.objects.select_related("parcel", "account", "run")
     if user.can(Perm.BILLING_VIEW_ALL):
         return qs
@@ -170,10 +171,19 @@ def bills_for_user(*, user) -> QuerySet[Bill]:
 
 
 def bill_get_for_user(*, user, number: str) -> Bill:
+    """One bill by number. Staff who see every bill also reach a proof's bills and a voided run's (the page
+    says which); owners only their issued ones."""
+    qs = (Bill.all_objects.select_related("parcel", "account", "run") if user.can(Perm.BILLING_VIEW_ALL)
+          else bills_for_user(user=user))
     try:
-        return bills_for_user(user=user).get(number=number)
+        return qs.get(number=number)
     except Bill.DoesNotExist:
         raise Http404("No such bill.") from None
+
+
+def bill_installments(bill: Bill) -> QuerySet[Installment]:
+    """A bill's installments whatever its run's state (``bill.installments`` shows issued bills' only)."""
+    return Installment.all_objects.filter(bill=bill).order_by("seq")
 
 
 def account_balance(account: Account, *, as_of: date) -> Decimal:
