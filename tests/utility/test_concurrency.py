@@ -25,3 +25,35 @@ def test_concurrent_runs_of_one_period_bill_each_account_once(town, resolution, 
     assert BillRun.objects.count() == 1
     assert Bill.objects.count() == max(r.bills for r in results)
     assert Bill.objects.values("account", "period_start").distinct().count() == Bill.objects.count()
+
+
+def test_two_clerks_preparing_at_once_get_one_proof_and_two_approvers_issue_it_once(town, resolution, personas,
+                                                                                     race, monkeypatch):
+    if connection.vendor != "postgresql":
+        pytest.skip("row locks are a PostgreSQL matter; SQLite serializes writers with IMMEDIATE transactions")
+    from stormwater.utility.billrun import prepare as prepare_mod
+    from stormwater.utility.models import LedgerEntry, RunState
+    from stormwater.utility.services import bill_run_approve, bill_run_prepare, bill_run_start
+
+    monkeypatch.setattr(prepare_mod, "CHUNK", 2)  # many slices, so the two preparations interleave
+    label, start, end = fiscal_year(2027)
+
+    def prepare(user):
+        def go():
+            run, _ = bill_run_start(period_label=label, period_start=start, period_end=end,
+                                    issue_date=date(2026, 9, 15), acting_user=user)
+            return bill_run_prepare(run=run, acting_user=user)
+        return go
+
+    results, errors = race(prepare(personas["staff"]), prepare(personas["collector"]))
+    assert errors == []
+    run = BillRun.objects.get()
+    assert run.state == RunState.PROOF and {r.run.pk for r in results} == {run.pk}
+    assert Bill.all_objects.filter(run=run).count() == run.bill_count == 8
+    assert Bill.all_objects.values("account", "period_start").distinct().count() == 8
+    assert run.chunks.count() == 5
+
+    results, errors = race(lambda: bill_run_approve(run=run, acting_user=personas["collector"]),
+                           lambda: bill_run_approve(run=run, acting_user=personas["director"]))
+    assert errors == [] and sorted(r.bills for r in results) == [0, 8]
+    assert LedgerEntry.objects.count() == 16

@@ -39,6 +39,13 @@ def previous_period_start(start: date) -> date:
         return start.replace(year=start.year - 1, day=28)
 
 
+def _year_before(label: str, prev: date) -> str:
+    """FY2026 for FY2027 (Massachusetts fiscal years); otherwise the period's first day."""
+    if len(label) == 6 and label.startswith("FY") and label[2:].isdigit():
+        return f"FY{int(label[2:]) - 1}"
+    return f"the period from {prev:%B %-d, %Y}"
+
+
 def eru_bands(resolution: RateResolution) -> list[tuple[int, str]]:
     """(upper ERU or 0, label) of the proof's ERU bands: the flat small-residential rate, then the
     resolution's declining blocks (Ch. 295 Art. IV ¶E, Table 1), then "over the last block" (flagged)."""
@@ -76,15 +83,13 @@ def _rows(sql: str, params: list) -> list[tuple]:
 def proof_summary(run: BillRun) -> dict:
     """The proof of ``run`` as JSON (stored on the run when the proof is complete)."""
     bands = eru_bands(run.resolution)
-    labels = dict(PropertyClass.__members__.items())
     by_class = []
     totals = {"bills": 0, "erus": 0, "cents": 0, "flagged": 0}
     for cls, band, n, erus, cents, flagged in _rows(
             f"SELECT b.property_class, {_band_case(bands)} AS band, COUNT(*), SUM(b.erus), {_sum_cents('b.amount')}, "
             f"SUM(CASE WHEN b.flagged THEN 1 ELSE 0 END) FROM {BILL} b WHERE b.run_id = %s "
             f"GROUP BY b.property_class, band ORDER BY b.property_class, band", [run.pk]):
-        pc = next((m for m in labels.values() if m.value == cls), None)
-        by_class.append({"property_class": cls, "class_label": pc.label if pc else cls, "band": bands[band][1],
+        by_class.append({"property_class": cls, "class_label": _class_label(cls), "band": bands[band][1],
                          "bills": n, "erus": int(erus or 0), "total": _money(cents), "flagged": int(flagged or 0)})
         totals["bills"] += n
         totals["erus"] += int(erus or 0)
@@ -107,7 +112,7 @@ def proof_summary(run: BillRun) -> dict:
         [prev, run.period_start])
     (last_n, last_all_c), = _rows(f"SELECT COUNT(*), {_sum_cents('p.amount')} FROM {_live_bills_of()} p", [prev])
     last_label = (BillRun.objects.filter(period_start=prev, state=RunState.ISSUED).values_list("period_label", flat=True)
-                  .first() or f"the period from {prev}")
+                  .first() or _year_before(run.period_label, prev))
     return {
         "by_class": by_class,
         "totals": {"bills": totals["bills"], "erus": totals["erus"], "total": _money(totals["cents"]),
@@ -124,6 +129,13 @@ def proof_summary(run: BillRun) -> dict:
             "difference": _money(totals["cents"] - int(last_all_c or 0)),
         },
     }
+
+
+def _class_label(value: str) -> str:
+    try:
+        return PropertyClass(value).label
+    except ValueError:
+        return value
 
 
 def _sum_cents(expr: str) -> str:
