@@ -319,3 +319,17 @@ def test_an_empty_run_leaves_no_trace(town, resolution):
     again = issue(None, issue_date=date(2026, 10, 1))
     assert again.run is None and BillRun.objects.count() == 1 and not BillRunChunk.objects.filter(
         run__state=RunState.PREPARING).exists()
+
+
+def test_a_back_bill_does_not_overlap_a_proof_but_may_follow_a_voided_run(town, resolution, personas):
+    from stormwater.receivables.services import CollectionError, back_bill_issue
+
+    run = proof(personas["staff"])
+    with pytest.raises(CollectionError, match="already billed"):
+        back_bill_issue(parcel=town["shops"], period_start=date(2026, 7, 1), period_end=date(2026, 12, 31),
+                        issue_date=date(2026, 12, 1), acting_user=None)
+    bill_run_approve(run=run, acting_user=personas["collector"])
+    bill_run_void(run=run, reason="wrong year", acting_user=personas["collector"])
+    bill = back_bill_issue(parcel=town["shops"], period_start=date(2026, 7, 1), period_end=date(2026, 12, 31),
+                           issue_date=date(2026, 12, 1), acting_user=None)
+    assert bill.is_back_bill and Bill.objects.filter(parcel=town["shops"]).count() == 1

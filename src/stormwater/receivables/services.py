@@ -382,7 +382,9 @@ def back_bill_issue(*, parcel, period_start: date, period_end: date, issue_date:
     prior = Bill.objects.filter(parcel=parcel, is_back_bill=True, issue_date__gt=issue_date - timedelta(days=365))
     if prior.exists():
         raise CollectionError(ERR_BACK_BILL_AGAIN.format(pid=parcel.parcel_id, day=prior.first().issue_date))
-    overlap = Bill.objects.filter(parcel=parcel, period_start__lte=period_end, period_end__gte=period_start).first()
+    # A proof waiting for approval bills the parcel too (issue 16): it counts; a voided run's bills do not.
+    overlap = Bill.all_objects.filter(parcel=parcel, voided=False, run__state__in=["proof", "preparing", "issued"],
+                                      period_start__lte=period_end, period_end__gte=period_start).first()
     if overlap:
         raise CollectionError(ERR_BACK_BILL_OVERLAP.format(pid=parcel.parcel_id, start=period_start, end=period_end,
                                                            bill=overlap.number))

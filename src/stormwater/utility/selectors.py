@@ -1,4 +1,5 @@
-"""Reads of rates, fees, bills and balances. ``bill_get_for_user`` is the only way a view reaches a bill."""
+"""Reads of rates, fees, bills and balances. ``bill_get_for_user`` is the only way a view reaches a bill to act on
+(``bill_page_get_for_user`` to look at one, a proof's included for staff)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
@@ -171,12 +172,20 @@ def bills_for_user(*, user) -> QuerySet[Bill]:
 
 
 def bill_get_for_user(*, user, number: str) -> Bill:
-    """One bill by number. Staff who see every bill also reach a proof's bills and a voided run's (the page
-    says which); owners only their issued ones."""
-    qs = (Bill.all_objects.select_related("parcel", "account", "run") if user.can(Perm.BILLING_VIEW_ALL)
-          else bills_for_user(user=user))
+    """One issued bill by number, if ``user`` may see it (what every act on a bill starts from)."""
     try:
-        return qs.get(number=number)
+        return bills_for_user(user=user).get(number=number)
+    except Bill.DoesNotExist:
+        raise Http404("No such bill.") from None
+
+
+def bill_page_get_for_user(*, user, number: str) -> Bill:
+    """A bill to look at: as ``bill_get_for_user``, and for staff who see every bill also a proof's bills and a
+    voided run's (the bill's page and PDF say which). Only the bill page and its PDF use it."""
+    if not user.can(Perm.BILLING_VIEW_ALL):
+        return bill_get_for_user(user=user, number=number)
+    try:
+        return Bill.all_objects.select_related("parcel", "account", "run").get(number=number)
     except Bill.DoesNotExist:
         raise Http404("No such bill.") from None
 

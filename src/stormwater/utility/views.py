@@ -20,7 +20,7 @@ from stormwater.townconfig import town_config
 from .billrun import approval_refusal
 from .models import Bill, BillRun, RateResolution, RunState
 from .proof import DIFFERENCE_KINDS, ProofDifferences
-from .selectors import bill_get_for_user, bill_installments, bills_for_user, parcel_fee, resolution_in_force
+from .selectors import bill_installments, bill_page_get_for_user, bills_for_user, parcel_fee, resolution_in_force
 from .services import (BillingError, BillRunResult, bill_run_approve, bill_run_discard, bill_run_mark_mailed,
                        bill_run_prepare, bill_run_start, bill_run_void, resolution_adopt)
 
@@ -184,13 +184,13 @@ def bill_list(request):
 
 @require_perm()
 def bill_detail(request, number: str):
-    bill = bill_get_for_user(user=request.user, number=number)
+    bill = bill_page_get_for_user(user=request.user, number=number)
     return render(request, "utility/bill_detail.html", {"bill": bill, "installments": bill_installments(bill)})
 
 
 @require_perm()
 def bill_download(request, number: str):
-    bill = bill_get_for_user(user=request.user, number=number)
+    bill = bill_page_get_for_user(user=request.user, number=number)
     return download(bill_pdf(bill), name=f"stormwater-bill-{bill.number}", ext="pdf")
 
 
