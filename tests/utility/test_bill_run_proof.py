@@ -201,7 +201,7 @@ def test_void_is_refused_after_mailing_payment_or_closing(town, resolution, pers
         bill_run_void(run=run, reason="x", acting_user=personas["staff"])
     house = Bill.objects.get(parcel=town["house"])
     payment_post(account=house.account, amount=D("10"), received_on=date(2026, 9, 20), acting_user=None)
-    with pytest.raises(BillingError, match=f"activity beyond its charges .a payment entry, e.g. on bill {house.number}"):
+    with pytest.raises(BillingError, match=f"beyond its charges .a payment entry, e.g. on bill {house.number}"):
         bill_run_void(run=run, reason="x", acting_user=personas["collector"])
     bill_run_mark_mailed(run=run, mailed_on=date(2026, 9, 11), acting_user=personas["collector"])
     with pytest.raises(BillingError, match="were mailed on September 11, 2026"):

@@ -111,8 +111,8 @@ def proof_summary(run: BillRun) -> dict:
         f"{BILL} b WHERE b.account_id = p.account_id AND b.period_start = %s AND b.voided = FALSE)",
         [prev, run.period_start])
     (last_n, last_all_c), = _rows(f"SELECT COUNT(*), {_sum_cents('p.amount')} FROM {_live_bills_of()} p", [prev])
-    last_label = (BillRun.objects.filter(period_start=prev, state=RunState.ISSUED).values_list("period_label", flat=True)
-                  .first() or _year_before(run.period_label, prev))
+    last_label = (BillRun.objects.filter(period_start=prev, state=RunState.ISSUED)
+                  .values_list("period_label", flat=True).first() or _year_before(run.period_label, prev))
     return {
         "by_class": by_class,
         "totals": {"bills": totals["bills"], "erus": totals["erus"], "total": _money(totals["cents"]),

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from stormwater.accounts.roles import Perm
 from stormwater.audit.services import actor_or_none, audit_record
-from stormwater.rules.money import ZERO, fmt
+from stormwater.rules.money import ZERO, fmt, fmt_display
 
 from ..models import Account, Bill, BillRun, Component, EntryKind, Installment, LedgerEntry, RunState
 from .common import (ERR_MAY_NOT_APPROVE, ERR_MAY_NOT_ISSUE, ERR_NOT_PROOF, ERR_ONE_STEP_SECOND_APPROVER,
@@ -89,7 +89,8 @@ def bill_run_approve(*, run: BillRun, acting_user) -> BillRunResult:
         posted = _post_charges(locked, acting_user)
         credited = _apply_credit_balances(locked, acting_user)
         counts = _counts(locked)
-        message = f"Issued {locked.bill_count} bills for {locked.period_label}, total ${fmt(locked.total_billed)}."
+        message = (f"Issued {locked.bill_count} bills for {locked.period_label}, "
+                   f"total ${fmt_display(locked.total_billed)}.")
         audit_record(actor=acting_user, action="bill_run.issue", obj=locked, why=message,
                      data={"resolution": locked.resolution_id, "bills": locked.bill_count,
                            "total": fmt(locked.total_billed), "charges": posted, "credit_balances_applied": credited,

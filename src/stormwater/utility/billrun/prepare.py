@@ -15,7 +15,7 @@ from stormwater.audit.services import actor_or_none, audit_record
 from stormwater.parcels.models import AssociationUnit, Parcel
 from stormwater.parcels.selectors import impervious_as_of
 from stormwater.rules.classes import PropertyClass
-from stormwater.rules.money import ZERO, allocate, fmt, split_equal
+from stormwater.rules.money import ZERO, allocate, fmt, fmt_display, split_equal
 
 from ..bulk import allocate_ids, copy_rows
 from ..models import Account, Bill, BillRun, BillRunChunk, BillRunException, Installment, RateResolution, RunState
@@ -304,7 +304,7 @@ def _finish_proof(run: BillRun, *, acting_user, log: Log) -> BillRunResult:
                                                ("parcels", "exempt", "no_fee", "already_billed", "problems")}}
         locked.proof_ready_at = timezone.now()
         locked.save(update_fields=["state", "bill_count", "total_billed", "summary", "proof_ready_at"])
-        message = (f"Proof of {run.period_label} ready: {counts['bills']} bills, total ${fmt(counts['total'])}"
+        message = (f"Proof of {run.period_label} ready: {counts['bills']} bills, total ${fmt_display(counts['total'])}"
                    f"; {counts['problems'] or 0} parcels could not be billed.")
         audit_record(actor=acting_user, action="bill_run.proof", obj=locked, why=message,
                      data={"resolution": locked.resolution_id, "bills": counts["bills"], "total": fmt(counts["total"]),
