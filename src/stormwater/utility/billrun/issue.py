@@ -46,7 +46,7 @@ def _post_charges(run: BillRun, acting_user) -> int:
             f"reverses_id, payment_id, memo, created_at, created_by_id) "
             f"SELECT b.account_id, %s, %s, i.amount, i.issue_date, b.id, i.id, NULL, NULL, "
             f"b.number || ' installment ' || i.seq, %s, %s "
-            f"FROM {inst} i JOIN {bill} b ON b.id = i.bill_id WHERE b.run_id = %s ORDER BY b.id, i.seq",
+            f"FROM {inst} i JOIN {bill} b ON b.id = i.bill_id WHERE b.run_id = %s",
             [EntryKind.CHARGE.value, Component.PRINCIPAL.value, now, getattr(actor_or_none(acting_user), "pk", None),
              run.pk])
         return c.rowcount
