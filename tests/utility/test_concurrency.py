@@ -57,3 +57,47 @@ def test_two_clerks_preparing_at_once_get_one_proof_and_two_approvers_issue_it_o
                            lambda: bill_run_approve(run=run, acting_user=personas["director"]))
     assert errors == [] and sorted(r.bills for r in results) == [0, 8]
     assert LedgerEntry.objects.count() == 16
+
+
+def test_a_payment_does_not_wait_for_the_foreign_key_checks_of_an_approval(town, resolution):
+    """An approval posting charges takes FOR KEY SHARE on every account it charges (PostgreSQL's foreign-key
+    checks) until it commits; a payment locks its account FOR NO KEY UPDATE, which does not wait for that.
+    (lock_timeout turns a wait into an error instead of a hang; it measures waiting for a lock, not speed.)"""
+    if connection.vendor != "postgresql":
+        pytest.skip("row lock modes are a PostgreSQL matter")
+    import threading
+    from decimal import Decimal
+
+    from django.db import connections, transaction
+
+    from stormwater.receivables.services import payment_post
+
+    label, start, end = fiscal_year(2027)
+    bill_run_issue(period_label=label, period_start=start, period_end=end, issue_date=date(2026, 9, 10),
+                   acting_user=None)
+    account = Bill.objects.get(parcel=town["house"]).account
+    held, done = threading.Event(), threading.Event()
+
+    def approval_holding_its_foreign_key_locks():
+        try:
+            with transaction.atomic(), connection.cursor() as c:
+                c.execute("SELECT id FROM utility_account WHERE id = %s FOR KEY SHARE", [account.pk])
+                held.set()
+                done.wait(60)
+        finally:
+            connections.close_all()
+
+    t = threading.Thread(target=approval_holding_its_foreign_key_locks)
+    t.start()
+    try:
+        assert held.wait(30)
+        with connection.cursor() as c:
+            c.execute("SET lock_timeout = '5s'")
+        payment = payment_post(account=account, amount=Decimal("5.00"), received_on=date(2026, 10, 1),
+                               acting_user=None)
+    finally:
+        done.set()
+        t.join()
+        with connection.cursor() as c:
+            c.execute("SET lock_timeout = 0")
+    assert payment.pk is not None

@@ -57,7 +57,9 @@ def _check_open(day: date, field: str) -> None:
 
 
 def _lock(account: Account) -> Account:
-    return Account.objects.select_for_update().get(pk=account.pk)
+    # NO KEY UPDATE (PostgreSQL): serializes the writers of one account, and does not wait for the foreign-key
+    # checks (FOR KEY SHARE) of a bill run's approval posting charges to thousands of accounts at once.
+    return Account.objects.select_for_update(no_key=True).get(pk=account.pk)
 
 
 def _materialize_interest(account: Account, on: date, user) -> None:
