@@ -11,8 +11,8 @@ from datetime import date
 from decimal import Decimal
 
 from django.db import connection
+from django.db.models import Q
 
-from stormwater.parcels.models import Parcel
 from stormwater.rules.classes import PropertyClass
 from stormwater.rules.money import CENT, fmt
 
@@ -20,7 +20,6 @@ from .models import Bill, BillRun, RateResolution, RunState
 
 BILL = Bill._meta.db_table
 RUN = BillRun._meta.db_table
-PARCEL = Parcel._meta.db_table
 
 
 def _cents(expr: str) -> str:
@@ -67,11 +66,23 @@ def _band_case(bands: list[tuple[int, str]]) -> str:
     return f"CASE {' '.join(parts)} ELSE {len(bands) - 1} END"
 
 
-def _live_bills_of(start_param: str = "%s") -> str:
-    """Issued, not voided bills of one period (the subquery "last year" joins)."""
-    return (f"(SELECT pb.id, pb.account_id, pb.amount, pb.number, pb.property_class, pb.erus FROM {BILL} pb "
-            f"JOIN {RUN} pr ON pr.id = pb.run_id WHERE pb.period_start = {start_param} AND pb.voided = FALSE "
-            f"AND pr.state = '{RunState.ISSUED.value}')")
+def _by_account() -> str:
+    """Per account: in this run (and its cents), billed last year by an issued run (and the cents), billed this
+    period by any run not voided. One scan of the bills of the two periods grouped by account: no join between
+    bills, so no plan (even on statistics not yet updated after the proof's bulk write) can make it quadratic."""
+    issued = f"r.state = '{RunState.ISSUED.value}'"
+    return (f"(SELECT b.account_id, "
+            f"MAX(CASE WHEN b.run_id = %(run)s THEN 1 ELSE 0 END) AS in_run, "
+            f"SUM(CASE WHEN b.run_id = %(run)s THEN {_cents('b.amount')} ELSE 0 END) AS this_c, "
+            f"MAX(CASE WHEN b.period_start = %(prev)s AND {issued} THEN 1 ELSE 0 END) AS in_last, "
+            f"SUM(CASE WHEN b.period_start = %(prev)s AND {issued} THEN {_cents('b.amount')} ELSE 0 END) AS last_c, "
+            f"MAX(CASE WHEN b.period_start = %(this)s THEN 1 ELSE 0 END) AS in_period "
+            f"FROM {BILL} b JOIN {RUN} r ON r.id = b.run_id WHERE b.voided = FALSE "
+            f"AND (b.period_start = %(this)s OR (b.period_start = %(prev)s AND {issued})) GROUP BY b.account_id)")
+
+
+def _by_account_params(run: BillRun, prev: date) -> dict:
+    return {"run": run.pk, "prev": prev, "this": run.period_start}
 
 
 def _rows(sql: str, params: list) -> list[tuple]:
@@ -96,21 +107,19 @@ def proof_summary(run: BillRun) -> dict:
         totals["cents"] += int(cents or 0)
         totals["flagged"] += int(flagged or 0)
     prev = previous_period_start(run.period_start)
-    (bills, new, new_c, same, up, down, last_c, this_c), = _rows(
-        f"SELECT COUNT(*), SUM(CASE WHEN p.id IS NULL THEN 1 ELSE 0 END), "
-        f"SUM(CASE WHEN p.id IS NULL THEN {_cents('b.amount')} ELSE 0 END), "
-        f"SUM(CASE WHEN p.id IS NOT NULL AND {_cents('b.amount')} = {_cents('p.amount')} THEN 1 ELSE 0 END), "
-        f"SUM(CASE WHEN p.id IS NOT NULL AND {_cents('b.amount')} > {_cents('p.amount')} THEN 1 ELSE 0 END), "
-        f"SUM(CASE WHEN p.id IS NOT NULL AND {_cents('b.amount')} < {_cents('p.amount')} THEN 1 ELSE 0 END), "
-        f"SUM(CASE WHEN p.id IS NOT NULL THEN {_cents('p.amount')} ELSE 0 END), "
-        f"SUM(CASE WHEN p.id IS NOT NULL THEN {_cents('b.amount')} ELSE 0 END) "
-        f"FROM {BILL} b LEFT JOIN {_live_bills_of()} p ON p.account_id = b.account_id WHERE b.run_id = %s",
-        [prev, run.pk])
-    (dropped, dropped_c), = _rows(
-        f"SELECT COUNT(*), {_sum_cents('p.amount')} FROM {_live_bills_of()} p WHERE NOT EXISTS (SELECT 1 FROM "
-        f"{BILL} b WHERE b.account_id = p.account_id AND b.period_start = %s AND b.voided = FALSE)",
-        [prev, run.period_start])
-    (last_n, last_all_c), = _rows(f"SELECT COUNT(*), {_sum_cents('p.amount')} FROM {_live_bills_of()} p", [prev])
+    t = "SUM(CASE WHEN {cond} THEN {what} ELSE 0 END)"
+    (new, new_c, same, up, down, last_c, this_c, dropped, dropped_c, last_n, last_all_c), = _rows(
+        "SELECT " + ", ".join([
+            t.format(cond="in_run = 1 AND in_last = 0", what=1),
+            t.format(cond="in_run = 1 AND in_last = 0", what="this_c"),
+            t.format(cond="in_run = 1 AND in_last = 1 AND this_c = last_c", what=1),
+            t.format(cond="in_run = 1 AND in_last = 1 AND this_c > last_c", what=1),
+            t.format(cond="in_run = 1 AND in_last = 1 AND this_c < last_c", what=1),
+            t.format(cond="in_run = 1 AND in_last = 1", what="last_c"),
+            t.format(cond="in_run = 1 AND in_last = 1", what="this_c"),
+            t.format(cond="in_last = 1 AND in_period = 0", what=1),
+            t.format(cond="in_last = 1 AND in_period = 0", what="last_c"),
+            "SUM(in_last)", "SUM(last_c)"]) + f" FROM {_by_account()} t", _by_account_params(run, prev))
     last_label = (BillRun.objects.filter(period_start=prev, state=RunState.ISSUED)
                   .values_list("period_label", flat=True).first() or _year_before(run.period_label, prev))
     return {
@@ -119,13 +128,13 @@ def proof_summary(run: BillRun) -> dict:
                    "flagged": totals["flagged"]},
         "last_year": {
             "period_start": str(prev), "period_label": last_label,
-            "bills": last_n, "total": _money(last_all_c),
+            "bills": int(last_n or 0), "total": _money(last_all_c),
             "same": int(same or 0), "increased": int(up or 0), "decreased": int(down or 0),
             "changed": int(up or 0) + int(down or 0),
             "matched_last_total": _money(last_c), "matched_this_total": _money(this_c),
             "matched_difference": _money(int(this_c or 0) - int(last_c or 0)),
             "new": int(new or 0), "new_total": _money(new_c),
-            "dropped": dropped, "dropped_total": _money(dropped_c),
+            "dropped": int(dropped or 0), "dropped_total": _money(dropped_c),
             "difference": _money(totals["cents"] - int(last_all_c or 0)),
         },
     }
@@ -186,24 +195,26 @@ class ProofDifferences:
         return self.page(offset=start, limit=max(0, stop - start))
 
     def page(self, *, offset: int, limit: int) -> list[Difference]:
-        money = lambda v: None if v is None else Decimal(int(v)) * CENT  # noqa: E731
-        if self.kind == "dropped":
-            rows = _rows(
-                f"SELECT par.parcel_id, par.address, lb.owner_name, NULL, NULL, NULL, NULL, p.number, "
-                f"p.property_class, p.erus, {_cents('p.amount')} FROM {_live_bills_of()} p "
-                f"JOIN {BILL} lb ON lb.id = p.id JOIN {PARCEL} par ON par.id = lb.parcel_id "
-                f"WHERE NOT EXISTS (SELECT 1 FROM {BILL} b WHERE b.account_id = p.account_id AND b.period_start = %s "
-                f"AND b.voided = FALSE) ORDER BY {_cents('p.amount')} DESC, p.number LIMIT %s OFFSET %s",
-                [self.prev, self.run.period_start, limit, offset])
-        else:
-            where = ("p.id IS NULL" if self.kind == "new"
-                     else f"p.id IS NOT NULL AND {_cents('b.amount')} <> {_cents('p.amount')}")
-            rows = _rows(
-                f"SELECT par.parcel_id, par.address, b.owner_name, b.number, b.property_class, b.erus, "
-                f"{_cents('b.amount')}, p.number, p.property_class, p.erus, {_cents('p.amount')} FROM {BILL} b "
-                f"JOIN {PARCEL} par ON par.id = b.parcel_id LEFT JOIN {_live_bills_of()} p "
-                f"ON p.account_id = b.account_id WHERE b.run_id = %s AND {where} "
-                f"ORDER BY ABS({_cents('b.amount')} - COALESCE({_cents('p.amount')}, 0)) DESC, b.number "
-                f"LIMIT %s OFFSET %s", [self.prev, self.run.pk, limit, offset])
-        return [Difference(pid, addr, owner, num, pc, erus, money(a), lnum, lpc, lerus, money(la))
-                for pid, addr, owner, num, pc, erus, a, lnum, lpc, lerus, la in rows]
+        """One page: the accounts in order (one grouped scan), then their two bills by account (an index)."""
+        where = {"changed": "in_run = 1 AND in_last = 1 AND this_c <> last_c",
+                 "new": "in_run = 1 AND in_last = 0", "dropped": "in_last = 1 AND in_period = 0"}[self.kind]
+        params = _by_account_params(self.run, self.prev) | {"limit": limit, "offset": offset}
+        order = [a for (a,) in _rows(
+            f"SELECT account_id FROM {_by_account()} t WHERE {where} "
+            f"ORDER BY ABS(this_c - last_c) DESC, account_id LIMIT %(limit)s OFFSET %(offset)s", params)]
+        if not order:
+            return []
+        this, last = {}, {}
+        for bill in (Bill.all_objects.filter(account_id__in=order, voided=False)
+                     .filter(Q(run=self.run) | Q(period_start=self.prev, run__state=RunState.ISSUED))
+                     .select_related("parcel")):
+            (this if bill.run_id == self.run.pk else last)[bill.account_id] = bill
+        out = []
+        for a in order:
+            b, p = this.get(a), last.get(a)
+            any_bill = b or p
+            out.append(Difference(any_bill.parcel.parcel_id, any_bill.parcel.address, any_bill.owner_name,
+                                  b.number if b else None, b.property_class if b else None, b.erus if b else None,
+                                  b.amount if b else None, p.number if p else None, p.property_class if p else None,
+                                  p.erus if p else None, p.amount if p else None))
+        return out
