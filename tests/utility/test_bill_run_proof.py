@@ -333,3 +333,33 @@ def test_a_back_bill_does_not_overlap_a_proof_but_may_follow_a_voided_run(town, 
     bill = back_bill_issue(parcel=town["shops"], period_start=date(2026, 7, 1), period_end=date(2026, 12, 31),
                            issue_date=date(2026, 12, 1), acting_user=None)
     assert bill.is_back_bill and Bill.objects.filter(parcel=town["shops"]).count() == 1
+
+
+def test_the_state_machine_is_pinned(town, resolution, personas):
+    """Every state and what may follow it (utility/billrun/common.py TRANSITIONS), and each act refused
+    from the states it does not start from."""
+    S = RunState
+    assert billrun.TRANSITIONS == {
+        S.PREPARING: {S.PROOF, S.DISCARDED}, S.PROOF: {S.ISSUED, S.DISCARDED}, S.ISSUED: {S.VOIDED},
+        S.VOIDED: set(), S.DISCARDED: set()}
+    collector = personas["collector"]
+    run = start(collector)  # preparing
+    with pytest.raises(BillingError, match="only a proof waiting for approval"):
+        bill_run_approve(run=run, acting_user=collector)
+    with pytest.raises(BillingError, match="only an issued run can be voided"):
+        bill_run_void(run=run, reason="x", acting_user=collector)
+    bill_run_prepare(run=run)  # proof
+    with pytest.raises(BillingError, match="only an issued run is mailed"):
+        bill_run_mark_mailed(run=run, mailed_on=date(2026, 9, 20), acting_user=collector)
+    bill_run_approve(run=run, acting_user=collector)  # issued
+    with pytest.raises(BillingError, match="only a proof"):
+        bill_run_discard(run=run, acting_user=collector)
+    bill_run_void(run=run, reason="x", acting_user=collector)  # voided
+    for act in (lambda: bill_run_approve(run=run, acting_user=collector),
+                lambda: bill_run_void(run=run, reason="x", acting_user=collector),
+                lambda: bill_run_discard(run=run, acting_user=collector)):
+        with pytest.raises(BillingError):
+            act()
+    assert list(AuditEvent.objects.filter(object_id=str(run.pk), action__startswith="bill_run.").order_by("id")
+                .values_list("action", flat=True)) \
+        == ["bill_run.proof", "bill_run.issue", "bill_run.void"]
