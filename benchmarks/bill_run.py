@@ -183,6 +183,7 @@ def baseline_sqlite(run_id: int, first_year: bool) -> float:
 
     tables = _tables(first_year)
     names = {t: f"bench_{t}" for t, _ in tables}
+    connection.ensure_connection()
     raw = connection.connection
     for t, _ in tables:
         for (sql,) in raw.execute("SELECT sql FROM sqlite_master WHERE tbl_name = ? AND sql IS NOT NULL "
