@@ -152,7 +152,9 @@ def test_void_reverses_every_charge_and_the_period_is_billed_again_once(town, re
     amounts = {b.account_id: b.amount for b in Bill.objects.all()}
     voided = bill_run_void(run=first, reason="Wrong issue date", acting_user=personas["director"])
     assert voided.state == RunState.VOIDED and voided.voided_by == personas["director"]
-    assert not Bill.objects.exists() and Bill.all_objects.filter(voided=True).count() == 8
+    # The bills stay as they were (append-only): the run's state takes them out of Bill.objects.
+    assert not Bill.objects.exists() and Bill.all_objects.filter(run=first).count() == 8
+    assert all(b.voided and b.revision == 1 for b in Bill.all_objects.filter(run=first))
     reversals = LedgerEntry.objects.filter(kind=EntryKind.REVERSAL)
     assert reversals.count() == 16 and all(r.reverses.amount == -r.amount for r in reversals)
     for acct in Account.objects.all():
@@ -168,7 +170,8 @@ def test_void_reverses_every_charge_and_the_period_is_billed_again_once(town, re
     third = issue(personas["collector"], issue_date=date(2026, 10, 1))
     assert third.run is None and third.bills == 0 and third.already_billed == 8
     assert Bill.all_objects.count() == 16 and Bill.objects.count() == 8
-    # One live bill per account and period; a voided one no longer counts.
+    assert {b.revision for b in Bill.objects.all()} == {2}
+    # One live bill per account and period: a copy of a live bill (its revision taken) is refused by the database.
     b = Bill.objects.first()
     b.pk, b.number = None, "dup"
     with pytest.raises(IntegrityError), transaction.atomic():
@@ -209,11 +212,9 @@ def test_void_is_refused_after_mailing_payment_or_closing(town, resolution, pers
     assert AuditEvent.objects.filter(action="bill_run.mailed").exists()
     assert BillRun.objects.get(pk=run.pk).state == RunState.ISSUED
     # A run issued in a period since closed is not voided either.
-    run2 = issue(None, fy=fiscal_year(2028), issue_date=date(2027, 9, 10))
+    run2 = issue(None, fy=fiscal_year(2028), issue_date=date(2026, 9, 10))  # issued in what becomes closed
     assert run2.run is not None
     period_close(closed_through=date(2026, 11, 30), acting_user=None)
-    Bill.all_objects.filter(run=run2.run).update(issue_date=date(2026, 9, 10))  # (issued in the closed months)
-    BillRun.objects.filter(pk=run2.run.pk).update(issue_date=date(2026, 9, 10))
     with pytest.raises(BillingError, match="books are closed through 2026-11-30"):
         bill_run_void(run=run2.run, reason="x", acting_user=personas["collector"])
 
@@ -229,17 +230,25 @@ def test_void_is_refused_once_a_bill_was_emailed(town, resolution, personas):
         bill_run_void(run=run, reason="x", acting_user=personas["collector"])
 
 
-def test_a_discarded_proof_leaves_nothing_and_the_period_is_prepared_again(town, resolution, personas):
+def test_a_discarded_proof_counts_for_nothing_and_the_period_is_prepared_again(town, resolution, personas):
     run = proof(personas["staff"])
+    rows = sorted(Bill.all_objects.filter(run=run).values_list("number", "amount", "issue_date"))
     bill_run_discard(run=run, reason="Issue date wrong", acting_user=personas["staff"])
     run.refresh_from_db()
-    assert run.state == RunState.DISCARDED and not Bill.all_objects.exists() and not Installment.all_objects.exists()
-    assert not BillRunChunk.objects.filter(run=run).exists()
+    assert run.state == RunState.DISCARDED
+    # Its rows stay, unchanged (append-only), in no ledger, seen by no one outside the run's page.
+    assert sorted(Bill.all_objects.filter(run=run).values_list("number", "amount", "issue_date")) == rows
+    assert Installment.all_objects.filter(bill__run=run).count() == 16
+    assert not Bill.objects.exists() and not Installment.objects.exists() and not LedgerEntry.objects.exists()
     with pytest.raises(BillingError, match="only a proof"):
         bill_run_discard(run=run, acting_user=personas["staff"])
     again = proof(personas["staff"], issue_date=date(2026, 9, 24))
-    assert again.pk != run.pk and Bill.all_objects.filter(run=again, number__endswith="-R2").count() == 0
-    assert AuditEvent.objects.get(action="bill_run.discard").data["bills_removed"] == 8
+    assert again.pk != run.pk and again.bill_count == 8
+    assert Bill.all_objects.filter(run=again, number__endswith="-R2").count() == 8  # the numbers stay taken
+    assert AuditEvent.objects.get(action="bill_run.discard").data["bills"] == 8
+    bill_run_approve(run=again, acting_user=personas["collector"])
+    assert Bill.objects.count() == 8 and LedgerEntry.objects.count() == 16
+    assert {b.issue_date for b in Bill.objects.all()} == {date(2026, 9, 24)}
 
 
 def test_the_proof_counts_and_totals_by_class_and_band_and_against_last_year(town, resolution, personas):

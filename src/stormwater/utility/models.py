@@ -91,6 +91,7 @@ class RunState(models.TextChoices):
 
 
 OPEN_STATES = (RunState.PREPARING, RunState.PROOF)
+DEAD_STATES = (RunState.VOIDED, RunState.DISCARDED)  # its bills stay, owed by no one; the period may be billed again
 
 
 class BillRun(models.Model):
@@ -175,21 +176,22 @@ class BillRunException(models.Model):
 
 
 class LiveBillManager(models.Manager):
-    """Bills of issued runs, not voided: what owners, balances, reports, exports and mailings see.
+    """Bills of issued runs: what owners, balances, reports, exports and mailings see.
 
-    The default manager, so every selector is right without remembering it; a proof's bills (and a voided
-    run's) are reached only through ``Bill.all_objects`` by the bill run's own pages and services.
+    The default manager, so every selector is right without remembering it; a proof's bills (and a voided or
+    discarded run's) are reached only through ``Bill.all_objects`` by the bill run's own pages and services.
+    Whether a bill is live is its run's state: a bill row is never changed (append-only, issue 14).
     """
 
     def get_queryset(self):
-        return super().get_queryset().filter(run__state=RunState.ISSUED, voided=False)
+        return super().get_queryset().filter(run__state=RunState.ISSUED)
 
 
 class LiveInstallmentManager(models.Manager):
     """Installments of live bills (see LiveBillManager); ``Installment.all_objects`` for every one."""
 
     def get_queryset(self):
-        return super().get_queryset().filter(bill__run__state=RunState.ISSUED, bill__voided=False)
+        return super().get_queryset().filter(bill__run__state=RunState.ISSUED)
 
 
 class Bill(AppendOnlyModel):
@@ -198,7 +200,8 @@ class Bill(AppendOnlyModel):
     The fee facts are a snapshot at issue, so the bill stays explainable after data change. Append-only at the
     database level (issue 14: interest is computed from it; no code changes a bill — a correction is an abatement
     or a reversing ledger entry).
-    ``Bill.objects`` holds the bills of issued runs only; ``Bill.all_objects`` also a proof's and a voided run's.
+    ``Bill.objects`` holds the bills of issued runs only; ``Bill.all_objects`` also a proof's and a voided or
+    discarded run's (which stay, unchanged: the run's state says they no longer count; see ``revision``).
     """
 
     number = models.CharField(max_length=80, unique=True)
@@ -223,8 +226,8 @@ class Bill(AppendOnlyModel):
     is_back_bill = models.BooleanField(default=False, help_text="back bill: no interest or late charges (billing ¶A)")
     water_sewer_account = models.CharField(max_length=40, blank=True,
                                            help_text="consolidated on this water/sewer account (fee section ¶B)")
-    voided = models.BooleanField(default=False, help_text="its run was voided (charges reversed); the period "
-                                                          "may be billed again")
+    revision = models.PositiveSmallIntegerField(
+        default=1, help_text="the account's n-th bill for the period: earlier ones were voided or discarded")
 
     objects = LiveBillManager()
     all_objects = models.Manager()
@@ -233,15 +236,23 @@ class Bill(AppendOnlyModel):
         ordering = ["-period_start", "number"]
         default_manager_name = "objects"
         constraints = [
-            # Idempotency: one bill per account per period, whatever runs are started; a voided run's
-            # bills no longer count, so a voided period can be billed again (issue 16). Proof bills count:
-            # a period in proof is not billed by a second run.
-            models.UniqueConstraint(fields=["account", "period_start"], condition=models.Q(voided=False),
-                                    name="one_live_bill_per_account_period"),
+            # Idempotency: one bill per account and period (Ch. 295 Art. IV ¶B), with no row ever changed (bills
+            # are append-only, issue 14). A bill's revision is 1 + the number of its account's bills for the
+            # period whose run was voided or discarded (the run's state: DEAD_STATES), taken when it is written;
+            # so while a bill of the period is live (issued, or in a proof) a second one computes a revision
+            # already taken and is refused here; once every earlier one is dead the next revision is free and
+            # the period is billed again (issue 16).
+            models.UniqueConstraint(fields=["account", "period_start", "revision"],
+                                    name="one_bill_per_account_period_revision"),
         ]
 
     def __str__(self) -> str:
         return self.number
+
+    @property
+    def voided(self) -> bool:
+        """Its run was voided (its charges reversed): owed by no one."""
+        return self.run.state == RunState.VOIDED
 
 
 class Installment(AppendOnlyModel):

@@ -68,7 +68,7 @@ def _band_case(bands: list[tuple[int, str]]) -> str:
 
 def _by_account() -> str:
     """Per account: in this run (and its cents), billed last year by an issued run (and the cents), billed this
-    period by any run not voided. One scan of the bills of the two periods grouped by account: no join between
+    period by any run not voided or discarded. One scan of the bills of the two periods grouped by account: no join between
     bills, so no plan (even on statistics not yet updated after the proof's bulk write) can make it quadratic."""
     issued = f"r.state = '{RunState.ISSUED.value}'"
     return (f"(SELECT b.account_id, "
@@ -77,7 +77,8 @@ def _by_account() -> str:
             f"MAX(CASE WHEN b.period_start = %(prev)s AND {issued} THEN 1 ELSE 0 END) AS in_last, "
             f"SUM(CASE WHEN b.period_start = %(prev)s AND {issued} THEN {_cents('b.amount')} ELSE 0 END) AS last_c, "
             f"MAX(CASE WHEN b.period_start = %(this)s THEN 1 ELSE 0 END) AS in_period "
-            f"FROM {BILL} b JOIN {RUN} r ON r.id = b.run_id WHERE b.voided = FALSE "
+            f"FROM {BILL} b JOIN {RUN} r ON r.id = b.run_id "
+            f"WHERE r.state NOT IN ('{RunState.VOIDED.value}', '{RunState.DISCARDED.value}') "
             f"AND (b.period_start = %(this)s OR (b.period_start = %(prev)s AND {issued})) GROUP BY b.account_id)")
 
 
@@ -205,7 +206,7 @@ class ProofDifferences:
         if not order:
             return []
         this, last = {}, {}
-        for bill in (Bill.all_objects.filter(account_id__in=order, voided=False)
+        for bill in (Bill.all_objects.filter(account_id__in=order)
                      .filter(Q(run=self.run) | Q(period_start=self.prev, run__state=RunState.ISSUED))
                      .select_related("parcel")):
             (this if bill.run_id == self.run.pk else last)[bill.account_id] = bill

@@ -147,7 +147,7 @@ def bill_run_prepare_view(request, run_id: int):
 def bill_run_discard_view(request, run_id: int):
     return _act(request, run_id, lambda run: bill_run_discard(run=run, reason=request.POST.get("reason", ""),
                                                               acting_user=request.user),
-                "Proof discarded: its bills were removed. The period can be prepared again.")
+                "Proof discarded: it was never issued. The period can be prepared again.")
 
 
 @require_perm(Perm.BILLING_APPROVE)

@@ -8,7 +8,6 @@ from datetime import date
 from decimal import Decimal
 
 from django.db import IntegrityError, transaction
-from django.db.models import Count
 from django.utils import timezone
 
 from stormwater.audit.services import actor_or_none, audit_record
@@ -18,7 +17,8 @@ from stormwater.rules.classes import PropertyClass
 from stormwater.rules.money import ZERO, allocate, fmt, fmt_display, split_equal
 
 from ..bulk import allocate_ids, copy_rows
-from ..models import Account, Bill, BillRun, BillRunChunk, BillRunException, Installment, RateResolution, RunState
+from ..models import (DEAD_STATES, Account, Bill, BillRun, BillRunChunk, BillRunException, Installment, RateResolution,
+                      RunState)
 from ..selectors import (ERR_NO_RESOLUTION, BillingProblem, ParcelFacts, assess_area, credits_in_force,
                          resolution_in_force)
 from .common import (CHUNK, ERR_PERIOD, BillingError, BillRunResult, Log, Progress, _counts, _current, _locked,
@@ -64,7 +64,7 @@ PARCEL_FIELDS = ("pk", "parcel_id", "owner_id", "land_use_code", "dwelling_units
 BILL_COLUMNS = ("id", "number", "run_id", "account_id", "parcel_id", "period_start", "period_end", "issue_date",
                 "owner_name", "mailing_address", "property_class", "impervious_sqft", "erus", "gross_fee",
                 "credit_percent", "share_percent", "amount", "blocks", "explanation", "flagged", "is_back_bill",
-                "water_sewer_account", "voided")
+                "water_sewer_account", "revision")
 INSTALLMENT_COLUMNS = ("bill_id", "seq", "amount", "issue_date", "due_date")
 
 
@@ -172,13 +172,16 @@ def _write_slice(run: BillRun, pricer: _Pricer, s: _Slice) -> BillRunChunk | Non
         if BillRunChunk.objects.filter(run=run, after_pk=s.after).exists():
             return None
         accounts = _slice_accounts(s)
-        live = Bill.all_objects.filter(period_start=run.period_start, parcel_id__gt=s.after, parcel_id__lte=s.last)
-        # Idempotency: accounts with a live (or proof) bill for the period are skipped; the
-        # one_live_bill_per_account_period constraint backs it up.
-        billed = set(live.filter(voided=False).values_list("account_id", flat=True))
-        # A voided run's bills keep their numbers: the account's next bill for the period is "-R2", "-R3" …
-        reissue = dict(live.filter(voided=True).values("account_id").annotate(n=Count("id"))
-                       .values_list("account_id", "n"))
+        # Idempotency: accounts with a bill for the period that is live (issued) or in a proof are skipped. The
+        # bills of voided runs and discarded proofs stay (append-only) and count for nothing but the account's next
+        # revision: "-R2", "-R3" … The one_bill_per_account_period_revision constraint backs both up.
+        billed, revision = set(), {}
+        for acct, state in (Bill.all_objects.filter(period_start=run.period_start, parcel_id__gt=s.after,
+                                                    parcel_id__lte=s.last).values_list("account_id", "run__state")):
+            if state in DEAD_STATES:
+                revision[acct] = revision.get(acct, 1) + 1
+            else:
+                billed.add(acct)
         bills, already, total = [], 0, ZERO
         label = run.period_label
         ps, pe, issued = (d.isoformat() for d in (run.period_start, run.period_end, run.issue_date))
@@ -203,14 +206,15 @@ def _write_slice(run: BillRun, pricer: _Pricer, s: _Slice) -> BillRunChunk | Non
                     expl += (f"\nProperty association {a.name} (instrument {a.instrument}): unit {unit.unit} is "
                              f"{unit.percent}% of ${fmt(fee.annual_fee)} = ${fmt(amount)} (Ch. 295 Art. IV ¶G).")
                     number += f"-U{unit.unit}"
-                if acct in reissue:
-                    number += f"-R{reissue[acct] + 1}"
+                rev = revision.get(acct, 1)
+                if rev > 1:
+                    number += f"-R{rev}"
                 bills.append([None, number, run.pk, acct, pk, ps, pe, issued,
                               unit.owner.name if unit else owner_name,
                               unit.owner.mailing_address if unit else owner_addr,
                               fee.property_class.value, imp, fee.erus, fee.gross_fee,
                               fee.credit_percent, unit.percent if unit else None, amount, blocks, expl,
-                              fee.over_last_block, False, "" if unit else water_account, False])
+                              fee.over_last_block, False, "" if unit else water_account, rev])
                 total += amount
         ids = allocate_ids(Bill, len(bills))
         for b, i in zip(bills, ids):

@@ -11,7 +11,7 @@ from stormwater.accounts.roles import Perm
 from stormwater.audit.services import actor_or_none, audit_record
 from stormwater.rules.money import fmt
 
-from ..models import Bill, BillRun, BillRunChunk, Component, EntryKind, Installment, LedgerEntry, RunState
+from ..models import Bill, BillRun, Component, EntryKind, Installment, LedgerEntry, RunState
 from .common import (ERR_ACTIVITY, ERR_CLOSED, ERR_MAIL_STATE, ERR_MAILED, ERR_MAY_NOT_VOID, ERR_NOT_ISSUED,
                      ERR_NOT_OPEN, ERR_REASON, BillingError, _locked, _set_state)
 
@@ -79,8 +79,9 @@ def _post_reversals(run: BillRun, reason: str, acting_user) -> int:
 
 def bill_run_void(*, run: BillRun, reason: str, acting_user) -> BillRun:
     """Void an issued run before its bills are mailed (issue 16 "undo"): reversing entries for its charges
-    (the ledger is append-only: nothing is edited or deleted), its bills marked voided, the run "voided". The
-    period can then be billed again; the new bills are numbered "-R2".
+    (the ledger is append-only: nothing is edited or deleted) and the run "voided", which takes its bills out of
+    ``Bill.objects`` (the bill rows are append-only too and stay as they were). The period can then be billed
+    again; the new bills are the accounts' next revision, numbered "-R2".
 
     Refused: not issued; mailed (recorded, or a bill e-mailed); any activity beyond the charges (payments,
     interest, demands, abatements, cases): those are resolved first; books closed through the issue date.
@@ -107,7 +108,6 @@ def bill_run_void(*, run: BillRun, reason: str, acting_user) -> BillRun:
         if through and locked.issue_date <= through:
             raise BillingError(ERR_CLOSED.format(through=through, run=locked.pk, day=locked.issue_date))
         reversed_n = _post_reversals(locked, reason.strip(), acting_user)
-        Bill.all_objects.filter(run=locked).update(voided=True)
         _set_state(locked, RunState.VOIDED)
         locked.voided_at, locked.voided_by, locked.void_reason = timezone.now(), actor, reason.strip()
         locked.save(update_fields=["state", "voided_at", "voided_by", "void_reason"])
@@ -117,25 +117,20 @@ def bill_run_void(*, run: BillRun, reason: str, acting_user) -> BillRun:
 
 
 def bill_run_discard(*, run: BillRun, reason: str = "", acting_user) -> BillRun:
-    """Set aside a proof that is not to be approved (wrong issue date, data to fix first): its bills and
-    installments are removed — they were never issued nor in any ledger — and the run kept as "discarded".
-    Also ends a preparation left half-way (its process killed)."""
+    """Set aside a proof that is not to be approved (wrong issue date, data to fix first): the run becomes
+    "discarded", so the period can be prepared again (its bills' next revision, "-R2"). Its bills and
+    installments stay as rows of the discarded run (append-only, issue 14) — never issued, in no ledger, seen
+    only on the run's page. Also ends a preparation left half-way (its process killed)."""
     with transaction.atomic():
         locked = _locked(run)
         if locked is None or locked.state not in (RunState.PREPARING, RunState.PROOF):
             raise BillingError(ERR_NOT_OPEN.format(run=run.pk, state=locked.get_state_display().lower()
                                                    if locked else "gone"))
         n = Bill.all_objects.filter(run=locked).count()
-        # Plain DELETEs (a proof's rows have no ledger entry pointing at them; the foreign keys would refuse).
-        inst, bill = Installment._meta.db_table, Bill._meta.db_table
-        with connection.cursor() as c:
-            c.execute(f"DELETE FROM {inst} WHERE bill_id IN (SELECT id FROM {bill} WHERE run_id = %s)", [locked.pk])
-            c.execute(f"DELETE FROM {bill} WHERE run_id = %s", [locked.pk])
-        BillRunChunk.objects.filter(run=locked).delete()
         _set_state(locked, RunState.DISCARDED)
         locked.save(update_fields=["state"])
         audit_record(actor=acting_user, action="bill_run.discard", obj=locked, why=reason.strip(),
-                     data={"bills_removed": n})
+                     data={"bills": n})
     return locked
 
 
