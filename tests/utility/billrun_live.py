@@ -1,7 +1,8 @@
 """A helper process for tests/utility/test_bill_run_kill.py (run with the data folder or DATABASE_URL of its
 environment): ``seed N`` writes a town of N parcels and a resolution; ``run`` is ``stormwater bill_run`` with
-slices of 2 parcels (many short transactions, so a kill lands mid-run); ``snapshot`` prints what the runs left.
-Prints one JSON line."""
+slices of 2 parcels (many short transactions, so a kill lands mid-run); ``enqueue`` is ``stormwater bill_run
+--proof --enqueue`` (the proof as a background job); ``worker`` is ``stormwater worker`` with slices of 2;
+``approve RUN`` is ``stormwater bill_run --approve RUN``; ``snapshot`` prints what the runs left. Prints JSON."""
 import json
 import os
 import sys
@@ -50,13 +51,22 @@ def main() -> None:
 
     django.setup()
     what = sys.argv[1]
+    from django.core.management import call_command
+
+    from stormwater.utility.billrun import prepare
+
+    prepare.CHUNK = 2
     if what == "run":
-        from django.core.management import call_command
-
-        from stormwater.utility.billrun import prepare
-
-        prepare.CHUNK = 2
         call_command("bill_run", "--fiscal-year", "2027", "--issue-date", "2026-09-15")
+        return
+    if what == "enqueue":
+        call_command("bill_run", "--fiscal-year", "2027", "--issue-date", "2026-09-15", "--proof", "--enqueue")
+        return
+    if what == "worker":
+        call_command("worker", batch=True, interval=0)
+        return
+    if what == "approve":
+        call_command("bill_run", "--approve", sys.argv[2])
         return
     print(json.dumps(seed(int(sys.argv[2])) if what == "seed" else snapshot()))
 

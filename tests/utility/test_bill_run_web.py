@@ -9,11 +9,29 @@ from django.core.management import CommandError, call_command
 from stormwater.utility.models import Bill, BillRun, LedgerEntry, RunState
 
 
-def test_staff_prepare_a_collector_approves_and_voids_on_the_web(client_for, personas, town, resolution):
+def test_staff_prepare_a_collector_approves_and_voids_on_the_web(client_for, personas, town, resolution, run_worker):
+    from stormwater.jobs.models import Job
+
     staff = client_for(personas["staff"])
     r = staff.post("/bill-runs/new/", {"fiscal_year": 2027, "issue_date": "2026-09-15"})
     run = BillRun.objects.get()
-    assert r.status_code == 302 and r.url == f"/bill-runs/{run.pk}/" and run.state == RunState.PROOF
+    assert r.status_code == 302 and r.url == f"/bill-runs/{run.pk}/" and run.state == RunState.PREPARING
+    # The proof is a background job, shown live on the run's page (issue 15).
+    job = Job.objects.get()
+    assert (job.kind, job.params, job.state, job.started_by) == ("bill_run", {"run": run.pk}, "queued",
+                                                                  personas["staff"])
+    page = staff.get(r.url).content.decode()
+    assert "being prepared in the background" in page and f"/api/jobs/{job.pk}/" in page
+    assert "data-proof-ready" in page and "Continue preparing" not in page
+    # A second press while it waits starts no second job.
+    staff.post("/bill-runs/new/", {"fiscal_year": 2027, "issue_date": "2026-09-15"})
+    staff.post(f"/bill-runs/{run.pk}/prepare/")
+    assert Job.objects.count() == 1
+    run_worker()
+    job.refresh_from_db()
+    run.refresh_from_db()
+    assert job.state == "succeeded" and (job.done, job.total) == (10, 10) and run.state == RunState.PROOF
+    assert job.result["bills"] == 8 and job.result["problems"] == 3 and job.result["run_id"] == run.pk
     page = staff.get(r.url).content.decode()
     for part in ("This is a proof", "Proof: bills by class and ERU band", "51–100 ERUs", "Against last year",
                  "Not billed: needs staff (3)", "A Collector or the DPW Director approves the proof",
@@ -61,9 +79,10 @@ def test_recording_the_mailing_ends_the_void(client_for, personas, town, resolut
     assert BillRun.objects.get(pk=run.pk).state == RunState.ISSUED
 
 
-def test_a_discarded_proof_from_the_web(client_for, personas, town, resolution):
+def test_a_discarded_proof_from_the_web(client_for, personas, town, resolution, run_worker):
     staff = client_for(personas["staff"])
     staff.post("/bill-runs/new/", {"fiscal_year": 2027, "issue_date": "2026-09-15"})
+    run_worker()
     run = BillRun.objects.get()
     staff.post(f"/bill-runs/{run.pk}/discard/", {"reason": "wrong date"})
     assert BillRun.objects.get(pk=run.pk).state == RunState.DISCARDED

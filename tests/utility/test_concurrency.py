@@ -59,6 +59,32 @@ def test_two_clerks_preparing_at_once_get_one_proof_and_two_approvers_issue_it_o
     assert LedgerEntry.objects.count() == 16
 
 
+def test_two_clerks_starting_the_proof_at_once_start_one_run_and_one_job(town, resolution, personas, race,
+                                                                         run_worker):
+    if connection.vendor != "postgresql":
+        pytest.skip("row locks are a PostgreSQL matter; SQLite serializes writers with IMMEDIATE transactions")
+    from stormwater.jobs.models import Job
+    from stormwater.utility.models import RunState
+    from stormwater.utility.services import bill_run_prepare_later, bill_run_start
+
+    label, start, end = fiscal_year(2027)
+
+    def press(user):
+        def go():  # what the page's "Prepare the proof" does
+            run, _ = bill_run_start(period_label=label, period_start=start, period_end=end,
+                                    issue_date=date(2026, 9, 15), acting_user=user)
+            return bill_run_prepare_later(run=run, acting_user=user)
+        return go
+
+    results, errors = race(press(personas["staff"]), press(personas["collector"]))
+    assert errors == []
+    assert BillRun.objects.count() == 1 and Job.objects.count() == 1
+    assert sorted(created for _, created in results) == [False, True]
+    run_worker()
+    run = BillRun.objects.get()
+    assert run.state == RunState.PROOF and Bill.all_objects.filter(run=run).count() == run.bill_count == 8
+
+
 def test_a_payment_does_not_wait_for_the_foreign_key_checks_of_an_approval(town, resolution):
     """An approval posting charges takes FOR KEY SHARE on every account it charges (PostgreSQL's foreign-key
     checks) until it commits; a payment locks its account FOR NO KEY UPDATE, which does not wait for that.

@@ -21,7 +21,7 @@ from .billrun.common import ERR_MAY_NOT_ISSUE
 from .models import BillRun, RunState
 from .selectors import bill_get_for_user, resolution_in_force
 from .services import (BillingError, BillRunResult, bill_run_approve, bill_run_discard, bill_run_issue,
-                       bill_run_prepare, bill_run_start, bill_run_void, fiscal_year)
+                       bill_run_prepare, bill_run_prepare_later, bill_run_start, bill_run_void, fiscal_year)
 
 
 def _calc(fn, request):
@@ -111,7 +111,8 @@ def api_bill_detail(request, number: str):
 def api_bill_run_issue(request):
     """POST {"fiscal_year": 2027, "issue_date": "2026-09-15"} → the run's summary: issued in one step (a
     Collector or the Director). With "proof": true, the proof only (anyone who prepares runs): 201 with
-    "state": "proof", approved later with POST /api/bill-runs/<id>/approve/ (issue 16)."""
+    "state": "proof", approved later with POST /api/bill-runs/<id>/approve/ (issue 16). With "background": true
+    as well, 202 at once with the run ("preparing") and the job preparing it (issue 15)."""
     try:
         p = json_object(request)
         proof = p.get("proof", False)
@@ -123,7 +124,14 @@ def api_bill_run_issue(request):
             raise BadInput("fiscal_year: required, e.g. 2027")
         fy = int_field(p, "fiscal_year", lo=FISCAL_YEARS[0], hi=FISCAL_YEARS[1])
         issue = date_field(p, "issue_date", date.today())
+        background = p.get("background", False)
+        if not isinstance(background, bool):
+            raise BadInput("background: true or false")
+        if background and not proof:
+            raise BadInput('background: only a proof is prepared in the background (send "proof": true)')
         label, start, end = fiscal_year(fy)
+        if background:
+            return _proof_later(label, start, end, issue, request.user)
         if proof:
             result = _proof(label, start, end, issue, request.user)
         else:
@@ -141,6 +149,21 @@ def _proof(label, start, end, issue, user) -> BillRunResult:
         return BillRunResult(run=None, message=f"A proof of {run.period_label} is already waiting for approval "
                                                f"(run {run.pk}).")
     return bill_run_prepare(run=run, acting_user=user)
+
+
+def _proof_later(label, start, end, issue, user) -> JsonResponse:
+    """The proof handed to the background worker: 202 with the run and its job (poll the job's url)."""
+    from stormwater.jobs.selectors import job_json
+
+    run, _ = bill_run_start(period_label=label, period_start=start, period_end=end, issue_date=issue,
+                            acting_user=user)
+    if run.state != RunState.PREPARING:
+        return JsonResponse(BillRunResult(run=None, message=(
+            f"A proof of {run.period_label} is already waiting for approval (run {run.pk}).")).as_json())
+    job, _ = bill_run_prepare_later(run=run, acting_user=user)
+    return JsonResponse({"run_id": run.pk, "state": run.state, "job": job_json(job, log_lines=0),
+                         "message": f"The proof of {run.period_label} is being prepared in the background."},
+                        status=202)
 
 
 def run_json(run: BillRun) -> dict:

@@ -11,14 +11,14 @@ from stormwater.audit.services import actor_or_none, audit_record
 from stormwater.rules.fees import Block, FeeTerms, validate_terms
 
 from .billrun import (DUE_DAYS, ERR_PERIOD, BillingError, BillRunResult, bill_run_approve,
-                      bill_run_discard, bill_run_issue, bill_run_mark_mailed, bill_run_prepare, bill_run_start,
-                      bill_run_void, fiscal_year, installment_schedule)
+                      bill_run_discard, bill_run_issue, bill_run_mark_mailed, bill_run_prepare,
+                      bill_run_prepare_later, bill_run_start, bill_run_void, fiscal_year, installment_schedule)
 from .models import RateResolution, ResolutionBlock
 
 # Re-exported: callers (views, API, CLI, other apps, tests) import the bill run from here.
 __all__ = ["DUE_DAYS", "ERR_PERIOD", "BillingError", "BillRunResult", "bill_run_approve", "bill_run_discard",
-           "bill_run_issue", "bill_run_mark_mailed", "bill_run_prepare", "bill_run_start", "bill_run_void",
-           "fiscal_year", "installment_schedule", "resolution_adopt"]
+           "bill_run_issue", "bill_run_mark_mailed", "bill_run_prepare", "bill_run_prepare_later", "bill_run_start",
+           "bill_run_void", "fiscal_year", "installment_schedule", "resolution_adopt"]
 
 
 @transaction.atomic

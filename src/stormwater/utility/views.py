@@ -5,24 +5,24 @@ from datetime import date
 from django.contrib import messages
 from django.core.paginator import Paginator
 from django.db.models import Sum
+from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 
 from stormwater.accounts.access import require_perm
 from stormwater.accounts.roles import Perm
 from stormwater.parcels.models import Parcel
+from stormwater.townconfig import town_config
 from stormwater.web.files import download
 
 from . import exports
 from .documents import bill_pdf
 from .forms import BillRunForm, ResolutionForm
-from stormwater.townconfig import town_config
-
-from .billrun import approval_refusal
+from .billrun import approval_refusal, gone_run_message, preparing_job
 from .models import Bill, BillRun, RateResolution, RunState
 from .proof import DIFFERENCE_KINDS, ProofDifferences
 from .selectors import bill_installments, bill_page_get_for_user, bills_for_user, parcel_fee, resolution_in_force
-from .services import (BillingError, BillRunResult, bill_run_approve, bill_run_discard, bill_run_mark_mailed,
-                       bill_run_prepare, bill_run_start, bill_run_void, resolution_adopt)
+from .services import (BillingError, bill_run_approve, bill_run_discard, bill_run_mark_mailed, bill_run_prepare_later,
+                       bill_run_start, bill_run_void, resolution_adopt)
 
 
 @require_perm(Perm.RATES_VIEW)
@@ -52,15 +52,14 @@ def bill_run_list(request):
                                                  "can_run": request.user.can(Perm.BILLING_RUN)})
 
 
-def _prepare(request, run) -> BillRunResult:
-    """Prepare ``run``'s proof for the page. Until the background worker takes it, in this request: slice by
-    slice, each slice its own short transaction (staff keep working meanwhile)."""
-    return bill_run_prepare(run=run, acting_user=request.user)
+MSG_PREPARING = ("The proof of {label} is being prepared in the background (run {run}): its progress shows below, "
+                 "and you can go on working meanwhile.")
 
 
 @require_perm(Perm.BILLING_RUN)
 def bill_run_new(request):
-    """Start a bill run: its proof is prepared for a Collector or Director to approve (issue 16)."""
+    """Start a bill run: its proof is prepared by a background job for a Collector or Director to approve
+    (issues 15, 16); the run's page follows the job live."""
     today = date.today()
     fy = today.year + 1 if today.month >= 7 else today.year
     form = BillRunForm(request.POST or None, initial={"fiscal_year": fy, "issue_date": today})
@@ -69,6 +68,8 @@ def bill_run_new(request):
         try:
             run, created = bill_run_start(period_label=label, period_start=start, period_end=end,
                                           issue_date=form.cleaned_data["issue_date"], acting_user=request.user)
+            if run.state == RunState.PREPARING:
+                bill_run_prepare_later(run=run, acting_user=request.user)
         except BillingError as e:
             form.add_error(None, str(e))
         else:
@@ -76,12 +77,8 @@ def bill_run_new(request):
                 messages.info(request, f"A proof of {run.period_label} is already waiting for approval (run {run.pk}, "
                                        f"issue date {run.issue_date:%B %-d, %Y}): approve it, or discard it to "
                                        "prepare another.")
-                return redirect("bill_run_detail", run_id=run.pk)
-            result = _prepare(request, run)
-            if result.run is None:
-                messages.info(request, result.message)
-                return redirect("bill_run_list")
-            messages.success(request, result.message)
+            else:
+                messages.success(request, MSG_PREPARING.format(label=run.period_label, run=run.pk))
             return redirect("bill_run_detail", run_id=run.pk)
     return render(request, "utility/run_new.html", {"form": form, "resolution": resolution_in_force(today)})
 
@@ -91,8 +88,15 @@ DIFF_PAGE = 50
 
 @require_perm(Perm.BILLING_VIEW_ALL)
 def bill_run_detail(request, run_id: int):
-    run = get_object_or_404(BillRun.objects.select_related("resolution", "created_by", "approved_by", "voided_by"),
-                            pk=run_id)
+    run = (BillRun.objects.select_related("resolution", "created_by", "approved_by", "voided_by")
+           .filter(pk=run_id).first())
+    if run is None:
+        # A preparation that found nothing to bill removes its empty run: say what its job found.
+        said = gone_run_message(run_id)
+        if said is None:
+            raise Http404("No such bill run.")
+        messages.info(request, said)
+        return redirect("bill_run_list")
     user = request.user
     ctx = {"run": run, "exceptions": run.exceptions.select_related("parcel").order_by("parcel__parcel_id"),
            "can_run": user.can(Perm.BILLING_RUN), "can_approve": user.can(Perm.BILLING_APPROVE),
@@ -100,7 +104,8 @@ def bill_run_detail(request, run_id: int):
     if run.state == RunState.PREPARING:
         done = run.chunks.aggregate(n=Sum("parcels"))["n"] or 0
         total = Parcel.objects.count()
-        ctx.update(done=done, total=total, percent=int(done * 100 / total) if total else 0)
+        ctx.update(done=done, total=total, percent=int(done * 100 / total) if total else 0,
+                   preparing_job=preparing_job(run))
     if run.summary:
         kind = request.GET.get("diff", "changed")
         diffs = ProofDifferences(run, kind)
@@ -135,12 +140,11 @@ def bill_run_approve_view(request, run_id: int):
 
 @require_perm(Perm.BILLING_RUN)
 def bill_run_prepare_view(request, run_id: int):
-    """Resume preparing a proof left half-way (its process stopped)."""
-    def act(run):
-        if run.state != RunState.PREPARING:
-            raise BillingError(f"Run {run.pk} is {run.get_state_display().lower()}: nothing to prepare.")
-        return _prepare(request, run)
-    return _act(request, run_id, act, lambda result: result.message)
+    """Continue preparing a proof left half-way (its process stopped): a background job again, which resumes
+    after the slices already written."""
+    return _act(request, run_id, lambda run: bill_run_prepare_later(run=run, acting_user=request.user),
+                lambda started: ("Preparing the proof again in the background: the parcels already done are kept."
+                                 if started[1] else "The proof is already being prepared: its progress shows below."))
 
 
 @require_perm(Perm.BILLING_RUN)

@@ -23,6 +23,8 @@ States (``RunState``; TRANSITIONS below, one guarded service per arrow, each aud
 - ``bill_run_void`` (before mailing): reversing entries for the run's charges (and credit balances applied to
   it), the bills marked voided (so the period can be billed again), the run "voided".
 - ``bill_run_discard``: a proof not approved is removed (its bills were never issued nor in any ledger).
+- ``bill_run_prepare_later``: the page's way: the preparation as a background job (kind "bill_run"), its
+  progress live on the run's page; a worker killed mid-way is taken back and resumes (``background.py``).
 - ``bill_run_issue``: the one-step path of the CLI and ``POST /api/bill-runs/``: start, prepare, approve.
 
 Invariants (tests/utility/test_bill_run.py, test_bill_run_proof.py): idempotent (re-running a billed period
@@ -32,11 +34,12 @@ audited; parcels that cannot be billed are listed with why, never billed $0.
 """
 from .common import (CHUNK, DUE_DAYS, ERR_PERIOD, TRANSITIONS, BillingError, BillRunResult, fiscal_year,
                      installment_schedule, run_problems)
+from .background import bill_run_prepare_later, gone_run_message, preparing_job
 from .issue import approval_refusal, bill_run_approve, bill_run_issue
 from .prepare import BILL_COLUMNS, INSTALLMENT_COLUMNS, bill_run_prepare, bill_run_start
 from .undo import bill_run_discard, bill_run_mark_mailed, bill_run_void
 
 __all__ = ["CHUNK", "DUE_DAYS", "ERR_PERIOD", "TRANSITIONS", "BILL_COLUMNS", "INSTALLMENT_COLUMNS", "BillingError",
            "BillRunResult", "approval_refusal", "bill_run_approve", "bill_run_discard", "bill_run_issue",
-           "bill_run_mark_mailed", "bill_run_prepare", "bill_run_start", "bill_run_void", "fiscal_year",
-           "installment_schedule", "run_problems"]
+           "bill_run_mark_mailed", "bill_run_prepare", "bill_run_prepare_later", "bill_run_start", "bill_run_void",
+           "fiscal_year", "gone_run_message", "installment_schedule", "preparing_job", "run_problems"]

@@ -297,23 +297,28 @@ def _finish_proof(run: BillRun, *, acting_user, log: Log) -> BillRunResult:
             BillRunException.objects.filter(run=locked).delete()
             BillRunChunk.objects.filter(run=locked).delete()
             locked.delete()
+            locked = None
             message = (f"Nothing to bill for {run.period_label}: every billable account is already billed."
                        if counts["already_billed"] else f"Nothing to bill for {run.period_label}.")
-            if log:
-                log(message)
-            return _result(None, counts, problems, message)
-        _set_state(locked, RunState.PROOF)
-        locked.bill_count, locked.total_billed = counts["bills"], counts["total"]
-        locked.summary = summary | {"counts": {k: (counts[k] or 0) for k in
-                                               ("parcels", "exempt", "no_fee", "already_billed", "problems")}}
-        locked.proof_ready_at = timezone.now()
-        locked.save(update_fields=["state", "bill_count", "total_billed", "summary", "proof_ready_at"])
-        message = (f"Proof of {run.period_label} ready: {counts['bills']} bills, total ${fmt_display(counts['total'])}"
-                   f"; {counts['problems'] or 0} parcels could not be billed.")
-        audit_record(actor=acting_user, action="bill_run.proof", obj=locked, why=message,
-                     data={"resolution": locked.resolution_id, "bills": counts["bills"], "total": fmt(counts["total"]),
-                           "problems": counts["problems"] or 0, "already_billed": counts["already_billed"] or 0})
-    if log:
+        else:
+            message = _make_proof(locked, counts, summary, acting_user)
+    if log:  # after the commit: a job's log is its own durable transaction
         log(message)
     return _result(locked, counts, problems, message)
+
+
+def _make_proof(locked: BillRun, counts: dict, summary: dict, acting_user) -> str:
+    """The run's proof stored and the run made a "proof" (inside the caller's transaction, the run locked)."""
+    _set_state(locked, RunState.PROOF)
+    locked.bill_count, locked.total_billed = counts["bills"], counts["total"]
+    locked.summary = summary | {"counts": {k: (counts[k] or 0) for k in
+                                           ("parcels", "exempt", "no_fee", "already_billed", "problems")}}
+    locked.proof_ready_at = timezone.now()
+    locked.save(update_fields=["state", "bill_count", "total_billed", "summary", "proof_ready_at"])
+    message = (f"Proof of {locked.period_label} ready: {counts['bills']} bills, total ${fmt_display(counts['total'])}"
+               f"; {counts['problems'] or 0} parcels could not be billed.")
+    audit_record(actor=acting_user, action="bill_run.proof", obj=locked, why=message,
+                 data={"resolution": locked.resolution_id, "bills": counts["bills"], "total": fmt(counts["total"]),
+                       "problems": counts["problems"] or 0, "already_billed": counts["already_billed"] or 0})
+    return message
 

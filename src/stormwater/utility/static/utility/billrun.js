@@ -20,6 +20,18 @@
     });
   }
   document.querySelectorAll("form[data-submit-once]").forEach(guard);
+
+  // A proof being prepared (issue 15): the job card below follows the worker (jobs/job.js); when it finishes,
+  // say so and offer the result (a link, not a reload: the page changes only when the person asks).
+  var ready = document.querySelector("[data-proof-ready]");
+  var cards = document.querySelectorAll("[data-proof-jobs] [data-job-poll][data-job-finished='0']");
+  if (ready && cards.length && "MutationObserver" in window) {
+    var seen = new window.MutationObserver(function () {
+      var done = Array.prototype.some.call(cards, function (c) { return c.getAttribute("data-job-finished") === "1"; });
+      if (done) { ready.hidden = false; seen.disconnect(); }
+    });
+    cards.forEach(function (c) { seen.observe(c, { attributes: true, attributeFilter: ["data-job-finished"] }); });
+  }
   // A page shown again from the back/forward cache: its forms can be used again.
   window.addEventListener("pageshow", function (ev) {
     if (!ev.persisted) { return; }
