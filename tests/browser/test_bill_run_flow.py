@@ -1,5 +1,5 @@
-"""Issue 16's "done when" for the bill run, in a real browser at desktop and phone width: staff prepare a proof,
-the Collector reads it and approves it (the bills are issued), then voids the run before mailing; a second
+"""Issue 16's "done when" for the bill run, in a real browser at desktop and phone width: staff prepare a proof
+(a background job the page follows live, issue 15), the Collector reads it and approves it (the bills are issued), then voids the run before mailing; a second
 click on a submit button sends nothing twice; axe finds no violation on any of these pages."""
 import re
 
@@ -21,7 +21,7 @@ def _no_sideways_scroll(page):
 
 
 @pytest.mark.parametrize("width", [1366, 390])
-def test_proof_approve_issue_void(page, live_server, demo_town, shot, login, width):
+def test_proof_approve_issue_void(page, live_server, demo_town, shot, login, width, run_worker):
     from stormwater.utility.models import Bill, BillRun, LedgerEntry, RunState
 
     page.set_viewport_size({"width": width, "height": 900})
@@ -33,6 +33,19 @@ def test_proof_approve_issue_void(page, live_server, demo_town, shot, login, wid
     shot(f"billrun-01-new-{w}")
     page.get_by_role("button", name="Prepare the proof").click()
     page.get_by_role("heading", name=re.compile("Bill run FY2027")).wait_for()
+    # The proof is a background job: its card waits for the worker, then follows it live (issue 15).
+    card = page.locator("section.job")
+    card.get_by_text("Waiting for a worker").first.wait_for()
+    assert "being prepared in the background" in page.locator("main").inner_text()
+    shot(f"billrun-02a-preparing-{w}")
+    run_worker()
+    card.get_by_text("Finished").wait_for()
+    assert re.search(r"\b(\d+) of \1\b", card.inner_text()), card.inner_text()  # every parcel done
+    ready = page.get_by_role("link", name="The preparation has finished: show the result")
+    ready.wait_for()
+    shot(f"billrun-02b-prepared-{w}")
+    ready.click()
+    page.get_by_role("heading", name="Proof: bills by class and ERU band").wait_for()
     main = page.locator("main").inner_text()
     assert "This is a proof" in main and "Proof: bills by class and ERU band" in main
     assert "Approve and issue" not in main  # staff do not approve

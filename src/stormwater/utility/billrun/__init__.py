@@ -21,14 +21,17 @@ States (``RunState``; TRANSITIONS below, one guarded service per arrow, each aud
   (``INSERT … SELECT``), then applies credit balances. Nothing is half-visible: before the commit nothing of
   the run shows, after it all of it.
 - ``bill_run_void`` (before mailing): reversing entries for the run's charges (and credit balances applied to
-  it), the bills marked voided (so the period can be billed again), the run "voided".
-- ``bill_run_discard``: a proof not approved is removed (its bills were never issued nor in any ledger).
+  it), the run "voided" (so the period can be billed again). No bill or installment row is changed or deleted
+  (append-only, issue 14): whether a bill counts is its run's state, and a bill's ``revision`` keeps one per
+  account and period (see ``Bill``).
+- ``bill_run_discard``: a proof not approved is set aside (its bills, never issued nor in any ledger, stay as
+  rows of the discarded run).
 - ``bill_run_prepare_later``: the page's way: the preparation as a background job (kind "bill_run"), its
   progress live on the run's page; a worker killed mid-way is taken back and resumes (``background.py``).
 - ``bill_run_issue``: the one-step path of the CLI and ``POST /api/bill-runs/``: start, prepare, approve.
 
 Invariants (tests/utility/test_bill_run.py, test_bill_run_proof.py): idempotent (re-running a billed period
-changes nothing; one live bill per account and period, a database constraint); exact cents (Decimal, the
+changes nothing; one live bill per account and period: the unique (account, period, revision)); exact cents (Decimal, the
 installments sum to the bill, association units to the parcel's fee); the ledger append-only; every step
 audited; parcels that cannot be billed are listed with why, never billed $0.
 """
