@@ -83,6 +83,11 @@ JOB = obj({"id": {"type": "integer"}, "kind": STR, "title": STR, "params": ANY_O
            "attempts": {"type": "integer"}, "task_id": {"type": ["string", "null"]},
            "log": array(obj({"at": STR, "line": STR}))}, ["id", "kind", "state", "url"])
 
+RUN_STATE = enum("preparing", "proof", "issued", "voided", "discarded", desc="docs/billing-runs.md")
+RUN = obj({"id": {"type": "integer"}, "period_label": STR, "state": RUN_STATE, "bills": {"type": "integer"},
+           "total": MONEY_OUT, "prepared_by": nullable(STR), "approved_by": nullable(STR),
+           "voided_by": nullable(STR), "void_reason": nullable(STR)}, ["id", "state"])
+
 ENDPOINTS: dict[str, list[Op] | dict[str, list[Op]]] = {
     # calculators
     "api_calc_fee": [Op("post", "The stormwater fee of a parcel (Ch. 295 Art. IV, Table 1 declining blocks)",
@@ -110,13 +115,29 @@ ENDPOINTS: dict[str, list[Op] | dict[str, list[Op]]] = {
                            response=obj({"parcels": array(PARCEL)}, ["parcels"]))],
     "api_parcel_detail": [Op("get", "One parcel with its impervious area, class and fee", response=PARCEL)],
     "api_bill_detail": [Op("get", "One bill (an owner: only their own)", response=BILL)],
-    "api_bill_run_issue": [Op("post", "Issue the bill run of a fiscal year (idempotent: a re-run bills nothing twice)",
-                              body=obj({"fiscal_year": YEAR, "issue_date": DATE}, ["fiscal_year"]), body_required=True,
-                              ok=201, extra_ok=(200,), response=ANY_OBJECT,
-                              description="201 with the new run's summary; 200 when every account was billed already.")],
-    "api_bill_run_detail": [Op("get", "A bill run's summary and its problems",
+    "api_bill_run_issue": [Op(
+        "post", "Issue the bill run of a fiscal year (idempotent: a re-run bills nothing twice), or prepare its proof",
+        body=obj({"fiscal_year": YEAR, "issue_date": DATE,
+                  "proof": {**BOOL, "description": "true: prepare the proof only, for a Collector or the Director to "
+                                                   "approve (issue 16); false (default): issue in one step (a "
+                                                   "Collector or the Director)"},
+                  "background": {**BOOL, "description": "with proof: prepare it as a background job; 202 at once"}},
+                 ["fiscal_year"]), body_required=True,
+        ok=201, extra_ok=(200, 202), response=ANY_OBJECT,
+        description="201 with the new run's summary (`state` issued, or proof); 200 when every account was billed "
+                    "already or a proof of the period waits for approval; 202 with `run_id`, `state` preparing and "
+                    "the `job` preparing it (poll its url) when `background` is true.")],
+    "api_bill_run_detail": [Op("get", "A bill run's summary, its state, its proof and its problems",
                                response=obj({"id": {"type": "integer"}, "period_label": STR, "bills": {"type": "integer"},
-                                             "total": MONEY_OUT, "problems": array(ANY_OBJECT)}, ["id"]))],
+                                             "total": MONEY_OUT, "state": RUN_STATE, "problems": array(ANY_OBJECT),
+                                             "proof": {"type": ["object", "null"]}}, ["id"]))],
+    "api_bill_run_approve": [Op("post", "Approve a proof: its bills are issued and charged (a Collector or the "
+                                        "Director; a second call changes nothing)", response=RUN)],
+    "api_bill_run_void": [Op("post", "Void an issued run before mailing: each charge reversed; the period may be "
+                                     "billed again", body=obj({"reason": TEXT}, ["reason"]), body_required=True,
+                             response=RUN)],
+    "api_bill_run_discard": [Op("post", "Discard a proof (never issued); the period may be prepared again",
+                                body=obj({"reason": TEXT}), response=RUN)],
 
     # collections
     "api_payment_post": [Op("post", "Post a payment (oldest installment first; demand → interest → principal)",

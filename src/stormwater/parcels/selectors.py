@@ -55,13 +55,16 @@ def survey_in_force(as_of: date) -> ImperviousSurvey | None:
     return ImperviousSurvey.objects.filter(surveyed_on__lte=as_of).order_by("-surveyed_on", "-id").first()
 
 
-def impervious_as_of(*, as_of: date) -> dict[int, Decimal]:
+def impervious_as_of(*, as_of: date, pk_range: tuple[int, int] | None = None) -> dict[int, Decimal]:
     """Parcel pk -> impervious ft² from the latest survey measuring it on or before ``as_of``.
 
     One query, set-based (bill runs over every parcel): rows ordered so the newest survey wins.
+    ``pk_range`` (first, last): only the parcels with a primary key in it (a bill run's slice).
     """
-    rows = (ParcelImpervious.objects.filter(survey__surveyed_on__lte=as_of)
-            .order_by("survey__surveyed_on", "survey_id").values_list("parcel_id", "impervious_sqft"))
+    rows = ParcelImpervious.objects.filter(survey__surveyed_on__lte=as_of)
+    if pk_range is not None:
+        rows = rows.filter(parcel_id__gte=pk_range[0], parcel_id__lte=pk_range[1])
+    rows = rows.order_by("survey__surveyed_on", "survey_id").values_list("parcel_id", "impervious_sqft")
     return {pid: sqft for pid, sqft in rows.iterator(chunk_size=5000)}
 
 

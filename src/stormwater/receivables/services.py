@@ -10,8 +10,9 @@ from django.db import transaction
 from stormwater.audit.services import actor_or_none as _user, audit_record
 from stormwater.rules.calendar import add_calendar_days, add_months
 from stormwater.rules.interest import interest_start
-from stormwater.rules.money import ZERO, fmt, round_cents
-from stormwater.utility.models import Account, Bill, BillRun, Component, EntryKind, Installment, LedgerEntry
+from stormwater.rules.money import ZERO, fmt, round_cents, to_decimal
+from stormwater.utility.models import (DEAD_STATES, Account, Bill, BillRun, Component, EntryKind, Installment,
+                                       LedgerEntry)
 from stormwater.utility.selectors import resolution_in_force
 
 from .ledger import account_position
@@ -53,7 +54,9 @@ def _check_open(day: date, field: str) -> None:
 
 
 def _lock(account: Account) -> Account:
-    return Account.objects.select_for_update().get(pk=account.pk)
+    # NO KEY UPDATE (PostgreSQL): serializes the writers of one account, and does not wait for the foreign-key
+    # checks (FOR KEY SHARE) of a bill run's approval posting charges to thousands of accounts at once.
+    return Account.objects.select_for_update(no_key=True).get(pk=account.pk)
 
 
 def _materialize_interest(account: Account, on: date, user) -> None:
@@ -279,7 +282,9 @@ def back_bill_issue(*, parcel, period_start: date, period_end: date, issue_date:
     prior = Bill.objects.filter(parcel=parcel, is_back_bill=True, issue_date__gt=issue_date - timedelta(days=365))
     if prior.exists():
         raise CollectionError(ERR_BACK_BILL_AGAIN.format(pid=parcel.parcel_id, day=prior.first().issue_date))
-    overlap = Bill.objects.filter(parcel=parcel, period_start__lte=period_end, period_end__gte=period_start).first()
+    # A proof waiting for approval bills the parcel too (issue 16): it counts; a voided run's bills do not.
+    overlap = Bill.all_objects.filter(parcel=parcel, run__state__in=["proof", "preparing", "issued"],
+                                      period_start__lte=period_end, period_end__gte=period_start).first()
     if overlap:
         raise CollectionError(ERR_BACK_BILL_OVERLAP.format(pid=parcel.parcel_id, start=period_start, end=period_end,
                                                            bill=overlap.number))
@@ -302,8 +307,11 @@ def back_bill_issue(*, parcel, period_start: date, period_end: date, issue_date:
     expl = (fee.explanation + f"\nBack bill for {period_start} – {period_end} ({days} of {year_days} days"
             f"{'' if days == year_days else ', prorated'}): ${fmt(amount)}. No interest or late charges of any kind "
             "apply to a back bill (Ch. 295 Art. IV billing ¶A).")
+    # The account's next revision for the period: 1, or after bills of voided runs (utility.Bill.revision).
+    revision = 1 + Bill.all_objects.filter(account=account, period_start=period_start,
+                                           run__state__in=DEAD_STATES).count()
     bill = Bill.objects.create(
-        number=f"BB-{issue_date:%Y%m%d}-{parcel.parcel_id}", run=run, account=account, parcel=parcel,
+        number=f"BB-{issue_date:%Y%m%d}-{parcel.parcel_id}", revision=revision, run=run, account=account, parcel=parcel,
         period_start=period_start, period_end=period_end, issue_date=issue_date, owner_name=parcel.owner.name,
         mailing_address=parcel.owner.mailing_address, property_class=fee.property_class.value,
         impervious_sqft=fee.impervious_sqft, erus=fee.erus, gross_fee=fee.gross_fee, credit_percent=fee.credit_percent,

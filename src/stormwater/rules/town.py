@@ -63,6 +63,12 @@ class TownConfig:
     rainfall_reference_latitude: float = 42.05
     rainfall_reference_longitude: float = -72.583
     rainfall_max_distance_miles: float = 5.0
+    # Bill runs (issue 16): a proof is approved by a Collector or Director (Perm.BILLING_APPROVE). With this
+    # true, the approver must be a different person from the one who prepared the proof, and a person may not
+    # prepare and issue in one step (POST /api/bill-runs/ without "proof"). The ordinance is silent; the
+    # default lets the Collector or Director who prepares a run approve it, as a small office needs (the
+    # role restriction already keeps staff from issuing alone). docs/billing-runs.md "Who approves".
+    bill_run_second_approver: bool = False
 
     def __post_init__(self):
         if not 1 <= self.staff_idle_minutes <= 24 * 60:
