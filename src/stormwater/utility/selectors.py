@@ -5,7 +5,8 @@ from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 
-from django.db.models import Q, QuerySet, Sum
+from django.db.models import DecimalField, OuterRef, Q, QuerySet, Subquery, Sum, Value
+from django.db.models.functions import Coalesce
 from django.http import Http404
 
 from stormwater.accounts.roles import Perm
@@ -15,7 +16,7 @@ from stormwater.rules.classes import ClassificationError, PropertyClass
 from stormwater.rules.fees import Fee, FeeTerms, compute_fee
 from stormwater.rules.money import ZERO, fmt_ratio, round_cents
 
-from .models import Account, Bill, LedgerEntry, RateResolution
+from .models import Account, Bill, Installment, LedgerEntry, RateResolution
 
 ERR_NO_OWNER = "No record owner in the Assessors' data: the bill has no one to go to (Ch. 295 Art. IV ¶B)."
 ERR_NO_AREA = "No impervious area measured for this parcel: it cannot be billed by ERUs."
@@ -154,3 +155,16 @@ def account_balance(account: Account, *, as_of: date) -> Decimal:
 
 def account_entries(account: Account) -> QuerySet[LedgerEntry]:
     return LedgerEntry.objects.filter(account=account).order_by("effective_on", "id")
+
+
+def installments_owed_for_user(*, user, as_of):
+    """The user's issued installments that still owe something as of ``as_of``, with ``owed`` (every ledger entry
+    of the installment effective by then: principal, interest posted, demand charges, less payments, credits and
+    abatements). One query whatever the number of bills."""
+    owed = (LedgerEntry.objects.filter(installment=OuterRef("pk"), effective_on__lte=as_of).order_by()
+            .values("installment").annotate(s=Sum("amount")).values("s"))
+    money = DecimalField(max_digits=14, decimal_places=2)
+    return (Installment.objects.filter(bill__in=bills_for_user(user=user).values("pk"), issue_date__lte=as_of)
+            .annotate(owed=Coalesce(Subquery(owed, output_field=money), Value(0, output_field=money)))
+            .filter(owed__gte=Decimal("0.005"))  # a sum of cents; SQLite may add float noise
+            .select_related("bill", "bill__parcel").order_by("due_date", "bill__number", "seq"))
