@@ -53,7 +53,7 @@ def construction_items(ctx: QueueContext):
             title=_title(p),
             action=("Storm inspection of the erosion controls (within 24 hours)" if storm
                     else "Routine inspection of the erosion controls"),
-            due=timezone.localtime(d.due_at).date(), overdue=d.due_at < ctx.now, due_at=d.due_at if storm else None,
+            due=timezone.localtime(d.due_at).date(), overdue=d.due_at < ctx.now, due_at=timezone.localtime(d.due_at) if storm else None,
             record_url=url, record_label=p.case.number,
             act_url=reverse("construction_report", args=[p.case.number]) + f"?kind={kind.value}",
             citation=d.citation, perms=(Perm.INSPECT,), user_ids=_ids([p.esc_inspector_id], _permittee(p)),
@@ -70,7 +70,7 @@ def construction_items(ctx: QueueContext):
         yield WorkItem(
             source="construction", kind=f"construction.inspection.{n.kind}", title=_title(p),
             action=f"{n.get_kind_display()}: inspect and file the report", due=when.date(),
-            overdue=when.date() < ctx.today, due_at=n.scheduled_at, record_url=url, record_label=p.case.number,
+            overdue=when.date() < ctx.today, due_at=when, record_url=url, record_label=p.case.number,
             act_url=reverse("construction_report", args=[p.case.number]) + f"?kind={n.kind}",
             citation="§ 380-16 C(3)–(4)", perms=(Perm.INSPECT,),
             user_ids=_ids([p.design_engineer_id], _permittee(p)), party="design engineer", category="inspection",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 from datetime import timedelta
+from datetime import timezone as dt_timezone
 
 from django.utils import timezone
 from icalendar import Calendar, Event
@@ -40,8 +41,10 @@ def queue_calendar(queue: Queue, *, name: str, absolute) -> bytes:
         ev.add("uid", item_uid(item))
         ev.add("dtstamp", stamp)
         if item.due_at is not None:
-            ev.add("dtstart", item.due_at)
-            ev.add("dtend", item.due_at + STORM_EVENT)
+            # in UTC (…Z): valid without a VTIMEZONE block; every client shows it in the reader's own zone
+            start = item.due_at.astimezone(dt_timezone.utc)
+            ev.add("dtstart", start)
+            ev.add("dtend", start + STORM_EVENT)
         else:
             ev.add("dtstart", item.due)
             ev.add("dtend", item.due + timedelta(days=1))
