@@ -21,6 +21,8 @@ def today(at):
 
 
 _SEQ = itertools.count(1)
+TITLES = {"RC": "Credit for a rain garden", "PP": "Stormwater permit", "CP": "Stormwater permit",
+          "CC": "Construction oversight", "SS": "O&M of the detention basin", "SF": "Failure to maintain the basin"}
 
 
 def _case(kind: str, status: str, n: int, prefix: str, **kw):
@@ -28,7 +30,8 @@ def _case(kind: str, status: str, n: int, prefix: str, **kw):
 
     nums = [next(_SEQ) for _ in range(n)]
     return Case.objects.bulk_create([Case(kind=kind, status=status, number=f"{prefix}-2026-{i:05d}",
-                                          title=f"{prefix} test {i}", filed_on=TODAY - timedelta(days=10), **kw)
+                                          title=f"{TITLES.get(prefix, prefix)}, {10 + i} Elm St",
+                                          filed_on=TODAY - timedelta(days=10), **kw)
                                      for i in nums])
 
 

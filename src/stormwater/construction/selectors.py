@@ -61,7 +61,7 @@ def next_due_by_project(projects) -> dict[int, Due | None]:
     for e in (RainEvent.objects.filter(project_id__in=[k for k, v in last.items() if v is not None])
               .filter(ended_at__gt=_last_erosion_at(OuterRef("project_id"))).order_by("ended_at", "id")):
         storms.setdefault(e.project_id, []).append(
-            Storm(ended_at=e.ended_at, rain_in=float(e.rain_in), snow_in=float(e.snow_in)))
+            Storm(ended_at=timezone.localtime(e.ended_at), rain_in=float(e.rain_in), snow_in=float(e.snow_in)))
     out: dict[int, Due | None] = {}
     for p in projects:
         at = last.get(p.pk)

@@ -8,7 +8,7 @@ from datetime import date, datetime, timedelta
 from django.db.models import Count
 from django.utils import timezone
 
-from stormwater.accounts.roles import Perm
+from stormwater.accounts.roles import Perm, Role
 
 from .registry import Queue, QueueContext, WorkItem, collect
 from .services import SECRET_PREFIX, feed_key_hash
@@ -102,10 +102,11 @@ def _inspections_chart(queue: Queue) -> Chart:
     today = queue.today
     days = [today + timedelta(days=k) for k in range(7)]
     late = sum(1 for i in items if i.due < today)
-    counts = [("Overdue", late)] + [(f"{d:%a %-d}", sum(1 for i in items if i.due == d)) for d in days]
+    counts = [("Late", late)] + [(f"{d:%a %-d}", sum(1 for i in items if i.due == d)) for d in days]
     return Chart(title="Inspections due this week, by day", kind="vbars",
-                 geometry=charts.vbars(counts, width=560, height=200, money=False),
-                 rows=[(label, f"{n:,}") for label, n in counts], headers=("Day", "Inspections due"),
+                 geometry=charts.vbars(counts, width=460, height=180, money=False),
+                 rows=[("Overdue" if label == "Late" else label, f"{n:,}") for label, n in counts],
+                 headers=("Day", "Inspections due"),
                  note="Routine and storm inspections of the erosion controls and the design engineer's noticed "
                       "inspections (CGP 2022 Part 4; § 380-16 C).")
 
@@ -121,7 +122,7 @@ def _permits_chart() -> Chart | None:
         return None
     return Chart(title="Permit files by status", kind="hbars",
                  geometry=charts.hbars([(label, [n]) for label, n in rows], series=["Files"], money=False,
-                                       width=560, label_w=220),
+                                       width=380, label_w=160),
                  rows=[(label, f"{n:,}") for label, n in rows], headers=("Status", "Files"))
 
 
@@ -135,7 +136,7 @@ def _collected_chart(today: date) -> Chart:
     pct = f"{collected / billed * 100:.0f} %" if billed else "—"
     return Chart(title=f"Collected against billed, FY{fy} to date", kind="hbars",
                  geometry=charts.hbars([(f"FY{fy}", [billed, collected])], series=["Billed", "Collected"],
-                                       width=560, label_w=80),
+                                       width=380, label_w=60),
                  rows=[("Billed", f"${billed:,.2f}"), ("Collected", f"${collected:,.2f}"), ("Collected share", pct)],
                  headers=("", f"FY{fy}"),
                  note="Fees billed for the fiscal year (bills whose period starts in it) and fee receipts since "
@@ -154,7 +155,7 @@ def home_for(*, user, today: date | None = None, now: datetime | None = None) ->
     home = Home(queue=queue, tiles=queue_tiles(queue))
     if user.can(Perm.STEWARDSHIP):
         home.tiles.append(_certifications_tile(queue))
-    if user.can(Perm.INSPECT) or (user.can(Perm.INSPECTION_FILE) and inspections_this_week(queue)):
+    if user.can(Perm.INSPECT) or (user.role == Role.CONSULTANT and inspections_this_week(queue)):
         home.charts.append(_inspections_chart(queue))
     if user.can(Perm.PERMIT_VIEW_ALL):
         c = _permits_chart()
