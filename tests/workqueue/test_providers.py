@@ -104,13 +104,19 @@ def test_collections_commitments_ripe_and_bills_past_due(today, personas, make_b
     assert kinds(personas["staff"], "collections") == [] and kinds(personas["owner"], "collections") == []
 
 
-def test_bill_run_awaiting_approval():
-    pytest.importorskip("stormwater.utility.models", reason="")
+def test_bill_run_awaiting_approval(today, personas, resolution):
+    """The hook in utility/workqueue.py::bill_run_items: a proof waiting for approval reaches those who approve."""
     from stormwater.utility import models
 
     if not hasattr(models, "RunState"):
         pytest.skip("bill run proof/approve states arrive with the billrun slice (utility.models.RunState)")
-    raise AssertionError("the billrun slice has landed: write this test against its proof state")
+    models.BillRun.objects.create(period_label="FY2028", period_start=date(2027, 7, 1), period_end=date(2028, 6, 30),
+                                  issue_date=date(2026, 11, 20), resolution=resolution, state=models.RunState.PROOF,
+                                  bill_count=12, total_billed="640.00")
+    for who in ("director", "collector"):
+        items = work_queue_for_user(user=personas[who], sources=["bill_runs"]).items
+        assert [i.kind for i in items] == ["bill_run.approve"] and items[0].due == date(2026, 11, 20), who
+    assert kinds(personas["owner"], "bill_runs") == [] and kinds(personas["inspector"], "bill_runs") == []
 
 
 def test_queue_is_sorted_overdue_first_then_by_due_date_undated_last(today, personas, make_relief, make_construction,

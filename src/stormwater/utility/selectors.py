@@ -5,8 +5,7 @@ from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 
-from django.db.models import DecimalField, OuterRef, Q, QuerySet, Subquery, Sum, Value
-from django.db.models.functions import Coalesce
+from django.db.models import Q, QuerySet, Sum
 from django.http import Http404
 
 from stormwater.accounts.roles import Perm
@@ -16,7 +15,7 @@ from stormwater.rules.classes import ClassificationError, PropertyClass
 from stormwater.rules.fees import Fee, FeeTerms, compute_fee
 from stormwater.rules.money import ZERO, fmt_ratio, round_cents
 
-from .models import Account, Bill, Installment, LedgerEntry, RateResolution
+from .models import Account, Bill, LedgerEntry, RateResolution
 
 ERR_NO_OWNER = "No record owner in the Assessors' data: the bill has no one to go to (Ch. 295 Art. IV ¶B)."
 ERR_NO_AREA = "No impervious area measured for this parcel: it cannot be billed by ERUs."
@@ -161,6 +160,11 @@ def installments_owed_for_user(*, user, as_of):
     """The user's issued installments that still owe something as of ``as_of``, with ``owed`` (every ledger entry
     of the installment effective by then: principal, interest posted, demand charges, less payments, credits and
     abatements). One query whatever the number of bills."""
+    from django.db.models import DecimalField, OuterRef, Subquery, Value
+    from django.db.models.functions import Coalesce
+
+    from .models import Installment
+
     owed = (LedgerEntry.objects.filter(installment=OuterRef("pk"), effective_on__lte=as_of).order_by()
             .values("installment").annotate(s=Sum("amount")).values("s"))
     money = DecimalField(max_digits=14, decimal_places=2)
