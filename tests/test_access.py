@@ -38,7 +38,10 @@ PUBLIC = {"login", "logout", "healthz",
           # credits — the public facts the fee is computed from; never owner names, bills or cases.
           "portal_home", "portal_parcel_search", "portal_parcel", "portal_parcel_geojson", "portal_signup",
           # The JSON API's contract (issue 15): the OpenAPI document and its reference page describe the API.
-          "api_openapi", "api_docs"}
+          "api_openapi", "api_docs",
+          # A person's work queue as an iCalendar feed (issue 16): calendar clients send no cookie, so the secret,
+          # revocable link is the credential (stormwater.workqueue.selectors.calendar_feed_user; 404 otherwise).
+          "work_queue_ical"}
 
 
 def test_only_the_expected_urls_are_public():

@@ -90,6 +90,11 @@ urlpatterns += workbench_urlpatterns
 from stormwater.jobs.urls import urlpatterns as jobs_urlpatterns  # noqa: E402
 urlpatterns += jobs_urlpatterns
 
+# The work queue (stormwater.workqueue, issue 16): every app's clocks for each role, as a page, JSON and a
+# calendar feed; spread in, flat checked URLPatterns.
+from stormwater.workqueue.urls import urlpatterns as workqueue_urlpatterns  # noqa: E402
+urlpatterns += workqueue_urlpatterns
+
 # The e-mail outbox for staff (stormwater.notices): notices to check; spread in, flat checked URLPatterns.
 from stormwater.notices.urls import urlpatterns as notices_urlpatterns  # noqa: E402
 urlpatterns += notices_urlpatterns

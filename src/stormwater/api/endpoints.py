@@ -21,6 +21,11 @@ from .schema import (ANY_OBJECT, BOOL, DATE, DATETIME, MONEY_OUT, NUMBER_OUT, ST
                      nullable, num, obj, whole)
 
 YEAR = whole(2000, 2100, "a fiscal year (July–June), e.g. 2027")
+WORK_ITEM = obj({"source": STR, "kind": STR, "title": STR, "action": STR, "due": nullable(DATE),
+                 "due_at": nullable(DATETIME), "overdue": BOOL, "days_left": {"type": ["integer", "null"]},
+                 "record": obj({"label": STR, "url": STR}, ["label", "url"]), "act_url": STR, "who_acts": STR,
+                 "perms": array(STR), "citation": STR, "category": STR, "detail": STR},
+                ["source", "kind", "title", "action", "due", "overdue", "record", "act_url", "who_acts", "citation"])
 ID = whole(1, 2**31 - 1)
 
 # --- calculators (public: they compute from what is sent and read no records) -----------------------------
@@ -312,6 +317,20 @@ ENDPOINTS: dict[str, list[Op] | dict[str, list[Op]]] = {
                                 "caller's role may not start that kind.")],
     "api_job_detail": [Op("get", "One job: state, progress (done of total), result, error, file, last log lines",
                           response=JOB)],
+
+    # the work queue (stormwater.workqueue, issue 16)
+    "api_work_queue": [Op("get", "The caller's work queue: everything with a clock their role acts on or they are a "
+                                 "party to, overdue first, then by due date",
+                          query={"source": enum("relief", "permits", "construction", "stewardship", "collections",
+                                                "bills", "bill_runs",
+                                                desc="keep one app's items (repeat the parameter for several)")},
+                          response=obj({"as_of": DATE, "count": whole(0), "overdue": whole(0), "failed": array(STR),
+                                        "items": array(WORK_ITEM)},
+                                       ["as_of", "count", "overdue", "failed", "items"]),
+                          description="Each item: what to do (action), by when (due; due_at when the rule counts "
+                                      "hours), overdue, days_left, the record and the act's URL, who acts, the "
+                                      "permissions that act on it and the citation of the clock's source. 400 names "
+                                      "an unknown source. Works with an API token (the token's role).")],
 
     # the contract itself
     "api_openapi": [Op("get", "This document (OpenAPI 3.1)")],

@@ -6,14 +6,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, datetime
 
-from django.db.models import Q, QuerySet
+from django.db.models import OuterRef, Q, QuerySet, Subquery
 from django.http import Http404
 from django.utils import timezone
 
 from stormwater.accounts.roles import Perm
 from stormwater.rules.inspections import Due, Storm, next_inspection_due, stabilization_due
 
-from .models import EROSION_KINDS, ConstructionProject, DisturbedArea, Inspection, Surety
+from .models import EROSION_KINDS, ConstructionProject, DisturbedArea, Inspection, RainEvent, Surety
 
 ERR_NOT_FOUND = "No such construction file."
 
@@ -41,16 +41,37 @@ def next_due(project: ConstructionProject) -> Due | None:
     """The next erosion-control inspection due (CGP 2022 Part 4 via rules.inspections), counted from the
     last erosion-control inspection (the first being the one before the start, § 380-16 C(4)(b)[1]).
     None until that first inspection is filed or once the certificate is issued."""
-    if project.certificate_on is not None:
-        return None
-    last = last_erosion_inspection(project)
-    if last is None:
-        return None
-    storms = [Storm(ended_at=e.ended_at, rain_in=float(e.rain_in), snow_in=float(e.snow_in))
-              for e in project.rain_events.filter(ended_at__gt=last.inspected_at)]
-    return next_inspection_due(frequency=project.frequency, last_inspection_at=timezone.localtime(last.inspected_at),
-                               sensitive_waters=project.sensitive_waters, storms=storms,
-                               stabilized_on=project.stabilized_on, frozen=project.frozen)
+    return next_due_by_project([project]).get(project.pk)
+
+
+def _last_erosion_at(project_ref):
+    return Subquery(Inspection.objects.filter(project=project_ref, kind__in=[k.value for k in EROSION_KINDS])
+                    .order_by("-inspected_at").values("inspected_at")[:1])
+
+
+def next_due_by_project(projects) -> dict[int, Due | None]:
+    """``next_due`` of many projects in two queries whatever their number (the work queue, the inspector's
+    day): each project's last erosion-control inspection and the storms after it, then the pure rule."""
+    pks = [p.pk for p in projects if p.certificate_on is None]
+    if not pks:
+        return {}
+    last = dict(ConstructionProject.objects.filter(pk__in=pks).annotate(last_at=_last_erosion_at(OuterRef("pk")))
+                .values_list("pk", "last_at"))
+    storms: dict[int, list[Storm]] = {}
+    for e in (RainEvent.objects.filter(project_id__in=[k for k, v in last.items() if v is not None])
+              .filter(ended_at__gt=_last_erosion_at(OuterRef("project_id"))).order_by("ended_at", "id")):
+        storms.setdefault(e.project_id, []).append(
+            Storm(ended_at=timezone.localtime(e.ended_at), rain_in=float(e.rain_in), snow_in=float(e.snow_in)))
+    out: dict[int, Due | None] = {}
+    for p in projects:
+        at = last.get(p.pk)
+        if p.certificate_on is not None or at is None:
+            out[p.pk] = None
+            continue
+        out[p.pk] = next_inspection_due(frequency=p.frequency, last_inspection_at=timezone.localtime(at),
+                                        sensitive_waters=p.sensitive_waters, storms=storms.get(p.pk, []),
+                                        stabilized_on=p.stabilized_on, frozen=p.frozen)
+    return out
 
 
 @dataclass(frozen=True)
@@ -78,8 +99,10 @@ def inspections_overdue(*, now: datetime | None = None) -> list[tuple[Constructi
     """Projects under way whose next erosion-control inspection is past due."""
     now = now or timezone.now()
     out = []
-    for p in ConstructionProject.objects.filter(certificate_on__isnull=True, started_on__isnull=False):
-        d = next_due(p)
+    projects = list(ConstructionProject.objects.filter(certificate_on__isnull=True, started_on__isnull=False))
+    dues = next_due_by_project(projects)
+    for p in projects:
+        d = dues.get(p.pk)
         if d is not None and d.due_at is not None and d.due_at < now:
             out.append((p, d))
     return out

@@ -244,3 +244,21 @@ def account_balance(account: Account, *, as_of: date) -> Decimal:
 
 def account_entries(account: Account) -> QuerySet[LedgerEntry]:
     return LedgerEntry.objects.filter(account=account).order_by("effective_on", "id")
+
+
+def installments_owed_for_user(*, user, as_of):
+    """The user's issued installments that still owe something as of ``as_of``, with ``owed`` (every ledger entry
+    of the installment effective by then: principal, interest posted, demand charges, less payments, credits and
+    abatements). One query whatever the number of bills."""
+    from django.db.models import DecimalField, OuterRef, Subquery, Value
+    from django.db.models.functions import Coalesce
+
+    from .models import Installment
+
+    owed = (LedgerEntry.objects.filter(installment=OuterRef("pk"), effective_on__lte=as_of).order_by()
+            .values("installment").annotate(s=Sum("amount")).values("s"))
+    money = DecimalField(max_digits=14, decimal_places=2)
+    return (Installment.objects.filter(bill__in=bills_for_user(user=user).values("pk"), issue_date__lte=as_of)
+            .annotate(owed=Coalesce(Subquery(owed, output_field=money), Value(0, output_field=money)))
+            .filter(owed__gte=Decimal("0.005"))  # a sum of cents; SQLite may add float noise
+            .select_related("bill", "bill__parcel").order_by("due_date", "bill__number", "seq"))
