@@ -73,6 +73,8 @@ class InspectionKind(models.TextChoices):
 
 
 EROSION_KINDS = {InspectionKind.EROSION_PRE_START, InspectionKind.EROSION_ROUTINE, InspectionKind.EROSION_STORM}
+# The inspections on the CGP 2022 Part 4.2 routine schedule; a storm inspection does not move it.
+ROUTINE_KINDS = {InspectionKind.EROSION_PRE_START, InspectionKind.EROSION_ROUTINE}
 # § 380-16 C(3): "All other inspections shall be conducted by the project design engineer … [who] shall
 # notify the DPW Director at least 24 hours prior to each inspection."
 ENGINEER_KINDS = {InspectionKind.PRE_BURY, InspectionKind.WALK_THROUGH, InspectionKind.FINAL, InspectionKind.PERIODIC}

@@ -11,9 +11,9 @@ from django.http import Http404
 from django.utils import timezone
 
 from stormwater.accounts.roles import Perm
-from stormwater.rules.inspections import Due, Storm, next_inspection_due, stabilization_due
+from stormwater.rules.inspections import Due, Storm, inspections_due, next_inspection_due, stabilization_due
 
-from .models import EROSION_KINDS, ConstructionProject, DisturbedArea, Inspection, Surety
+from .models import EROSION_KINDS, ROUTINE_KINDS, ConstructionProject, DisturbedArea, Inspection, Surety
 
 ERR_NOT_FOUND = "No such construction file."
 
@@ -37,20 +37,41 @@ def last_erosion_inspection(project: ConstructionProject) -> Inspection | None:
     return project.inspections.filter(kind__in=[k.value for k in EROSION_KINDS]).order_by("-inspected_at").first()
 
 
-def next_due(project: ConstructionProject) -> Due | None:
-    """The next erosion-control inspection due (CGP 2022 Part 4 via rules.inspections), counted from the
-    last erosion-control inspection (the first being the one before the start, § 380-16 C(4)(b)[1]).
-    None until that first inspection is filed or once the certificate is issued."""
+def last_routine_inspection(project: ConstructionProject) -> Inspection | None:
+    """The last inspection on the CGP routine schedule: the one before the start or a routine one. A storm
+    inspection is not one (CGP 2022 Part 4.2(b): every 14 days AND within 24 hours of a storm)."""
+    return project.inspections.filter(kind__in=[k.value for k in ROUTINE_KINDS]).order_by("-inspected_at").first()
+
+
+def dues(project: ConstructionProject) -> list[Due]:
+    """Every erosion-control inspection owed now, earliest first: the routine one (counted from the last
+    routine-schedule inspection) and a pending storm one (rules.inspections.inspections_due), in local time.
+    Empty until the inspection before the start is filed (§ 380-16 C(4)(b)[1]) or once the certificate is issued."""
     if project.certificate_on is not None:
-        return None
+        return []
+    routine = last_routine_inspection(project)
+    if routine is None:
+        return []
     last = last_erosion_inspection(project)
-    if last is None:
+    storms = [Storm(ended_at=timezone.localtime(e.ended_at), rain_in=float(e.rain_in), snow_in=float(e.snow_in))
+              for e in project.rain_events.filter(ended_at__gt=routine.inspected_at)]
+    return inspections_due(frequency=project.frequency, last_routine_at=timezone.localtime(routine.inspected_at),
+                           last_inspection_at=timezone.localtime(last.inspected_at), sensitive_waters=project.sensitive_waters,
+                           storms=storms, stabilized_on=project.stabilized_on, frozen=project.frozen)
+
+
+def next_due(project: ConstructionProject) -> Due | None:
+    """The next erosion-control inspection due (the earliest of ``dues``; a "suspended" Due under CGP 4.4.3(a)).
+    None until the inspection before the start is filed or once the certificate is issued."""
+    if project.certificate_on is not None or last_routine_inspection(project) is None:
         return None
-    storms = [Storm(ended_at=e.ended_at, rain_in=float(e.rain_in), snow_in=float(e.snow_in))
-              for e in project.rain_events.filter(ended_at__gt=last.inspected_at)]
-    return next_inspection_due(frequency=project.frequency, last_inspection_at=timezone.localtime(last.inspected_at),
-                               sensitive_waters=project.sensitive_waters, storms=storms,
-                               stabilized_on=project.stabilized_on, frozen=project.frozen)
+    found = dues(project)
+    if found:
+        return found[0]
+    routine = last_routine_inspection(project)
+    return next_inspection_due(frequency=project.frequency, last_inspection_at=timezone.localtime(routine.inspected_at),
+                               sensitive_waters=project.sensitive_waters, stabilized_on=project.stabilized_on,
+                               frozen=project.frozen)
 
 
 @dataclass(frozen=True)

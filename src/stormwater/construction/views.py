@@ -89,7 +89,7 @@ def construction_detail(request, number: str):
     site = p.permit.stewardship_sites.order_by("id").first()
     can_manage = u.can(Perm.CONSTRUCTION_MANAGE)
     ctx = {
-        "p": p, "case": p.case, "app": p.permit, "site": site, "due": selectors.next_due(p),
+        "p": p, "case": p.case, "app": p.permit, "site": site, "due": selectors.next_due(p), "dues": selectors.dues(p),
         "areas": selectors.areas(p), "inspections": p.inspections.select_related("document", "notice", "storm"),
         "notices": p.notices.all(), "rain": p.rain_events.all(), "violations": p.violations.all(),
         "orders": p.stop_work_orders.prefetch_related("violations"), "open_order": services.stop_work_open(p),
