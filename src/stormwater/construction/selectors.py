@@ -43,21 +43,31 @@ def last_routine_inspection(project: ConstructionProject) -> Inspection | None:
     return project.inspections.filter(kind__in=[k.value for k in ROUTINE_KINDS]).order_by("-inspected_at").first()
 
 
+def dues_from(project: ConstructionProject, inspections, rain_events) -> list[Due]:
+    """``dues`` computed from the project's inspections and rain events as given (lists a caller prefetched for
+    many projects at once: the inspector's day, construction.field)."""
+    if project.certificate_on is not None:
+        return []
+    routine_kinds, erosion_kinds = {k.value for k in ROUTINE_KINDS}, {k.value for k in EROSION_KINDS}
+    routine = max((i.inspected_at for i in inspections if i.kind in routine_kinds), default=None)
+    if routine is None:
+        return []
+    last = max(i.inspected_at for i in inspections if i.kind in erosion_kinds)
+    storms = [Storm(ended_at=timezone.localtime(e.ended_at), rain_in=float(e.rain_in), snow_in=float(e.snow_in))
+              for e in rain_events if e.ended_at > routine]
+    return inspections_due(frequency=project.frequency, last_routine_at=timezone.localtime(routine),
+                           last_inspection_at=timezone.localtime(last), sensitive_waters=project.sensitive_waters,
+                           storms=storms, stabilized_on=project.stabilized_on, frozen=project.frozen)
+
+
 def dues(project: ConstructionProject) -> list[Due]:
     """Every erosion-control inspection owed now, earliest first: the routine one (counted from the last
     routine-schedule inspection) and a pending storm one (rules.inspections.inspections_due), in local time.
     Empty until the inspection before the start is filed (§ 380-16 C(4)(b)[1]) or once the certificate is issued."""
     if project.certificate_on is not None:
         return []
-    routine = last_routine_inspection(project)
-    if routine is None:
-        return []
-    last = last_erosion_inspection(project)
-    storms = [Storm(ended_at=timezone.localtime(e.ended_at), rain_in=float(e.rain_in), snow_in=float(e.snow_in))
-              for e in project.rain_events.filter(ended_at__gt=routine.inspected_at)]
-    return inspections_due(frequency=project.frequency, last_routine_at=timezone.localtime(routine.inspected_at),
-                           last_inspection_at=timezone.localtime(last.inspected_at), sensitive_waters=project.sensitive_waters,
-                           storms=storms, stabilized_on=project.stabilized_on, frozen=project.frozen)
+    inspections = list(project.inspections.filter(kind__in=[k.value for k in EROSION_KINDS]).only("kind", "inspected_at"))
+    return dues_from(project, inspections, list(project.rain_events.all()))
 
 
 def next_due(project: ConstructionProject) -> Due | None:
