@@ -63,6 +63,8 @@ def test_the_storm_time_prints_in_local_time(july, client_for, personas, at):
     assert "2026-07-05 18:00" in page and "2026-07-05 22:00" not in page
     j = client_for(personas["inspector"]).get(f"/api/construction/{project.case.number}/").json()
     assert j["next_inspection"]["due_at"] == "2026-07-06T18:00:00-04:00"
+    assert [d["due_at"] for d in j["inspections_due"]] == ["2026-07-06T18:00:00-04:00", "2026-07-15T23:59:59-04:00"]
+    assert j["inspections"][0]["at"] == "2026-07-01T10:00:00-04:00"
 
 
 # --- the 24-hour window across daylight-saving time: 24 elapsed hours (CGP 2022 Part 4.2 "within 24 hours") ------

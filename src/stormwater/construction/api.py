@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from django.http import JsonResponse
+from django.utils import timezone
 
 from stormwater.accounts.access import require_perm
 from stormwater.rules.money import fmt
@@ -28,7 +29,7 @@ def _project(p) -> dict:
         "surety": None if surety is None else {"amount": fmt(surety.amount), "held": fmt(services.surety_held(surety))},
         "violations_unresolved": [f"V{v.pk}" for v in p.violations.all() if not v.resolved],
         "certificate_missing": services.final_submissions_missing(p) if p.certificate_on is None else [],
-        "inspections": [{"kind": i.kind, "at": i.inspected_at.isoformat(), "evaluation": i.evaluation}
+        "inspections": [{"kind": i.kind, "at": timezone.localtime(i.inspected_at).isoformat(), "evaluation": i.evaluation}
                         for i in p.inspections.all()],
     }
 

@@ -157,8 +157,8 @@
 
   /* ---------------------------------------------------------------- the outbox as the person sees it */
   function describe(rec) {
-    return (rec.title || "Report") + " · " + (rec.site || rec.number) + " · written " +
-      new Date(rec.created).toLocaleString("en-US", {month: "short", day: "numeric", hour: "2-digit", minute: "2-digit"});
+    var when = (rec.fields.filter(function (f) { return f[0] === "inspected_at"; })[0] || [])[1] || "";
+    return (rec.title || "Report") + " · " + (rec.site || rec.number) + (when ? " · inspected " + when.replace("T", " ") : "");
   }
   var STATUS_TEXT = {waiting: "Waiting to be sent", sending: "Sending…", error: "Not sent yet",
                      refused: "Refused: needs your changes", conflict: "The file changed: check before sending",
@@ -200,7 +200,7 @@
     return li;
   }
   function button(text, fn, cls) {
-    var b = el("button", {type: "button", "class": cls || ""}, text);
+    var b = el("button", {type: "button", "class": cls || "primary"}, text);
     b.addEventListener("click", function () { Promise.resolve(fn()).then(render); });
     return b;
   }
@@ -236,6 +236,7 @@
             li.appendChild(el("strong", {}, s.message));
             li.appendChild(document.createTextNode(" "));
             if (s.url) { li.appendChild(el("a", {href: s.url}, "The report")); }
+            if (s.pdf) { li.appendChild(document.createTextNode(" · ")); li.appendChild(el("a", {href: s.pdf}, "PDF")); }
             ul3.appendChild(li);
           });
           page.appendChild(ul3);

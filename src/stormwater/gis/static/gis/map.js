@@ -106,10 +106,12 @@
     pts.slice().sort(function (a, b) { return (a.order == null ? 1e9 : a.order) - (b.order == null ? 1e9 : b.order); })
       .forEach(function (p) {
         var color = ROUTE_COLORS[p.cat] || "#0b4f6c", label = p.order === 0 ? "S" : (p.order == null ? "" : String(p.order));
-        var icon = L.divIcon({className: "route-pin", html: "", iconSize: [28, 28], iconAnchor: [14, 14]});
-        var m = L.marker([p.lat, p.lon], {icon: icon, keyboard: false, title: ""}).addTo(map);
-        var pin = m.getElement();
-        if (pin) { pin.textContent = label; pin.style.background = color; }
+        var pin = document.createElement("span");
+        pin.className = "route-pin-label";
+        pin.textContent = label;
+        pin.style.background = color;
+        var icon = L.divIcon({className: "route-pin", html: pin, iconSize: [28, 28], iconAnchor: [14, 14]});
+        var m = L.marker([p.lat, p.lon], {icon: icon, keyboard: false}).addTo(map);
         var tip = document.createElement("span");
         tip.textContent = (label ? label + ". " : "") + p.name + (p.cat === "start" ? "" : " (" + p.cat + ")");
         m.bindTooltip(tip);
