@@ -225,18 +225,21 @@ def test_the_outbox_endpoint_answers_conflicts_refusals_and_sign_in(day, client_
 def test_the_desk_form_posts_without_script(day, client_for, personas):
     project, storm = day
     c = client_for(personas["inspector"])
-    data = _post(project, storm, signature_method="typed", attest="1", signed_name="Ivy Inspector", client_key="")
-    data.pop("signature_png")
-    r = c.post(f"/construction/{project.case.number}/report/", data)
+
+    def data(**kw):
+        d = _post(project, storm, **{"signature_method": "typed", "attest": "1", "signed_name": "Ivy Inspector",
+                                     "client_key": "", **kw})
+        d.pop("signature_png")
+        return d
+    # refused: typed without the attestation; the form keeps what was typed and asks for the photos again
+    r = c.post(f"/construction/{project.case.number}/report/", data(attest=""))
+    html = r.content.decode()
+    assert r.status_code == 200 and "Tick “I attest that this report is true" in html and "Choose the photos again" in html
+    assert 'value="Clearing, 68 °F"' in html and not Inspection.objects.filter(kind="erosion_storm").exists()
+    r = c.post(f"/construction/{project.case.number}/report/", data())
     insp = Inspection.objects.get(kind="erosion_storm")
     assert r.status_code == 302 and r.url == f"/construction/{project.case.number}/inspections/{insp.pk}/"
     assert insp.signature_method == "typed" and insp.client_key is None and insp.photos.count() == 2
-    # refused: typed without the attestation; the form keeps what was typed and asks for the photos again
-    data.update(attest="")
-    r = c.post(f"/construction/{project.case.number}/report/", data)
-    html = r.content.decode()
-    assert r.status_code == 200 and "Tick the attestation" in html and "Choose the photos again" in html
-    assert 'value="Clearing, 68 °F"' in html
 
 
 def test_service_worker_and_manifest(client):

@@ -4,6 +4,8 @@ field pages work offline (a web app manifest and a service worker, both static f
 worker's scope is /field/). Thin: parse, call one service or selector, render."""
 from __future__ import annotations
 
+from datetime import timedelta
+
 from django.contrib import messages
 from django.contrib.staticfiles import finders
 from django.db import IntegrityError
@@ -90,7 +92,7 @@ def field_week(request):
         "days": list(days.items()), "now": timezone.localtime(now), "mode": "week",
         "points": [{"lat": s.position[0], "lon": s.position[1], "name": s.project.permit.site_address,
                     "cat": "overdue" if s.overdue else "due this week"} for s in stops if s.position is not None],
-        "offline_urls": forms, "end": timezone.localdate(now) + timezone.timedelta(days=6)}))
+        "offline_urls": forms, "end": timezone.localdate(now) + timedelta(days=6)}))
 
 
 @require_perm(Perm.INSPECTION_FILE)
@@ -116,7 +118,8 @@ def report_form(request, number: str, *, field_url: bool):
                                                        seen_last=reportform._int(f.get("seen_last")), kind=rep.kind,
                                                        storm_id=rep.storm_id, inspected_at=rep.inspected_at)
             if not conflicts:
-                insp = reporting.inspection_report_file(project=p, report=rep, acting_user=request.user)
+                insp = reporting.inspection_report_file(project=p, report=rep, acting_user=request.user,
+                                                        signature_required=True)
         except reporting.AlreadyFiled as e:
             messages.info(request, "This report was already filed.")
             return redirect("construction_inspection", number=number, inspection_id=e.inspection.pk)
@@ -177,7 +180,8 @@ def field_report_submit(request):
         if conflicts:
             return JsonResponse({"status": "conflict", "conflicts": conflicts}, status=409)
     try:
-        insp = reporting.inspection_report_file(project=p, report=rep, acting_user=request.user)
+        insp = reporting.inspection_report_file(project=p, report=rep, acting_user=request.user,
+                                                signature_required=True)
     except reporting.AlreadyFiled as e:
         return _filed(e.inspection, "already_filed", 200)
     except IntegrityError:

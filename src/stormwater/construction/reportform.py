@@ -13,7 +13,7 @@ from django.utils import timezone
 from stormwater.web.postdata import date_value
 
 from .models import Condition, ControlKind, Evaluation, InspectionKind, SignatureMethod
-from .reporting import ERR_SIGNATURE, ReportInput, RowInput, SignatureInput
+from .reporting import ReportInput, RowInput, SignatureInput
 
 K = InspectionKind
 EROSION_FORM = [K.EROSION_PRE_START.value, K.EROSION_ROUTINE.value, K.EROSION_STORM.value]
@@ -31,7 +31,6 @@ SECTIONS: dict[str, list[str]] = {
 MAX_ROWS = 300
 ERR_PRECIP = "{field}: {value!r} is not a depth in inches (0 to 99.99)."
 ERR_WHEN = "{value!r} is not a date and time (YYYY-MM-DDTHH:MM)."
-ERR_ATTEST = "Tick the attestation and type your name, or sign on the screen."
 
 
 def sections_for(kind: str) -> dict[str, bool]:
@@ -73,7 +72,7 @@ def _row_ref(ref: str) -> tuple[int | None, int | None]:
     return (n, None) if kind == "c" else (None, n) if kind == "b" else (None, None)
 
 
-def report_from_post(post, files, *, require_signature: bool = True) -> ReportInput:
+def report_from_post(post, files) -> ReportInput:
     """A posted report form as ``ReportInput``. Sections hidden for the chosen type are not sent (disabled)."""
     f = post
     kind = f.get("kind", "")
@@ -95,11 +94,7 @@ def report_from_post(post, files, *, require_signature: bool = True) -> ReportIn
     if method == SignatureMethod.DRAWN and files.get("signature_png"):
         signature = SignatureInput(method=method, name=f.get("inspector_name", ""), image=files["signature_png"])
     elif method == SignatureMethod.TYPED:
-        if not f.get("attest") or not f.get("signed_name", "").strip():
-            raise ValueError(ERR_ATTEST)
-        signature = SignatureInput(method=method, name=f.get("signed_name", ""))
-    if signature is None and require_signature:
-        raise ValueError(ERR_SIGNATURE)
+        signature = SignatureInput(method=method, name=f.get("signed_name", ""), attested=bool(f.get("attest")))
     return ReportInput(
         kind=kind, inspected_at=_when(f.get("inspected_at")), location=f.get("location", ""),
         inspector_name=f.get("inspector_name", ""), inspector_credentials=f.get("inspector_credentials", ""),

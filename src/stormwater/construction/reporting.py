@@ -47,6 +47,7 @@ ERR_ROW_FAILED = ("A failed control is a failure to comply with the approved pla
 ERR_TOO_MANY_PHOTOS = "{n} photos: a report takes at most {max}."
 ERR_SIGNATURE = "Sign the report on the screen, or type your name to attest it."
 ERR_SIGNATURE_NAME = "Type your name to attest the report."
+ERR_ATTEST = "Tick “I attest that this report is true and complete” with your typed name, or sign on the screen."
 MAX_PHOTOS = 40
 MAX_SIGNATURE_BYTES = 1024 * 1024
 
@@ -115,6 +116,7 @@ class SignatureInput:
     method: str
     name: str
     image: object | None = None
+    attested: bool = True  # the typed name's box "I attest that this report is true and complete" ticked
 
 
 @dataclass
@@ -239,7 +241,8 @@ def _photo_keep(*, p, insp, row, upload, facts, acting_user) -> InspectionPhoto:
 
 
 @transaction.atomic
-def inspection_report_file(*, project: ConstructionProject, report: ReportInput, acting_user) -> Inspection:
+def inspection_report_file(*, project: ConstructionProject, report: ReportInput, acting_user,
+                           signature_required: bool = False) -> Inspection:
     """File a written inspection report (§ 380-16 C(4)(f)[1]). Refused, naming each missing item, unless
     every required item is present; engineer inspections need the 24-hour notice (§ 380-16 C(3)); the
     pre-bury, walk-through and final inspections have their own contents (§ 380-16 C(4)(c)–(e)). Checklist rows,
@@ -247,7 +250,9 @@ def inspection_report_file(*, project: ConstructionProject, report: ReportInput,
     goes into the file and to the applicant and the Director (email after commit, where configured).
 
     A report with a ``client_key`` already in the file raises ``AlreadyFiled`` (checked under the project's row
-    lock; the unique constraint on ``Inspection.client_key`` is the backstop for two concurrent first sends)."""
+    lock; the unique constraint on ``Inspection.client_key`` is the backstop for two concurrent first sends).
+    ``signature_required``: the web forms require the inspector's signature (drawn, or a typed attestation); it is
+    checked after the items the ordinance requires, so those are named first."""
     p = _lock(project)
     if report.client_key:
         existing = Inspection.objects.filter(client_key=report.client_key).first()
@@ -292,11 +297,15 @@ def inspection_report_file(*, project: ConstructionProject, report: ReportInput,
     report_photos = _checked_photos(report.photos)
     row_photos = [_checked_photos(r.photos) for r, *_ in rows]
     sig = report.signature
+    if sig is None and signature_required:
+        raise ConstructionError(ERR_SIGNATURE)
     if sig is not None:
         if sig.method not in SignatureMethod.values:
             raise ConstructionError(ERR_SIGNATURE)
         if sig.method == SignatureMethod.TYPED and not sig.name.strip():
             raise ConstructionError(ERR_SIGNATURE_NAME)
+        if sig.method == SignatureMethod.TYPED and not sig.attested:
+            raise ConstructionError(ERR_ATTEST)
         if sig.method == SignatureMethod.DRAWN and sig.image is None:
             raise ConstructionError(ERR_SIGNATURE)
     last = None if isinstance(report.last_inspection, str) else report.last_inspection

@@ -29,7 +29,9 @@ function keep(cache, url) {
 self.addEventListener("message", function (event) {
   var data = event.data || {}, port = event.ports && event.ports[0];
   if (data.type === "precache") {
-    var urls = (data.urls || []).filter(function (u) { return typeof u === "string" && u.charAt(0) === "/"; });
+    var urls = (data.urls || []).filter(function (u) {  // only what this worker serves: /field/ pages, static files
+      return typeof u === "string" && (u.indexOf("/field/") === 0 || u.indexOf("/static/") === 0);
+    });
     event.waitUntil(caches.open(CACHE).then(function (cache) {
       return Promise.all(urls.map(function (u) { return keep(cache, u); }));
     }).then(function (done) {

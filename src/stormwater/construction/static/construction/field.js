@@ -126,7 +126,11 @@
       return fetch(rec.endpoint, {method: "POST", body: fd, credentials: "same-origin",
                                   headers: {"X-CSRFToken": csrfToken(), "Accept": "application/json"}});
     }).then(function (resp) {
-      return resp.json().catch(function () { return {}; }).then(function (body) { return answer(rec, resp.status, body); });
+      return resp.text().then(function (text) {
+        var body;
+        try { body = JSON.parse(text); } catch (e) { body = {errors: text && text.length < 500 ? [text] : []}; }
+        return answer(rec, resp.status, body);
+      });
     }, function () {
       rec.status = "waiting";  // no connection after all: it stays, and goes when the connection returns
       rec.message = "Waiting for a connection.";
