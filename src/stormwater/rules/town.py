@@ -69,10 +69,25 @@ class TownConfig:
     # default lets the Collector or Director who prepares a run approve it, as a small office needs (the
     # role restriction already keeps staff from issuing alone). docs/billing-runs.md "Who approves".
     bill_run_second_approver: bool = False
+    # The inspector's day (issue 18; not an ordinance rule): the day's route starts at the DPW yard unless the
+    # inspector starts it from where they are. Blank name = no yard configured: the route starts at the site of the
+    # most urgent inspection. Position in WGS84 degrees.
+    field_start_name: str = ""
+    field_start_latitude: Decimal = Decimal("0")
+    field_start_longitude: Decimal = Decimal("0")
 
     def __post_init__(self):
         if not 1 <= self.staff_idle_minutes <= 24 * 60:
             raise ValueError("town configuration: staff_idle_minutes must be between 1 and 1440")
+        if not (-90 <= self.field_start_latitude <= 90 and -180 <= self.field_start_longitude <= 180):
+            raise ValueError("town configuration: field_start_latitude/longitude must be WGS84 degrees")
+
+    @property
+    def field_start(self) -> tuple[float, float] | None:
+        """The yard's (lat, lon), or None when none is configured."""
+        if not self.field_start_name.strip():
+            return None
+        return float(self.field_start_latitude), float(self.field_start_longitude)
 
 
 def town_config_from(overrides: dict) -> TownConfig:
