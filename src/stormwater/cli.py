@@ -112,8 +112,15 @@ def main(argv: list[str] | None = None) -> int:
     if argv and argv[0] == "calc":
         return calc(argv[1:])
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "stormwater.settings")
+    from django.conf import settings
+    from django.core.exceptions import ImproperlyConfigured
     from django.core.management import execute_from_command_line
 
+    try:
+        settings.INSTALLED_APPS  # builds the settings: .env, the data folder, production's refusals
+    except ImproperlyConfigured as e:  # a clear message for the administrator, not a traceback
+        sys.stderr.write(f"stormwater: {e}\n")
+        return 2
     execute_from_command_line(["stormwater", *argv])
     return 0
 

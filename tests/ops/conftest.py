@@ -1,0 +1,77 @@
+"""Helpers for the deployment tests: the ``stormwater`` command run as an administrator would, in its own
+process, on its own data folder, with none of the test run's settings in its environment."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import uuid
+from contextlib import contextmanager
+from pathlib import Path
+from types import SimpleNamespace
+from urllib.parse import urlsplit, urlunsplit
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+SNAPSHOT_SCRIPT = Path(__file__).resolve().parent / "town_snapshot.py"
+# What an administrator's shell would not have: the test run's database, key and Django settings.
+SCRUBBED = {"DATABASE_URL", "SECRET_KEY", "STORMWATER_ENV", "DEBUG", "ALLOWED_HOSTS", "DJANGO_SETTINGS_MODULE",
+            "STORMWATER_DATA_DIR", "SECURE_PROXY_SSL_HEADER_ON", "SECURE_SSL_REDIRECT"}
+POSTGRES_URL = os.environ.get("DATABASE_URL", "") if os.environ.get("DATABASE_URL", "").startswith("postgres") else ""
+
+
+def clean_env(data_dir: Path | None, **extra: str | None) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in SCRUBBED and not k.startswith("PYTEST")}
+    if data_dir is not None:
+        env["STORMWATER_DATA_DIR"] = str(data_dir)
+    env.update({k: v for k, v in extra.items() if v is not None})
+    return env
+
+
+def stormwater(*args: str, data_dir: Path | None, cwd: Path, env: dict | None = None, input: str | None = None,
+               check: bool = True, exe: list[str] | None = None) -> subprocess.CompletedProcess:
+    """Run ``stormwater ARGS`` (this checkout's, or ``exe``) in ``cwd``; ``env`` adds to a clean environment."""
+    p = subprocess.run([*(exe or [sys.executable, "-m", "stormwater"]), *args], cwd=cwd,
+                       env=clean_env(data_dir, **(env or {})), input=input, capture_output=True, text=True)
+    if check and p.returncode:
+        raise AssertionError(f"stormwater {' '.join(args)} exited {p.returncode}\n{p.stdout}\n{p.stderr}")
+    return p
+
+
+def take_snapshot(data_dir: Path, cwd: Path, env: dict | None = None) -> dict:
+    out = cwd / f"snapshot-{uuid.uuid4().hex[:8]}.json"
+    p = subprocess.run([sys.executable, str(SNAPSHOT_SCRIPT), str(out)], cwd=cwd,
+                       env=clean_env(data_dir, **(env or {})), capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    return json.loads(out.read_text())
+
+
+@pytest.fixture(scope="session")
+def demo_town(tmp_path_factory):
+    """The demo town (migrate + demo_load, SQLite, as bin/run makes it), its backup and its snapshot. Tests
+    using it share an xdist group so that one worker builds it once."""
+    root = tmp_path_factory.mktemp("demo-town")
+    data = root / "data"
+    stormwater("migrate", "--no-input", "-v0", data_dir=data, cwd=root)
+    stormwater("demo_load", data_dir=data, cwd=root)
+    archive = root / "town.tar.gz"
+    stormwater("backup", str(archive), data_dir=data, cwd=root)
+    return SimpleNamespace(root=root, data=data, archive=archive, snapshot=take_snapshot(data, root))
+
+
+@contextmanager
+def fresh_postgres_database():
+    """A new, empty database on the PostgreSQL server of this test run (bin/pg-temp); dropped afterwards."""
+    import psycopg
+
+    name = f"restore_{uuid.uuid4().hex[:10]}"
+    parts = urlsplit(POSTGRES_URL)
+    with psycopg.connect(POSTGRES_URL, autocommit=True) as c:
+        c.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield urlunsplit(parts._replace(path="/" + name))
+    finally:
+        with psycopg.connect(POSTGRES_URL, autocommit=True) as c:
+            c.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
