@@ -247,6 +247,13 @@ SECURE_HSTS_SECONDS = 31536000 if PRODUCTION else 0
 SECURE_SSL_REDIRECT = PRODUCTION and env_bool("SECURE_SSL_REDIRECT", True)
 if env_bool("SECURE_PROXY_SSL_HEADER_ON", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# ---- deploy (issue 14): HSTS for this host only unless the town says otherwise: includeSubDomains and
+# preload bind every host of the town's domain, a decision for whoever runs that domain (docs/deploy.md);
+# so `check --deploy` (run by `stormwater serve`) does not warn about them ----
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+SILENCED_SYSTEM_CHECKS = ["security.W005", "security.W021"]
+# ---- end deploy ----
 CSP_REPORT_ONLY = env_bool("CSP_REPORT_ONLY", False)
 # Uploads (cases.services.case_document_add): checked by content and size; UPLOAD_SCAN_HOOK is the dotted path
 # of a virus-scan callable hook(upload) -> reason-to-refuse or None (unset: no scan).
