@@ -1,12 +1,18 @@
-"""`stormwater gis impervious ... --gpkg FILE` (issue 14: it crashed on the North Cambridge sample with
-``FieldError: Error adding field 'fid'``: the GeoPackage driver keeps ``fid`` for its own integer feature id,
-and the overlay's pieces carried the source feature id, a string, under that name)."""
+"""The GIS command line as a town installs it (issue 14).
+
+`stormwater gis impervious ... --gpkg FILE` crashed on the North Cambridge sample with ``FieldError: Error
+adding field 'fid'``: the GeoPackage driver keeps ``fid`` for its own integer feature id, and the overlay's
+pieces carried the source feature id, a string, under that name. And ``--dask`` without the optional Dask
+extra installed says how to get it instead of an ImportError."""
 from __future__ import annotations
 
 import csv
 
+import importlib.util
+
 import pytest
 from django.core.management import call_command
+from django.core.management.base import CommandError
 
 from stormwater.demo import DEMO_GIS_IMPERVIOUS, DEMO_GPKG
 
@@ -53,3 +59,12 @@ def test_gis_impervious_geopackage_on_the_synthetic_town(synthetic_gpkg, tmp_pat
     assert dict(zip(parcels["parcel_id"], parcels["impervious_sqft"])) == pytest.approx({"P-1": 800.0, "P-2": 200.0})
     pieces = pyogrio.read_dataframe(tmp_path / "o.gpkg", layer="impervious_pieces")
     assert sorted(pieces["source_fid"].astype(str)) == ["1", "1", "1", "1", "2"]
+
+
+def test_dask_without_the_optional_extra_says_how_to_install_it(synthetic_gpkg, tmp_path, monkeypatch):
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "distributed" else real(name, *a))
+    g = str(synthetic_gpkg)
+    with pytest.raises(CommandError, match=r"--dask needs the optional Dask packages.*longmeadow-stormwater\[dask\]"):
+        call_command("gis", "impervious", "--parcels", f"{g}:parcels", "--id", "PID", "--impervious",
+                     f"{g}:buildings", "--dask", "local", "--out", str(tmp_path / "o.csv"))
