@@ -110,6 +110,14 @@ def calc(argv: list[str]) -> int:
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "calc":
+        from django.core.exceptions import ImproperlyConfigured
+
+        from stormwater.ops.startup import load_env_files
+
+        try:
+            load_env_files()  # .env may name the database the calculators read the rates from
+        except ImproperlyConfigured as e:
+            return _emit({"error": str(e)}, 2)
         return calc(argv[1:])
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "stormwater.settings")
     from django.conf import settings
