@@ -229,6 +229,7 @@ STATIC_URL = "static/"
 # starts; WhiteNoise serves them from there (and, outside production, straight from the app folders too,
 # so the development server and the tests need no collecting) ----
 STATIC_ROOT = DATA_DIR / "static"
+STATIC_ROOT.mkdir(exist_ok=True)  # WhiteNoise expects the folder at start, even before the first collecting
 MEDIA_ROOT = DATA_DIR / "media"
 WHITENOISE_USE_FINDERS = not PRODUCTION
 # ---- end deploy ----

@@ -17,8 +17,9 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 SNAPSHOT_SCRIPT = Path(__file__).resolve().parent / "town_snapshot.py"
 # What an administrator's shell would not have: the test run's database, key and Django settings.
+# (DJANGO_ALLOW_ASYNC_UNSAFE is set by the browser tests' Playwright fixtures in the same worker.)
 SCRUBBED = {"DATABASE_URL", "SECRET_KEY", "STORMWATER_ENV", "DEBUG", "ALLOWED_HOSTS", "DJANGO_SETTINGS_MODULE",
-            "STORMWATER_DATA_DIR", "SECURE_PROXY_SSL_HEADER_ON", "SECURE_SSL_REDIRECT"}
+            "STORMWATER_DATA_DIR", "SECURE_PROXY_SSL_HEADER_ON", "SECURE_SSL_REDIRECT", "DJANGO_ALLOW_ASYNC_UNSAFE"}
 POSTGRES_URL = os.environ.get("DATABASE_URL", "") if os.environ.get("DATABASE_URL", "").startswith("postgres") else ""
 
 
