@@ -2,8 +2,10 @@
 process, on its own data folder, with none of the test run's settings in its environment."""
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import shutil
 import subprocess
 import sys
 import uuid
@@ -51,15 +53,25 @@ def take_snapshot(data_dir: Path, cwd: Path, env: dict | None = None) -> dict:
 
 @pytest.fixture(scope="session")
 def demo_town(tmp_path_factory):
-    """The demo town (migrate + demo_load, SQLite, as bin/run makes it), its backup and its snapshot. Tests
-    using it share an xdist group so that one worker builds it once."""
-    root = tmp_path_factory.mktemp("demo-town")
-    data = root / "data"
-    stormwater("migrate", "--no-input", "-v0", data_dir=data, cwd=root)
-    stormwater("demo_load", data_dir=data, cwd=root)
-    archive = root / "town.tar.gz"
-    stormwater("backup", str(archive), data_dir=data, cwd=root)
-    return SimpleNamespace(root=root, data=data, archive=archive, snapshot=take_snapshot(data, root))
+    """The demo town (migrate + demo_load, SQLite, as bin/run makes it), its backup and its snapshot — built
+    once per test run: the xdist workers share pytest's base temporary folder, and the first to take the lock
+    builds it while the others wait on the lock. Tests only read it (or copy it)."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    root, done = shared / "demo-town", shared / "demo-town" / "built"
+    with open(shared / "demo-town.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            shutil.rmtree(root, ignore_errors=True)
+            root.mkdir()
+            data = root / "data"
+            stormwater("migrate", "--no-input", "-v0", data_dir=data, cwd=root)
+            stormwater("demo_load", data_dir=data, cwd=root)
+            stormwater("backup", str(root / "town.tar.gz"), data_dir=data, cwd=root)
+            (root / "snapshot.json").write_text(json.dumps(take_snapshot(data, root)))
+            done.touch()
+    return SimpleNamespace(root=root, data=root / "data", archive=root / "town.tar.gz",
+                           snapshot=json.loads((root / "snapshot.json").read_text()))
 
 
 @contextmanager

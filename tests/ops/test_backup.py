@@ -18,7 +18,7 @@ from stormwater.utility.models import LedgerEntry
 
 from .conftest import POSTGRES_URL, fresh_postgres_database, stormwater, take_snapshot
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("demo_town")]
+pytestmark = [pytest.mark.slow]
 sqlite_run_only = pytest.mark.skipif(bool(POSTGRES_URL), reason="SQLite restores run in the SQLite run of bin/test")
 postgres_run_only = pytest.mark.skipif(not POSTGRES_URL, reason="needs the PostgreSQL run of bin/test (bin/pg-temp)")
 

@@ -82,7 +82,6 @@ def test_serve_refuses_an_unmigrated_database_and_says_what_to_run(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("demo_town")
 def test_serve_runs_the_demo_town_on_gunicorn(demo_town, tmp_path):
     data = tmp_path / "data"
     shutil.copytree(demo_town.data, data)
@@ -100,7 +99,6 @@ def test_serve_runs_the_demo_town_on_gunicorn(demo_town, tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.xdist_group("demo_town")
 def test_serve_in_production_behind_a_tls_proxy(demo_town, tmp_path):
     data = tmp_path / "data"
     shutil.copytree(demo_town.data, data)
