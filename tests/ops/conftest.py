@@ -21,7 +21,8 @@ SNAPSHOT_SCRIPT = Path(__file__).resolve().parent / "town_snapshot.py"
 # What an administrator's shell would not have: the test run's database, key and Django settings.
 # (DJANGO_ALLOW_ASYNC_UNSAFE is set by the browser tests' Playwright fixtures in the same worker.)
 SCRUBBED = {"DATABASE_URL", "SECRET_KEY", "STORMWATER_ENV", "DEBUG", "ALLOWED_HOSTS", "DJANGO_SETTINGS_MODULE",
-            "STORMWATER_DATA_DIR", "SECURE_PROXY_SSL_HEADER_ON", "SECURE_SSL_REDIRECT", "DJANGO_ALLOW_ASYNC_UNSAFE"}
+            "STORMWATER_DATA_DIR", "SECURE_PROXY_SSL_HEADER_ON", "SECURE_SSL_REDIRECT", "DJANGO_ALLOW_ASYNC_UNSAFE",
+            "MIGRATE_DATABASE_URL"}
 POSTGRES_URL = os.environ.get("DATABASE_URL", "") if os.environ.get("DATABASE_URL", "").startswith("postgres") else ""
 
 
@@ -76,15 +77,27 @@ def demo_town(tmp_path_factory):
 
 @contextmanager
 def fresh_postgres_database():
-    """A new, empty database on the PostgreSQL server of this test run (bin/pg-temp); dropped afterwards."""
+    """A new, empty database on the PostgreSQL server of this test run (bin/pg-temp), set up as docs/security.md
+    says: owned by an owner role, used by a runtime role that owns nothing. Yields the environment of a
+    `stormwater` command there: DATABASE_URL (runtime role) and MIGRATE_DATABASE_URL (owner). Dropped after."""
     import psycopg
 
-    name = f"restore_{uuid.uuid4().hex[:10]}"
+    tag = uuid.uuid4().hex[:10]
+    name, owner, app = f"restore_{tag}", f"sw_owner_{tag}", f"sw_app_{tag}"
     parts = urlsplit(POSTGRES_URL)
+
+    def url(role):
+        return urlunsplit(parts._replace(netloc=f"{role}:{role}-pw@{parts.hostname}:{parts.port or 5432}",
+                                         path="/" + name))
+
     with psycopg.connect(POSTGRES_URL, autocommit=True) as c:
-        c.execute(f'CREATE DATABASE "{name}"')
+        c.execute(f"CREATE ROLE {owner} LOGIN PASSWORD '{owner}-pw'")
+        c.execute(f"CREATE ROLE {app} LOGIN PASSWORD '{app}-pw'")
+        c.execute(f'CREATE DATABASE "{name}" OWNER {owner}')
     try:
-        yield urlunsplit(parts._replace(path="/" + name))
+        yield {"DATABASE_URL": url(app), "MIGRATE_DATABASE_URL": url(owner)}
     finally:
         with psycopg.connect(POSTGRES_URL, autocommit=True) as c:
             c.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            c.execute(f"DROP ROLE IF EXISTS {app}")
+            c.execute(f"DROP ROLE IF EXISTS {owner}")

@@ -67,29 +67,37 @@ NEW_ROW = ("from stormwater.audit.services import audit_record; "
            "print(audit_record(actor=None, action='ops.after_restore').pk)")
 
 
+NEW_ROW = ("from stormwater.audit.services import audit_record; "
+           "print(audit_record(actor=None, action='ops.after_restore').pk)")
+
+
 @postgres_run_only
 def test_sqlite_backup_restores_into_postgresql_and_back_out_through_pg_dump(demo_town, tmp_path):
-    """The way a town grows out of the embedded default: SQLite archive → empty PostgreSQL database; then
-    that PostgreSQL town's own backup (pg_dump) → another empty database. Both equal the original."""
+    """The way a town grows out of the embedded default: SQLite archive → empty PostgreSQL database; then that
+    PostgreSQL town's own backup (pg_dump) → another empty database. Both equal the original. Each database is
+    set up as docs/security.md says: restores and backups run as the owner role (MIGRATE_DATABASE_URL), the
+    town runs as the runtime role (DATABASE_URL), which the restore grants what running needs."""
     last_audit_id = max(r[0] for r in demo_town.snapshot["tables"]["audit_auditevent"])
-    with fresh_postgres_database() as url, fresh_postgres_database() as url2:
+    runtime = {"MIGRATE_DATABASE_URL": None}
+    with fresh_postgres_database() as pg, fresh_postgres_database() as pg2:
         first, second = tmp_path / "pg-data", tmp_path / "pg-data-2"
-        stormwater("restore", str(demo_town.archive), data_dir=first, cwd=tmp_path, env={"DATABASE_URL": url})
-        _assert_same_town(take_snapshot(first, tmp_path, {"DATABASE_URL": url}), demo_town.snapshot)
+        p = stormwater("restore", str(demo_town.archive), data_dir=first, cwd=tmp_path, env=pg)
+        assert "runtime role 'sw_app_" in p.stderr
+        _assert_same_town(take_snapshot(first, tmp_path, {**pg, **runtime}), demo_town.snapshot)
 
         pg_archive = tmp_path / "pg.tar.gz"
-        stormwater("backup", str(pg_archive), data_dir=first, cwd=tmp_path, env={"DATABASE_URL": url})
+        stormwater("backup", str(pg_archive), data_dir=first, cwd=tmp_path, env=pg)
         m = _manifest(pg_archive)
         assert m["database"] == {"engine": "postgresql", "member": "database/stormwater.pgdump"}
         assert m["tables"] == _manifest(demo_town.archive)["tables"]
         assert m["sums"] == _manifest(demo_town.archive)["sums"]
-        stormwater("restore", str(pg_archive), data_dir=second, cwd=tmp_path, env={"DATABASE_URL": url2})
-        _assert_same_town(take_snapshot(second, tmp_path, {"DATABASE_URL": url2}), demo_town.snapshot)
+        stormwater("restore", str(pg_archive), data_dir=second, cwd=tmp_path, env=pg2)
+        _assert_same_town(take_snapshot(second, tmp_path, {**pg2, **runtime}), demo_town.snapshot)
 
-        # Each restored town takes new rows: its sequences continue after the loaded ids.
-        for data, u in ((first, url), (second, url2)):
+        # Each restored town takes new rows as the runtime role: its sequences continue after the loaded ids.
+        for data, env in ((first, pg), (second, pg2)):
             p = stormwater("shell", "--no-imports", "-c", NEW_ROW, data_dir=data, cwd=tmp_path,
-                           env={"DATABASE_URL": u})
+                           env={**env, **runtime})
             assert int(p.stdout.strip()) == last_audit_id + 1
 
 

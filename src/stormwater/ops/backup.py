@@ -27,6 +27,9 @@ the ORM's field conversions in one transaction (rows inserted raw, so ``auto_now
 are kept; the append-only triggers refuse only UPDATE/DELETE, so loading is allowed), then sets every
 sequence past the highest id. Every path ends by counting the restored database against the manifest.
 
+On PostgreSQL with an owner role (``MIGRATE_DATABASE_URL``, docs/security.md) both run as the owner, and a restore
+grants the runtime role (``DATABASE_URL``) what running needs, as ``stormwater migrate`` does.
+
 No audit row is written by either: the archive must reproduce the town exactly; both are administrator
 operations recorded in the system log (the command's output under systemd/cron).
 """
@@ -116,6 +119,41 @@ def sqlite_alias(path: Path, alias: str = SNAPSHOT_ALIAS) -> Iterator[str]:
         connections[alias].close()
         del connections[alias]
         del connections.settings[alias]
+
+
+@contextmanager
+def as_owner() -> Iterator[str | None]:
+    """On PostgreSQL with MIGRATE_DATABASE_URL (the owner role, docs/security.md), the default connection runs as
+    the owner for the duration, as `stormwater migrate` does: a restore creates tables and triggers, which only the
+    owner may; a backup reads everything. Yields the runtime role's name (None without an owner role)."""
+    from stormwater.audit.management.commands.migrate import CONNECTION_KEYS
+
+    owner = getattr(settings, "MIGRATE_DATABASE", None)
+    conn = connections["default"]
+    if not owner or conn.vendor != "postgresql":
+        yield None
+        return
+    if owner["ENGINE"] != conn.settings_dict["ENGINE"]:
+        raise BackupError("MIGRATE_DATABASE_URL is for PostgreSQL, with DATABASE_URL on the same server")
+    runtime = dict(conn.settings_dict)
+    conn.close()
+    conn.settings_dict.update({k: owner[k] for k in CONNECTION_KEYS if k in owner})
+    try:
+        yield runtime.get("USER")
+    finally:
+        conn.close()
+        conn.settings_dict.update({k: runtime[k] for k in CONNECTION_KEYS if k in runtime})
+
+
+def _grant_runtime(runtime: str | None, say: Say) -> None:
+    """After a restore as the owner: the runtime role gets exactly what running needs (as after migrate)."""
+    from stormwater.appendonly import grant_runtime_role
+
+    conn = connections["default"]
+    if conn.vendor != "postgresql" or not runtime or runtime == conn.settings_dict.get("USER"):
+        return
+    grant_runtime_role(conn, runtime)
+    say(f"runtime role {runtime!r}: granted what running needs (docs/security.md)")
 
 
 def _models_by_table() -> dict[str, type[models.Model]]:
@@ -230,7 +268,8 @@ def backup_create(*, out: Path, include_secret_key: bool = True, say: Say = lamb
                 facts = database_facts(alias)
             say(f"database: SQLite copy (online backup API), {sum(facts['tables'].values())} rows")
         elif engine == "postgresql":
-            db, facts = _member_pgdump(tmp / "stormwater.pgdump")
+            with as_owner():
+                db, facts = _member_pgdump(tmp / "stormwater.pgdump")
             say(f"database: pg_dump of one snapshot, {sum(facts['tables'].values())} rows")
         else:
             raise BackupError(f"the {engine} database is not supported (SQLite or PostgreSQL)")
@@ -317,7 +356,10 @@ def _member_pgdump(dest: Path) -> tuple[_Member, dict]:
         run = subprocess.run([tool, "--format=custom", f"--snapshot={snapshot}", "--file", str(dest)],
                              env=_pg_env(), capture_output=True, text=True)
         if run.returncode:
-            raise BackupError(f"pg_dump failed: {run.stderr.strip()}")
+            hint = ("" if getattr(settings, "MIGRATE_DATABASE", None) else
+                    " (with a runtime role that owns nothing, run the backup as the owner: MIGRATE_DATABASE_URL, "
+                    "docs/security.md)")
+            raise BackupError(f"pg_dump failed: {run.stderr.strip()}{hint}")
     return _Member(DB_PGDUMP, dest), facts
 
 
@@ -443,10 +485,13 @@ def backup_restore(*, archive: Path, new_secret_key: bool = False, say: Say = la
         db_member = tmp / manifest["database"]["member"]
         if source == "sqlite" and target == "sqlite":
             _restore_sqlite_file(db_member, manifest, say)
-        elif source == "sqlite":
-            _restore_sqlite_into_postgresql(db_member, manifest, say)
         else:
-            _restore_pgdump(db_member, manifest, say)
+            with as_owner() as runtime:
+                if source == "sqlite":
+                    _restore_sqlite_into_postgresql(db_member, manifest, say)
+                else:
+                    _restore_pgdump(db_member, manifest, say)
+                _grant_runtime(runtime, say)
         _place_files(tmp, manifest)
         key_action(tmp)
     media = sum(1 for n in manifest["members"] if n.startswith(MEDIA))
@@ -534,7 +579,9 @@ def _restore_pgdump(dump: Path, manifest: dict, say: Say) -> None:
     conn.ensure_connection()
     tool = _pg_tool("pg_restore", conn.pg_version // 10000)
     conn.close()
-    run = subprocess.run([tool, "--no-owner", "--single-transaction", "--exit-on-error",
+    # --no-owner/--no-privileges: the tables belong to whoever restores (the owner role) and the runtime role's
+    # privileges are granted afresh, so the archive restores on a server whose roles have other names.
+    run = subprocess.run([tool, "--no-owner", "--no-privileges", "--single-transaction", "--exit-on-error",
                           "--dbname", _pg_env()["PGDATABASE"], str(dump)], env=_pg_env(), capture_output=True,
                          text=True)
     if run.returncode:

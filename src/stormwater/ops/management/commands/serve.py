@@ -56,6 +56,8 @@ class Command(BaseCommand):
                             help="address to listen on (default 127.0.0.1: only the reverse proxy on this machine)")
         parser.add_argument("--port", type=int, default=int(os.environ.get("STORMWATER_PORT", DEFAULT_PORT)),
                             help="port (default 8000; 0 = any free port, printed by gunicorn)")
+        parser.add_argument("--bind", metavar="HOST:PORT",
+                            help="gunicorn's form of --host and --port together (e.g. 127.0.0.1:8000)")
         parser.add_argument("--workers", type=int, default=None,
                             help="worker processes (default: WEB_CONCURRENCY, else 2 × CPUs + 1, at most 8)")
         parser.add_argument("--timeout", type=int, default=DEFAULT_TIMEOUT,
@@ -65,6 +67,11 @@ class Command(BaseCommand):
 
     def handle(self, *args, **o):
         workers = o["workers"] if o["workers"] is not None else default_workers()
+        if o["bind"]:
+            host, sep, port = o["bind"].rpartition(":")
+            if not sep or not port.isdigit():
+                raise CommandError(f"--bind {o['bind']!r}: use HOST:PORT, e.g. 127.0.0.1:8000")
+            o["host"], o["port"] = host.strip("[]"), int(port)
         if workers < 1 or o["timeout"] < 1 or not 0 <= o["port"] <= 65535:
             raise CommandError("--workers and --timeout must be at least 1, --port 0–65535")
         try:
