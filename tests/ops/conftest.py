@@ -18,6 +18,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 SNAPSHOT_SCRIPT = Path(__file__).resolve().parent / "town_snapshot.py"
+MORE_SCRIPT = Path(__file__).resolve().parent / "town_more.py"
 # What an administrator's shell would not have: the test run's database, key and Django settings.
 # (DJANGO_ALLOW_ASYNC_UNSAFE is set by the browser tests' Playwright fixtures in the same worker.)
 SCRUBBED = {"DATABASE_URL", "SECRET_KEY", "STORMWATER_ENV", "DEBUG", "ALLOWED_HOSTS", "DJANGO_SETTINGS_MODULE",
@@ -52,9 +53,26 @@ def take_snapshot(data_dir: Path, cwd: Path, env: dict | None = None) -> dict:
     return json.loads(out.read_text())
 
 
+def _town_more(data: Path, cwd: Path) -> str:
+    """Rows in the later slices' tables (town_more.py: two-factor devices, queued jobs), then as an
+    administrator: API tokens (one revoked), the worker running the queued jobs, and one job left queued.
+    → the live token's secret."""
+    p = subprocess.run([sys.executable, str(MORE_SCRIPT)], cwd=cwd, env=clean_env(data), capture_output=True,
+                       text=True)
+    assert p.returncode == 0, p.stderr
+    issued = stormwater("token", "issue", "gis-sync", "--role", "staff", "--by", "director", "--json",
+                        data_dir=data, cwd=cwd)
+    stormwater("token", "issue", "old-sync", "--role", "staff", data_dir=data, cwd=cwd)
+    stormwater("token", "revoke", "old-sync", "--by", "director", data_dir=data, cwd=cwd)
+    stormwater("worker", "--batch", "-v0", data_dir=data, cwd=cwd)
+    stormwater("daily", "--enqueue", "--day", "2026-12-03", data_dir=data, cwd=cwd)
+    return json.loads(issued.stdout)["token"]
+
+
 @pytest.fixture(scope="session")
 def demo_town(tmp_path_factory):
-    """The demo town (migrate + demo_load, SQLite, as bin/run makes it), its backup and its snapshot — built
+    """The demo town (migrate + demo_load, SQLite, as bin/run makes it, with rows in the later slices' tables:
+    _town_more), its backup and its snapshot — built
     once per test run: the xdist workers share pytest's base temporary folder, and the first to take the lock
     builds it while the others wait on the lock. Tests only read it (or copy it)."""
     base = tmp_path_factory.getbasetemp()
@@ -68,11 +86,13 @@ def demo_town(tmp_path_factory):
             data = root / "data"
             stormwater("migrate", "--no-input", "-v0", data_dir=data, cwd=root)
             stormwater("demo_load", data_dir=data, cwd=root)
+            (root / "api-token").write_text(_town_more(data, root))
             stormwater("backup", str(root / "town.tar.gz"), data_dir=data, cwd=root)
             (root / "snapshot.json").write_text(json.dumps(take_snapshot(data, root)))
             done.touch()
     return SimpleNamespace(root=root, data=root / "data", archive=root / "town.tar.gz",
-                           snapshot=json.loads((root / "snapshot.json").read_text()))
+                           snapshot=json.loads((root / "snapshot.json").read_text()),
+                           api_token=(root / "api-token").read_text())
 
 
 @contextmanager

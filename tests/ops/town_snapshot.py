@@ -5,7 +5,10 @@ environment: ``python town_snapshot.py OUT.json``; used by test_backup.py on the
 - every account's balance as the app computes it (utility.selectors.account_balance) on two dates;
 - every bill with its installments, every case with its timeline, every audit row (also inside "tables",
   named here so a difference points at what the issue lists);
-- every uploaded document's bytes (SHA-256 of the file read through its FileField);
+- every uploaded document's bytes (SHA-256 of the file read through its FileField), and every other file of
+  the uploads folder (the jobs' files, the outbox's attachments) by path and SHA-256;
+- the rows of the tables the later slices added, named: two-factor devices and recovery codes, jobs with their
+  log lines, the job queue, API tokens, the e-mail outbox;
 - the sign-up verification code of every account (proves the SECRET_KEY came along).
 """
 from __future__ import annotations
@@ -18,6 +21,11 @@ import sys
 from datetime import date, datetime, time
 from decimal import Decimal
 from uuid import UUID
+
+
+# The tables of the slices that landed after backup/restore was written (auth, jobs, notices outbox, api).
+LATER_SLICE_TABLES = ("otp_totp_totpdevice", "otp_static_staticdevice", "otp_static_statictoken", "jobs_job",
+                      "jobs_joblogline", "django_tasks_database_dbtaskresult", "api_apitoken", "notices_noticesent")
 
 
 def _plain(v):
@@ -33,7 +41,10 @@ def _plain(v):
 
 
 def snapshot() -> dict:
+    from pathlib import Path
+
     from django.apps import apps
+    from django.conf import settings
     from django.db.migrations.recorder import MigrationRecorder
 
     from stormwater.audit.models import AuditEvent
@@ -49,6 +60,7 @@ def snapshot() -> dict:
         fields = [f.attname for f in m._meta.local_concrete_fields]
         tables[m._meta.db_table] = [list(r) for r in m._base_manager.order_by(m._meta.pk.attname).values_list(*fields)]
     accounts = list(Account.objects.order_by("number"))
+    media = Path(settings.MEDIA_ROOT)
     return {
         "tables": tables,
         "balances": {a.number: {d: str(account_balance(a, as_of=date.fromisoformat(d)))
@@ -61,6 +73,9 @@ def snapshot() -> dict:
                       for d in CaseDocument.objects.order_by("pk")},
         "audit": [list(r) for r in AuditEvent.objects.order_by("pk").values_list()],
         "codes": {a.number: verification_code(a.number) for a in accounts},
+        "media": {p.relative_to(media).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+                  for p in sorted(media.rglob("*")) if p.is_file()},
+        "later_slices": {t: tables[t] for t in LATER_SLICE_TABLES},
     }
 
 
