@@ -1,7 +1,7 @@
 """The package as a town installs it (issue 14): a wheel built from the source, installed into a clean
 virtualenv with nothing but its declared dependencies (pinned to requirements.txt's versions), runs from that
 install alone: migrate, demo_load, calc fee, gis impervious on the North Cambridge sample (CSV and --gpkg),
-review_run on the example plan, and serve. It failed with "No module named 'numpy'" when pyproject.toml left
+review_run on the example plan, the job worker running the daily sweep, and serve. It failed with "No module named 'numpy'" when pyproject.toml left
 out the GIS stack. Runs once, in the SQLite run of bin/test (the PostgreSQL run would repeat it)."""
 from __future__ import annotations
 
@@ -97,6 +97,11 @@ def test_the_wheel_installed_alone_runs_the_system(tmp_path):
     assert review.returncode in (0, 1), review.stderr  # 0 pass, 1 fail: a report either way (2 = unreadable)
     report = json.loads(review.stdout)
     assert report and "Traceback" not in review.stderr
+
+    # The job worker (django-tasks' queue) runs the daily sweep handed to it; a second daily sees it done.
+    job = json.loads(run("daily", "--enqueue", "--day", "2026-12-03").stdout)["job"]
+    run("worker", "--batch", "-v0")
+    assert json.loads(run("daily", "--day", "2026-12-03").stdout)["job"] == job
 
     with served(data, work, exe=exe) as (port, _log):
         assert request(port, "/login/")[0] == 200
