@@ -2,8 +2,9 @@
 SQLite → PostgreSQL (→ PostgreSQL again through pg_dump), and the restored town equals the original in every
 row of every table, every account balance, bill, case timeline, document's bytes, audit row and sign-up
 code, the later slices' tables (two-factor devices, jobs and their queue, API tokens, the e-mail outbox) and
-every file of the uploads folder — and those still work in the restored town; restore refuses a non-empty target, a damaged archive, a database that does not match the manifest
-and, in production, a different SECRET_KEY."""
+every file of the uploads folder — and those still work in the restored town. Restore refuses a non-empty
+target, a damaged archive, a database that does not match the manifest and, in production, a different
+SECRET_KEY."""
 from __future__ import annotations
 
 import hashlib

@@ -1,8 +1,9 @@
 """The package as a town installs it (issue 14): a wheel built from the source, installed into a clean
 virtualenv with nothing but its declared dependencies (pinned to requirements.txt's versions), runs from that
 install alone: migrate, demo_load, calc fee, gis impervious on the North Cambridge sample (CSV and --gpkg),
-review_run on the example plan, the job worker running the daily sweep, and serve. It failed with "No module named 'numpy'" when pyproject.toml left
-out the GIS stack. Runs once, in the SQLite run of bin/test (the PostgreSQL run would repeat it)."""
+review_run on the example plan, the job worker running the daily sweep, and serve. It failed with "No module
+named 'numpy'" when pyproject.toml left out the GIS stack. Runs once, in the SQLite run of bin/test (the
+PostgreSQL run would repeat it)."""
 from __future__ import annotations
 
 import csv
