@@ -54,7 +54,7 @@ def take_snapshot(data_dir: Path, cwd: Path, env: dict | None = None) -> dict:
 
 
 def _town_more(data: Path, cwd: Path) -> str:
-    """Rows in the later slices' tables (town_more.py: two-factor devices, queued jobs), then as an
+    """Rows in the later slices' tables (town_more.py: the Collector's two-factor devices, queued jobs), then as an
     administrator: API tokens (one revoked), the worker running the queued jobs, and one job left queued.
     → the live token's secret."""
     p = subprocess.run([sys.executable, str(MORE_SCRIPT)], cwd=cwd, env=clean_env(data), capture_output=True,

@@ -76,7 +76,7 @@ NEW_ROW = ("from stormwater.audit.services import audit_record; "
 
 # In a restored town, what the later slices' tables hold still works (run as the runtime role on PostgreSQL,
 # so the grants a restore makes cover these tables): the API token signs a request in (and its use is
-# logged), the Director's authenticator app still gives codes the town accepts, and the worker runs the job
+# logged), the Collector's authenticator app still gives codes the town accepts, and the worker runs the job
 # that was queued when the backup was made.
 STILL_WORKS = """
 import json
@@ -87,9 +87,9 @@ from stormwater.api.tokens import api_token_authenticate, api_token_use_record
 from stormwater.jobs.models import Job
 token = api_token_authenticate(SECRET)
 api_token_use_record(token=token, method='GET', path='/api/parcels/', status=200)
-director = User.objects.get(username='director')
-d = director.totpdevice_set.get(confirmed=True)
-device, how = verify(user=director, token=f"{totp(d.bin_key, step=d.step, t0=d.t0, digits=d.digits, drift=1):06d}")
+collector = User.objects.get(username='collector')
+d = collector.totpdevice_set.get(confirmed=True)
+device, how = verify(user=collector, token=f"{totp(d.bin_key, step=d.step, t0=d.t0, digits=d.digits, drift=1):06d}")
 print(json.dumps({'token': token.name, 'two_factor': how, 'queued': list(Job.objects.filter(state='queued')
                   .values_list('kind', flat=True))}))
 """

@@ -3,8 +3,9 @@ backup round trip (test_backup.py) has something to carry in each (run in the in
 ``python town_more.py``; the demo_town fixture then runs ``stormwater token issue`` and ``stormwater worker
 --batch`` on it as an administrator would):
 
-- accounts (issue 14, people): the Director enrolled in two-factor sign-in — a confirmed TOTP device
-  (django-otp ``otp_totp_totpdevice``) and ten recovery codes (``otp_static_staticdevice``/``statictoken``);
+- accounts (issue 14, people): the Collector enrolled in two-factor sign-in — a confirmed TOTP device
+  (django-otp ``otp_totp_totpdevice``) and ten recovery codes (``otp_static_staticdevice``/``statictoken``)
+  (not the Director, whom tests/ops/test_serve.py signs in with the demo password alone);
 - jobs (issue 15): two bill-run exports started by the Director — queued here (``jobs_job`` and the queue
   library's ``django_tasks_database_dbtaskresult``); the worker then runs them (log lines, progress, the
   files under media/jobs/);
@@ -27,10 +28,10 @@ if __name__ == "__main__":
     from stormwater.jobs.services import job_start
     from stormwater.utility.models import BillRun
 
-    director = User.objects.get(username="director")
-    device = totp_device_pending(user=director)
+    director, collector = User.objects.get(username="director"), User.objects.get(username="collector")
+    device = totp_device_pending(user=collector)
     code = f"{totp(device.bin_key, step=device.step, t0=device.t0, digits=device.digits):06d}"
-    totp_device_confirm(user=director, token=code, acting_user=director)
+    totp_device_confirm(user=collector, token=code, acting_user=collector)
     run = BillRun.objects.order_by("pk").first()
     for fmt in ("csv", "xlsx"):
         job_start(kind="bill_run_export", params={"run": run.pk, "format": fmt}, acting_user=director)
