@@ -773,6 +773,8 @@ def write_gpkg(path: str, parcels: Layer, result: OverlayResult) -> None:
         gpd.GeoDataFrame(areas.reindex(parcels.fids.astype(str)).reset_index(), geometry=list(parcels.geoms),
                          crs=TARGET_CRS)
     gdf.to_file(path, layer="parcels", driver="GPKG")
-    pcs = result.pieces.copy()
+    # The GeoPackage driver keeps "fid" for its own integer feature id: the source layer's feature id (a
+    # string) goes out as "source_fid", as `stormwater gis export` names it (selectors.survey_geopackage).
+    pcs = result.pieces.rename(columns={"fid": "source_fid"})
     pcs["area_sqft"] = pcs["area_sqft"].round(2)
     gpd.GeoDataFrame(pcs, geometry="geometry", crs=TARGET_CRS).to_file(path, layer="impervious_pieces", driver="GPKG")

@@ -6,6 +6,7 @@ changed. A survey is never edited: a new import is a new dated survey (the histo
 """
 from __future__ import annotations
 
+import importlib.util
 import shutil
 import zipfile
 from collections.abc import Callable
@@ -44,6 +45,10 @@ ERR_ZIP_SIZE = ("{name}: the zip would expand to more than the limit of {limit:,
                 "configuration); zip only the layers to import")
 ERR_ZIP_RATIO = ("{name}: the zip would expand to {mb:,} MB, more than {limit:,} times its own size "
                  "(gis_archive_max_ratio in the town configuration): that is not GIS data, it is refused")
+# The Dask path is the package's optional extra `dask` (pyproject.toml; pins in requirements-dask.txt).
+DASK_MISSING = ("--dask needs the optional Dask packages, which this installation does not have: "
+                "pip install -r requirements.txt -r requirements-dask.txt 'longmeadow-stormwater[dask]' "
+                "(or run without --dask: the same result in one process)")
 # The ratio test applies only past this expanded size: small archives cannot fill a disk whatever their ratio.
 RATIO_FLOOR_BYTES = 16 * 1024 * 1024
 MB = 1024 * 1024
@@ -372,6 +377,8 @@ def survey_compute(spec: SurveySpec, *, progress: Callable[[int, int], None] | N
     if spec.dask:
         from stormwater.gis import distributed
 
+        if importlib.util.find_spec("distributed") is None or importlib.util.find_spec("dask_geopandas") is None:
+            raise ValueError(DASK_MISSING)
         result = distributed.run(parcels, layers, row, address=spec.dask, keep_pieces=True,
                                  npartitions=spec.partitions if spec.partitions > 1 else None)
         if progress:
