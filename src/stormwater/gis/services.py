@@ -21,6 +21,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from stormwater.audit.services import actor_or_none as _user, audit_record
+from stormwater.imports.pipeline import ImportRefused, content_checksum, refuse_on_errors
+from stormwater.imports.services import import_record_create
 from stormwater.parcels.models import ImperviousSurvey, Owner, Parcel, ParcelImpervious
 from stormwater.parcels.selectors import parcel_classification
 from stormwater.rules.classes import ClassificationError
@@ -195,22 +197,58 @@ class AssessorResult:
 PARCEL_FIELDS = ("address", "land_use_code", "dwelling_units", "lot_sqft")
 
 
+def assessor_file_read(path: str, layer: str | None, mapping: dict):
+    """Read and validate a whole assessor file (the pipeline's read and validate steps; no database).
+    → (table, records, problems); raises ``ImportRefused`` when the file cannot be read at all."""
+    t = assessor_mod.read_source(path, layer)
+    cfg = town_config()
+    records, problems = assessor_mod.map_rows(
+        t.rows, mapping, columns=t.columns, row_numbers=t.row_numbers, source=t.name,
+        max_lot_sqft=Decimal(cfg.import_max_lot_acres) * assessor_mod.LOT_UNITS["acres"],
+        max_units=cfg.import_max_dwelling_units)
+    return t, records, t.problems + problems
+
+
+def assessor_file_import(*, path: str, layer: str | None, mapping: dict, source: str, acting_user,
+                         dry_run: bool = False) -> tuple[assessor_mod.Table, AssessorResult]:
+    """The assessor import through the whole pipeline (CLI, web commit): read → validate → (dry run | apply) →
+    record. A refused file is recorded (not in a dry run) and raises ``ImportRefused`` naming rows and columns."""
+    try:
+        table, records, problems = assessor_file_read(path, layer, mapping)
+        res = assessor_records_import(records=records, problems=problems, source=source, acting_user=acting_user,
+                                      dry_run=dry_run, path=path)
+    except ImportRefused as e:
+        if not dry_run:
+            import_record_create(kind="assessor", source=source, path=path, content_checksum="",
+                                 outcome="refused", counts={}, report={"problems": [p.as_json() for p in e.problems]},
+                                 acting_user=acting_user)
+        raise
+    return table, res
+
+
 def assessor_records_import(*, records: list[assessor_mod.AssessorRecord], problems: list[overlay.Problem],
-                            source: str, acting_user, dry_run: bool = False) -> AssessorResult:
+                            source: str, acting_user, dry_run: bool = False, path: str | None = None) -> AssessorResult:
     """Create or update parcels and owners from mapped assessor records (Ch. 295 Art. IV ¶E).
 
-    A parcel keeps its staff class override; an owner is matched by name and mailing address.
-    Records with no owner name leave the parcel's owner as it is (and a new parcel without one).
+    All or nothing (issue 20): any finding of severity "error" refuses the whole file before a write. A parcel
+    keeps its staff class override; an owner is matched by name and mailing address. A fact the file does not
+    carry (a column not mapped, a blank cell) never blanks the parcel's: records with no owner name leave the
+    owner as it is, and a name without a mailing address keeps the parcel's owner of that name. Not a dry run:
+    one import record (``stormwater.imports``) with the file's checksum and its content's, in the same transaction.
     """
+    refuse_on_errors(source, problems)
     result = AssessorResult(problems=list(problems), dry_run=dry_run)
     with transaction.atomic():
         existing = {p.parcel_id: p for p in Parcel.objects.select_related("owner")
                     .filter(parcel_id__in=[r.parcel_id for r in records])}
         owners = {(o.name, o.mailing_address): o for o in Owner.objects.all()}
         for rec in records:
+            p = existing.get(rec.parcel_id)
             owner = None
             if rec.owner_name:
                 key = (rec.owner_name, rec.owner_address)
+                if not rec.owner_address and p is not None and p.owner is not None and p.owner.name == rec.owner_name:
+                    key = (p.owner.name, p.owner.mailing_address)  # the file carries no mailing address: keep it
                 owner = owners.get(key)
                 if owner is None:
                     owner = Owner(name=rec.owner_name, mailing_address=rec.owner_address)
@@ -221,7 +259,6 @@ def assessor_records_import(*, records: list[assessor_mod.AssessorRecord], probl
                     result.owners_created += 1
             new = {"address": rec.address, "land_use_code": rec.land_use_code,
                    "dwelling_units": rec.dwelling_units, "lot_sqft": rec.lot_sqft}
-            p = existing.get(rec.parcel_id)
             if p is None:
                 result.created.append(rec.parcel_id)
                 if not dry_run:
@@ -229,7 +266,8 @@ def assessor_records_import(*, records: list[assessor_mod.AssessorRecord], probl
                     audit_record(actor=acting_user, action="parcel.import", obj=p, why=f"Assessor import: {source}",
                                  data={"created": True, **_jsonable(new), "owner": rec.owner_name})
                 continue
-            changes = {k: [_jsonable_value(getattr(p, k)), _jsonable_value(v)] for k, v in new.items()
+            carried = {k: v for k, v in new.items() if v not in (None, "")}
+            changes = {k: [_jsonable_value(getattr(p, k)), _jsonable_value(v)] for k, v in carried.items()
                        if _norm(getattr(p, k)) != _norm(v)}
             if owner is not None and p.owner_id != owner.pk:
                 changes["owner"] = [p.owner.name if p.owner else None, owner.name]
@@ -238,7 +276,7 @@ def assessor_records_import(*, records: list[assessor_mod.AssessorRecord], probl
                 continue
             result.updated.append(rec.parcel_id)
             if not dry_run:
-                for k, v in new.items():
+                for k, v in carried.items():
                     setattr(p, k, v)
                 if owner is not None:
                     p.owner = owner
@@ -247,6 +285,17 @@ def assessor_records_import(*, records: list[assessor_mod.AssessorRecord], probl
                              data={"changes": changes})
         if dry_run:
             transaction.set_rollback(True)
+        else:
+            counts = {"created": len(result.created), "updated": len(result.updated), "unchanged": result.unchanged,
+                      "owners_created": result.owners_created}
+            changed = result.created or result.updated or result.owners_created
+            import_record_create(
+                kind="assessor", source=source, path=path,
+                content_checksum=content_checksum([{k: v for k, v in r.as_json().items() if k != "rows"}
+                                                   for r in records]),
+                outcome="applied" if changed else "unchanged", counts=counts,
+                report={"problems": [p.as_json() for p in problems], "created_ids": result.created[:200],
+                        "updated_ids": result.updated[:200]}, acting_user=acting_user)
     return result
 
 
@@ -275,6 +324,8 @@ def _check(gi: GisImport, mapping: dict, dry_run) -> GisImport:
     """Store what an import would do: ``dry_run()`` → its report (checked), or the error that stops it (failed)."""
     try:
         gi.report, gi.status = dry_run(), GisImport.Status.CHECKED
+    except ImportRefused as e:  # every finding stays on the page, by row or feature and column
+        gi.report, gi.status = {"error": str(e), "problems": [p.as_json() for p in e.problems]}, GisImport.Status.FAILED
     except (ValueError, KeyError, overlay.LayerError) as e:
         gi.report, gi.status = {"error": str(e)}, GisImport.Status.FAILED
     gi.mapping = mapping
@@ -292,31 +343,26 @@ def _checked(gis_import: GisImport) -> GisImport:
     return gi
 
 
-def _assessor_rows(gi: GisImport, mapping: dict):
-    """The assessor file's rows, and the records and problems the mapping makes of them."""
-    _, rows = assessor_mod.read_table(_source_path(gi, mapping["source"]), mapping.get("layer") or None)
-    records, problems = assessor_mod.map_rows(rows, mapping)
-    return rows, records, problems
-
-
 def assessor_import_check(*, gis_import: GisImport, mapping: dict, acting_user) -> GisImport:
     """Read the assessor file with ``mapping`` and store what an import would do (dry run)."""
     def dry_run():
-        rows, records, problems = _assessor_rows(gis_import, mapping)
-        res = assessor_records_import(records=records, problems=problems, source=mapping["source"],
-                                      acting_user=acting_user, dry_run=True)
-        return {"rows": len(rows), "records": len(records), **res.as_json()}
+        table, res = assessor_file_import(path=_source_path(gis_import, mapping["source"]),
+                                          layer=mapping.get("layer") or None, mapping=mapping,
+                                          source=mapping["source"], acting_user=acting_user, dry_run=True)
+        return {"rows": len(table.rows), "records": len(res.created) + len(res.updated) + res.unchanged,
+                **res.as_json()}
 
     return _check(gis_import, mapping, dry_run)
 
 
 def assessor_import_commit(*, gis_import: GisImport, acting_user) -> AssessorResult:
     gi = _checked(gis_import)
-    rows, records, problems = _assessor_rows(gi, gi.mapping)
     with transaction.atomic():
-        res = assessor_records_import(records=records, problems=problems, source=gi.mapping["source"],
-                                      acting_user=acting_user)
-        gi.report = {"rows": len(rows), "records": len(records), **res.as_json()}
+        table, res = assessor_file_import(path=_source_path(gi, gi.mapping["source"]),
+                                          layer=gi.mapping.get("layer") or None, mapping=gi.mapping,
+                                          source=gi.mapping["source"], acting_user=acting_user)
+        gi.report = {"rows": len(table.rows), "records": len(res.created) + len(res.updated) + res.unchanged,
+                     **res.as_json()}
         gi.status = GisImport.Status.IMPORTED
         gi.imported_at = timezone.now()
         gi.save(update_fields=["report", "status", "imported_at"])

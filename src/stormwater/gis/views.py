@@ -80,10 +80,13 @@ def gis_import_detail(request, import_id: int):
     for s in sources:
         path = str(import_folder(gi) / s["source"])
         try:
-            cols, rows = assessor_mod.read_table(path, s["layer"] or None)
-        except ValueError as e:
+            t = assessor_mod.read_source(path, s["layer"] or None)
+        except ValueError as e:  # unreadable at all (ImportRefused): say so, never a 500
             errors.append(str(e))
             continue
+        cols, rows = t.columns, t.rows
+        # Errors found while reading (a truncated row…) show now; the check refuses the file until they are fixed.
+        errors += [p.summary() for p in t.problems if p.severity == "error"]
         tables.append({"key": f"{s['source']}|{s['layer']}", "label": s["source"] + (f" : {s['layer']}" if s["layer"] else ""),
                        "columns": cols, "rows": len(rows), "guess": (g := assessor_mod.guess_mapping(cols)),
                        "preset": g.get("_preset")})
