@@ -21,7 +21,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from stormwater.audit.services import actor_or_none as _user, audit_record
-from stormwater.imports.pipeline import ImportRefused, content_checksum, refuse_on_errors
+from stormwater.imports.pipeline import ImportRefused, content_checksum, error, refuse_on_errors
 from stormwater.imports.services import import_record_create
 from stormwater.parcels.models import ImperviousSurvey, Owner, Parcel, ParcelImpervious
 from stormwater.parcels.selectors import parcel_classification
@@ -324,6 +324,11 @@ def _check(gi: GisImport, mapping: dict, dry_run) -> GisImport:
     """Store what an import would do: ``dry_run()`` → its report (checked), or the error that stops it (failed)."""
     try:
         gi.report, gi.status = dry_run(), GisImport.Status.CHECKED
+        errors = [p for p in gi.report.get("problems", []) if p.get("severity") == "error"]
+        if errors:  # the dry run lists every finding; an error means the import itself would be refused
+            gi.status = GisImport.Status.FAILED
+            gi.report["error"] = (f"{len(errors)} error(s) below: nothing can be imported until they are fixed — "
+                                  + "; ".join(f"{p['layer']}: {p['message']}" for p in errors))
     except ImportRefused as e:  # every finding stays on the page, by row or feature and column
         gi.report, gi.status = {"error": str(e), "problems": [p.as_json() for p in e.problems]}, GisImport.Status.FAILED
     except (ValueError, KeyError, overlay.LayerError) as e:
@@ -400,6 +405,47 @@ class SurveySpec:
     dask: str | None = None  # "local" (a LocalCluster here) or a scheduler address; None: this process
 
 
+ERR_EMPTY_LAYER = "the layer has no features with area ({what}): nothing to import from it; not imported"
+ERR_MATCHES_PARCELS = ("{n:,} of its {total:,} polygons match the parcels (the same shape within 5%): is this the "
+                       "parcel layer given as an impervious layer? not imported")
+# Area ratios that betray a units mistake (issue 20): ft² per m² (10.76) and its inverse; ft per m (3.28) and its
+# inverse, for a layer whose lengths were scaled instead of its coordinates' units. 15% around each.
+UNIT_FACTORS = {"10.76× larger than": 10.7639, "10.76× smaller than": 0.092903, "3.28× larger than": 3.28084,
+                "3.28× smaller than": 0.3048}
+UNIT_TOLERANCE = 0.15
+ERR_UNIT_FACTOR = ("parcel areas are {factor} the {what} (median of {n:,} parcels): coordinates in metres labelled "
+                   "as feet, or the reverse? give the layer its real CRS; not imported")
+
+
+def _matches_parcels(lyr: overlay.Layer, parcels: overlay.Layer) -> list[overlay.Problem]:
+    """An impervious layer at least half of whose polygons are parcel polygons (intersection over union ≥ 95%)."""
+    if not len(lyr) or not len(parcels):
+        return []
+    tree = shapely.STRtree(parcels.geoms)
+    li, pi = tree.query(lyr.geoms, predicate="intersects")
+    if not len(li):
+        return []
+    a, b = lyr.geoms[li], parcels.geoms[pi]
+    inter = shapely.area(shapely.intersection(a, b))
+    iou = inter / np.maximum(shapely.area(a) + shapely.area(b) - inter, 1e-9)
+    matched = np.unique(li[iou >= 0.95])
+    if len(matched) * 2 >= len(lyr) and len(matched) * 2 >= len(parcels):
+        return [error("matches_parcels", lyr.name, ERR_MATCHES_PARCELS.format(n=len(matched), total=len(lyr)),
+                      [str(x) for x in lyr.fids[matched][:200]])]
+    return []
+
+
+def _unit_factor(ratios: list[float]) -> str | None:
+    """The units factor the median ratio is near, if any."""
+    if not ratios:
+        return None
+    med = float(np.median(ratios))
+    for label, f in UNIT_FACTORS.items():
+        if abs(med / f - 1) <= UNIT_TOLERANCE:
+            return label
+    return None
+
+
 def survey_compute(spec: SurveySpec, *, progress: Callable[[int, int], None] | None = None):
     """Read, validate and overlay (no database). → (inputs, OverlayResult)."""
     problems: list[overlay.Problem] = []
@@ -408,13 +454,20 @@ def survey_compute(spec: SurveySpec, *, progress: Callable[[int, int], None] | N
     problems += pr
     parcels, row_in_parcels, pr = overlay.prepare_parcels(pdf, id_field=spec.id_field, row_where=spec.row_where)
     problems += pr
+    if not len(parcels):
+        problems.append(error("empty_layer", spec.parcels.label, ERR_EMPTY_LAYER.format(what="parcel polygons")))
     layers, row = [], ([row_in_parcels] if len(row_in_parcels) else [])
     for group, target in ((spec.impervious, layers), (spec.right_of_way, row)):
         for ls in group:
             df, pr = overlay.read_layer(ls.path, ls.layer, name=ls.label, source_crs=spec.source_crs)
             lyr, pr2 = overlay.clean_polygons(np.arange(1, len(df) + 1), df["geometry"].to_numpy(), layer=ls.label)
             problems += pr + pr2
+            if not len(lyr) and target is layers:
+                # An empty impervious layer would give every parcel 0 ft² and a $0 fee in the next bill run.
+                problems.append(error("empty_layer", ls.label, ERR_EMPTY_LAYER.format(what="impervious polygons")))
             target.append(lyr)
+    for lyr in layers:
+        problems += _matches_parcels(lyr, parcels)
     if spec.dask:
         from stormwater.gis import distributed
 
@@ -442,6 +495,12 @@ def survey_import(*, spec: SurveySpec, name: str, surveyed_on: date, acting_user
     Every parcel of the assessor records that has a polygon gets a ``ParcelImpervious`` row
     (0 ft² where nothing lies on it), its polygon and its impervious pieces. Parcels without a
     polygon and polygons without a parcel are reported with their ids, never silently dropped.
+
+    The pipeline (issue 20): the whole input is validated first — unreadable files, empty layers, coordinates in
+    degrees or metres labelled as feet (``_units_sanity``), a parcel layer given as impervious — and any error
+    refuses the import (``ImportRefused``) before a survey exists; the report compares the survey with the areas
+    in force (``selectors.survey_comparison``: parcels changed, fee effect, town total); the same areas imported
+    again change nothing; every import leaves an ``ImportRecord``. Writes happen in one transaction at the end.
     """
     parcels, result = survey_compute(spec, progress=progress)
     known = dict(Parcel.objects.values_list("parcel_id", "pk"))
@@ -459,6 +518,7 @@ def survey_import(*, spec: SurveySpec, name: str, surveyed_on: date, acting_user
         problems.append(overlay.Problem("parcel_without_polygon", "parcels",
                                         "assessor parcels with no polygon: no area in this survey (their fee by "
                                         "impervious area cannot be computed from it)", no_poly))
+    problems += _units_sanity(parcels, poly_ids, matched)
     report = {
         "parcels_in_layer": len(poly_ids), "parcels_matched": len(matched),
         "layers": result.layer_names,
@@ -468,9 +528,43 @@ def survey_import(*, spec: SurveySpec, name: str, surveyed_on: date, acting_user
         "problems": [p.as_json() for p in problems],
         "dry_run": dry_run,
     }
+    refusal = any(p.severity == "error" for p in problems)
+    new_areas = {known[pid]: _dec(result.areas.at[pid, "impervious_sqft"]) for pid in matched}
+    checksum = content_checksum({"layers": result.layer_names,
+                                 "areas": sorted((pid, str(new_areas[known[pid]])) for pid in matched)})
+    if not refusal:
+        # Before a survey replaces the areas in force: what it does to the bill (issue 20).
+        from .selectors import survey_comparison
+
+        report["comparison"] = survey_comparison(new_areas=new_areas, as_of=surveyed_on)
     if dry_run:
         return SurveyOutcome(None, report)
+    if refusal:
+        import_record_create(kind="gis_layers", source=source or name, path=spec.parcels.path, content_checksum="",
+                             outcome="refused", counts={}, report={"problems": report["problems"]},
+                             acting_user=acting_user)
+        raise ImportRefused(source or name, problems)
+    from stormwater.imports.selectors import last_applied
+
     with transaction.atomic():
+        same = last_applied(kind="gis_layers", content_checksum=checksum)
+        same_survey = ImperviousSurvey.objects.filter(pk=(same.counts or {}).get("survey_id")).first() if same else None
+        if same_survey is not None:
+            # The same layers again (whatever the bytes): nothing changes; the survey in the records stands.
+            report |= {"unchanged": True, "survey_id": same_survey.pk,
+                       "message": f"the same areas as survey #{same_survey.pk} “{same_survey.name}”: nothing changed"}
+            survey = same_survey
+            if gis_import is not None:
+                gi = GisImport.objects.select_for_update().get(pk=gis_import.pk)
+                if gi.status == GisImport.Status.IMPORTED:
+                    raise ValueError(ERR_ALREADY)
+                gi.status, gi.imported_at, gi.report = GisImport.Status.IMPORTED, timezone.now(), report
+                gi.save(update_fields=["status", "imported_at", "report"])
+            import_record_create(kind="gis_layers", source=source or name, path=spec.parcels.path,
+                                 content_checksum=checksum, outcome="unchanged",
+                                 counts={"survey_id": same_survey.pk, "parcels": len(matched)},
+                                 report={"message": report["message"]}, acting_user=acting_user)
+            return SurveyOutcome(survey, report)
         survey = ImperviousSurvey.objects.create(name=name, surveyed_on=surveyed_on, source=source)
         _write_survey(survey, parcels, result, known, matched)
         report["survey_id"] = survey.pk
@@ -481,9 +575,40 @@ def survey_import(*, spec: SurveySpec, name: str, surveyed_on: date, acting_user
             gi.survey, gi.status, gi.imported_at, gi.report = survey, GisImport.Status.IMPORTED, timezone.now(), report
             gi.save(update_fields=["survey", "status", "imported_at", "report"])
         audit_record(actor=acting_user, action="gis.survey_import", obj=survey, why=source or name,
-                     data={k: v for k, v in report.items() if k != "problems"}
+                     data={k: v for k, v in report.items() if k not in ("problems", "comparison")}
                      | {"problems": {p.code + " " + p.layer: len(p.ids) for p in problems}})
+        cmp = report.get("comparison") or {}
+        import_record_create(kind="gis_layers", source=source or name, path=spec.parcels.path,
+                             content_checksum=checksum, outcome="applied",
+                             counts={"survey_id": survey.pk, "parcels": len(matched),
+                                     "parcels_impervious_changed": cmp.get("parcels_impervious_changed"),
+                                     "annual_fee_change": cmp.get("annual_fee_change")},
+                             report={"problems": report["problems"]}, acting_user=acting_user)
     return SurveyOutcome(survey, report)
+
+
+def _units_sanity(parcels: overlay.Layer, poly_ids: list[str], matched: list[str]) -> list[overlay.Problem]:
+    """Parcel polygon areas against the assessor's lot sizes and against the parcel shapes of the last survey: a
+    median ratio near a units factor (10.76, 0.0929, 3.28, 0.3048) refuses the layers (issue 20)."""
+    if not matched:
+        return []
+    index = {pid: i for i, pid in enumerate(poly_ids)}
+    areas = {pid: float(parcels.geoms[index[pid]].area) for pid in matched}
+    out = []
+    lots = Parcel.objects.filter(parcel_id__in=matched, lot_sqft__gt=0).values_list("parcel_id", "lot_sqft")
+    ratios = [areas[pid] / float(lot) for pid, lot in lots]
+    if factor := _unit_factor(ratios):
+        out.append(error("units_factor", "parcels", ERR_UNIT_FACTOR.format(factor=factor, n=len(ratios),
+                                                                        what="Assessors' lot sizes")))
+    last = (ParcelShape.objects.order_by("-survey__surveyed_on", "-survey_id").values_list("survey_id", flat=True)
+            .first())
+    if last is not None:
+        prev = ParcelShape.objects.filter(survey_id=last, parcel__parcel_id__in=matched, area_sqft__gt=0)
+        ratios = [areas[pid] / float(a) for pid, a in prev.values_list("parcel__parcel_id", "area_sqft")]
+        if factor := _unit_factor(ratios):
+            out.append(error("units_factor", "parcels", ERR_UNIT_FACTOR.format(
+                factor=factor, n=len(ratios), what=f"parcel areas of the last survey (#{last})")))
+    return out
 
 
 def _write_survey(survey, parcels: overlay.Layer, result: overlay.OverlayResult, known: dict, matched: list[str]):

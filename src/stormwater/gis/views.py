@@ -65,6 +65,8 @@ def gis_import_detail(request, import_id: int):
             return redirect("gis_import_detail", import_id=gi.pk)
     ctx = {"gi": gi, "errors": errors, "report": gi.report, "mapping": gi.mapping}
     if gi.kind == GisImport.Kind.LAYERS:
+        # A file GDAL cannot open stays on the page with its message (issue 20: it never vanishes without a word).
+        errors += [s["error"] for s in sources if s.get("error")]
         polys = [s for s in sources if s["geometry_type"]]
         m = gi.mapping or {}
         chosen = {(d["source"], d["layer"]): ("impervious", d["name"]) for d in m.get("impervious", [])}
