@@ -64,6 +64,10 @@ class ImportRefused(ValueError):
         lines = [p.summary() for p in problems if p.severity == "error"]
         super().__init__(f"{source}: not imported, nothing changed — " + "; ".join(lines))
 
+    def json_detail(self) -> dict:
+        """Every finding, for the JSON API's 400 (web.jsonapi.api_errors)."""
+        return {"problems": [p.as_json() for p in self.problems]}
+
 
 def error(code: str, source: str, message: str, ids: list[str] | None = None) -> Problem:
     return Problem(code, source, message, list(ids or []), severity="error")
