@@ -130,3 +130,49 @@ def test_through_the_web(assessed, personas, client_for, run_worker, tmp_path, c
         gi.refresh_from_db()
         assert gi.status == "imported" and gi.report["created"] == expect[1]
         _check_outcome(case, before)
+
+
+# GIS layers through the web: upload → map → check (a job) → the page shows the named error (nothing can be imported)
+# or, for good layers, what the survey does to the bill.
+LAYER_CASES = {
+    "metres_as_feet": ({"scale": 0.3048}, "10.76× smaller than the Assessors"),
+    "degrees_as_feet": ({"scale": 0.0001, "origin": (-725800.0, 420500.0)}, "look like degrees"),
+    "empty_impervious": ({"buildings": False}, "no features with area"),
+    "good": ({}, None),
+}
+
+
+@pytest.mark.parametrize("case", LAYER_CASES)
+def test_gis_layers_through_the_web(assessed, personas, client_for, run_worker, tmp_path, case):
+    from django.utils.html import escape
+
+    from stormwater.gis.models import GisImport
+    from stormwater.gis.selectors import upload_sources
+    from stormwater.parcels.models import ImperviousSurvey
+
+    from .conftest import write_town
+
+    kw, message = LAYER_CASES[case]
+    gpkg = write_town(tmp_path / "town.gpkg", **kw)
+    c = client_for(personas["staff"])
+    with gpkg.open("rb") as f:
+        assert c.post("/gis/imports/new/", {"kind": "layers", "files": f}).status_code == 302
+    gi = GisImport.objects.get()
+    names = [s["layer"] for s in upload_sources(gi) if s["geometry_type"]]
+    post = {"parcels": "town.gpkg|parcels", "id_field": "PID", "name": "Web survey", "surveyed_on": "2026-05-01"}
+    for i, n in enumerate(names):
+        post[f"role_{i}"] = {"row": "right_of_way", "parcels": ""}.get(n, "impervious")
+        post[f"name_{i}"] = n
+    assert c.post(f"/gis/imports/{gi.pk}/", post).status_code == 302
+    run_worker()
+    gi.refresh_from_db()
+    page = c.get(f"/gis/imports/{gi.pk}/")
+    assert page.status_code == 200
+    html = page.content.decode()
+    if message is None:
+        assert gi.status == "checked" and "What this survey does to the bill" in html
+        assert gi.report["comparison"]["parcels_impervious_changed"] == 2
+    else:
+        assert gi.status == "failed" and message in gi.report["error"] and escape(message) in html
+        assert "3. Import" not in html
+    assert ImperviousSurvey.objects.count() == 0
