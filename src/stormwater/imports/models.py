@@ -1,12 +1,14 @@
 """The record of every import run through the pipeline (issue 20): which file (its checksum and its content's),
-what it did, who ran it. Append-only: a record is written once and never edited."""
+what it did, who ran it. Append-only (``stormwater.appendonly``: the database refuses an update or delete)."""
 from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
 
+from stormwater.appendonly import AppendOnlyModel
 
-class ImportRecord(models.Model):
+
+class ImportRecord(AppendOnlyModel):
     class Outcome(models.TextChoices):
         APPLIED = "applied", "Applied"
         UNCHANGED = "unchanged", "Nothing to change (same content as the records)"

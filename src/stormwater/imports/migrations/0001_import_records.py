@@ -4,6 +4,8 @@ import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 
+from stormwater.appendonly import AppendOnly
+
 
 class Migration(migrations.Migration):
 
@@ -32,4 +34,5 @@ class Migration(migrations.Migration):
                 'ordering': ['-created_at', '-id'],
             },
         ),
+        AppendOnly("imports_importrecord"),
     ]
