@@ -137,3 +137,28 @@ def test_an_unreadable_upload_is_shown_on_the_mapping_page(assessed, personas, c
     page = c.get(f"/gis/imports/{gi.pk}/")
     assert page.status_code == 200 and "layers.gpkg" in page.content.decode()
     assert "cannot be read" in page.content.decode()
+
+
+def test_the_same_layers_imported_again_on_the_web_say_nothing_changed(assessed, personas, client_for, run_worker,
+                                                                        tmp_path):
+    from stormwater.gis.models import GisImport
+    from stormwater.gis.selectors import upload_sources
+
+    p = write_town(tmp_path / "town.gpkg")
+    gis_import(p)
+    c = client_for(personas["staff"])
+    with p.open("rb") as f:
+        c.post("/gis/imports/new/", {"kind": "layers", "files": f})
+    gi = GisImport.objects.get()
+    names = [s["layer"] for s in upload_sources(gi) if s["geometry_type"]]
+    post = {"parcels": "town.gpkg|parcels", "id_field": "PID", "name": "Again", "surveyed_on": "2026-05-01"}
+    for i, n in enumerate(names):
+        post[f"role_{i}"] = {"row": "right_of_way", "parcels": ""}.get(n, "impervious")
+    c.post(f"/gis/imports/{gi.pk}/", post)
+    run_worker()
+    c.post(f"/gis/imports/{gi.pk}/commit/")
+    run_worker()
+    gi.refresh_from_db()
+    assert gi.status == "imported" and gi.survey is None and ImperviousSurvey.objects.count() == 1
+    page = c.get(f"/gis/imports/{gi.pk}/")
+    assert page.status_code == 200 and "Nothing changed" in page.content.decode()

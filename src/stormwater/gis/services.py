@@ -30,6 +30,7 @@ from stormwater.townconfig import town_config
 
 from . import assessor as assessor_mod
 from . import overlay
+from .sanity import ERR_EMPTY_LAYER, matches_parcels, units_sanity
 from .models import GisImport, ImperviousPiece, ParcelShape, SurveyParcelFacts
 
 CENT = Decimal("0.01")
@@ -405,47 +406,6 @@ class SurveySpec:
     dask: str | None = None  # "local" (a LocalCluster here) or a scheduler address; None: this process
 
 
-ERR_EMPTY_LAYER = "the layer has no features with area ({what}): nothing to import from it; not imported"
-ERR_MATCHES_PARCELS = ("{n:,} of its {total:,} polygons match the parcels (the same shape within 5%): is this the "
-                       "parcel layer given as an impervious layer? not imported")
-# Area ratios that betray a units mistake (issue 20): ft² per m² (10.76) and its inverse; ft per m (3.28) and its
-# inverse, for a layer whose lengths were scaled instead of its coordinates' units. 15% around each.
-UNIT_FACTORS = {"10.76× larger than": 10.7639, "10.76× smaller than": 0.092903, "3.28× larger than": 3.28084,
-                "3.28× smaller than": 0.3048}
-UNIT_TOLERANCE = 0.15
-ERR_UNIT_FACTOR = ("parcel areas are {factor} the {what} (median of {n:,} parcels): coordinates in metres labelled "
-                   "as feet, or the reverse? give the layer its real CRS; not imported")
-
-
-def _matches_parcels(lyr: overlay.Layer, parcels: overlay.Layer) -> list[overlay.Problem]:
-    """An impervious layer at least half of whose polygons are parcel polygons (intersection over union ≥ 95%)."""
-    if not len(lyr) or not len(parcels):
-        return []
-    tree = shapely.STRtree(parcels.geoms)
-    li, pi = tree.query(lyr.geoms, predicate="intersects")
-    if not len(li):
-        return []
-    a, b = lyr.geoms[li], parcels.geoms[pi]
-    inter = shapely.area(shapely.intersection(a, b))
-    iou = inter / np.maximum(shapely.area(a) + shapely.area(b) - inter, 1e-9)
-    matched = np.unique(li[iou >= 0.95])
-    if len(matched) * 2 >= len(lyr) and len(matched) * 2 >= len(parcels):
-        return [error("matches_parcels", lyr.name, ERR_MATCHES_PARCELS.format(n=len(matched), total=len(lyr)),
-                      [str(x) for x in lyr.fids[matched][:200]])]
-    return []
-
-
-def _unit_factor(ratios: list[float]) -> str | None:
-    """The units factor the median ratio is near, if any."""
-    if not ratios:
-        return None
-    med = float(np.median(ratios))
-    for label, f in UNIT_FACTORS.items():
-        if abs(med / f - 1) <= UNIT_TOLERANCE:
-            return label
-    return None
-
-
 def survey_compute(spec: SurveySpec, *, progress: Callable[[int, int], None] | None = None):
     """Read, validate and overlay (no database). → (inputs, OverlayResult)."""
     problems: list[overlay.Problem] = []
@@ -467,7 +427,7 @@ def survey_compute(spec: SurveySpec, *, progress: Callable[[int, int], None] | N
                 problems.append(error("empty_layer", ls.label, ERR_EMPTY_LAYER.format(what="impervious polygons")))
             target.append(lyr)
     for lyr in layers:
-        problems += _matches_parcels(lyr, parcels)
+        problems += matches_parcels(lyr, parcels)
     if spec.dask:
         from stormwater.gis import distributed
 
@@ -497,7 +457,7 @@ def survey_import(*, spec: SurveySpec, name: str, surveyed_on: date, acting_user
     polygon and polygons without a parcel are reported with their ids, never silently dropped.
 
     The pipeline (issue 20): the whole input is validated first — unreadable files, empty layers, coordinates in
-    degrees or metres labelled as feet (``_units_sanity``), a parcel layer given as impervious — and any error
+    degrees or metres labelled as feet (``sanity.units_sanity``), a parcel layer given as impervious — and any error
     refuses the import (``ImportRefused``) before a survey exists; the report compares the survey with the areas
     in force (``selectors.survey_comparison``: parcels changed, fee effect, town total); the same areas imported
     again change nothing; every import leaves an ``ImportRecord``. Writes happen in one transaction at the end.
@@ -518,7 +478,7 @@ def survey_import(*, spec: SurveySpec, name: str, surveyed_on: date, acting_user
         problems.append(overlay.Problem("parcel_without_polygon", "parcels",
                                         "assessor parcels with no polygon: no area in this survey (their fee by "
                                         "impervious area cannot be computed from it)", no_poly))
-    problems += _units_sanity(parcels, poly_ids, matched)
+    problems += units_sanity(parcels, poly_ids, matched)
     report = {
         "parcels_in_layer": len(poly_ids), "parcels_matched": len(matched),
         "layers": result.layer_names,
@@ -585,30 +545,6 @@ def survey_import(*, spec: SurveySpec, name: str, surveyed_on: date, acting_user
                                      "annual_fee_change": cmp.get("annual_fee_change")},
                              report={"problems": report["problems"]}, acting_user=acting_user)
     return SurveyOutcome(survey, report)
-
-
-def _units_sanity(parcels: overlay.Layer, poly_ids: list[str], matched: list[str]) -> list[overlay.Problem]:
-    """Parcel polygon areas against the assessor's lot sizes and against the parcel shapes of the last survey: a
-    median ratio near a units factor (10.76, 0.0929, 3.28, 0.3048) refuses the layers (issue 20)."""
-    if not matched:
-        return []
-    index = {pid: i for i, pid in enumerate(poly_ids)}
-    areas = {pid: float(parcels.geoms[index[pid]].area) for pid in matched}
-    out = []
-    lots = Parcel.objects.filter(parcel_id__in=matched, lot_sqft__gt=0).values_list("parcel_id", "lot_sqft")
-    ratios = [areas[pid] / float(lot) for pid, lot in lots]
-    if factor := _unit_factor(ratios):
-        out.append(error("units_factor", "parcels", ERR_UNIT_FACTOR.format(factor=factor, n=len(ratios),
-                                                                        what="Assessors' lot sizes")))
-    last = (ParcelShape.objects.order_by("-survey__surveyed_on", "-survey_id").values_list("survey_id", flat=True)
-            .first())
-    if last is not None:
-        prev = ParcelShape.objects.filter(survey_id=last, parcel__parcel_id__in=matched, area_sqft__gt=0)
-        ratios = [areas[pid] / float(a) for pid, a in prev.values_list("parcel__parcel_id", "area_sqft")]
-        if factor := _unit_factor(ratios):
-            out.append(error("units_factor", "parcels", ERR_UNIT_FACTOR.format(
-                factor=factor, n=len(ratios), what=f"parcel areas of the last survey (#{last})")))
-    return out
 
 
 def _write_survey(survey, parcels: overlay.Layer, result: overlay.OverlayResult, known: dict, matched: list[str]):
