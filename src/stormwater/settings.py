@@ -115,6 +115,7 @@ INSTALLED_APPS = [
     "stormwater.workbench",
     "stormwater.relief",
     "stormwater.gis",
+    "stormwater.imports",  # issue 20: the one import pipeline and the record of every import
     "stormwater.portal",
     "stormwater.notices",
     "stormwater.web",

@@ -61,6 +61,10 @@ urlpatterns = [
 from stormwater.gis.urls import urlpatterns as gis_urlpatterns  # noqa: E402
 urlpatterns += gis_urlpatterns
 
+# Imports (stormwater.imports, issue 20): spread in like GIS, flat checked URLPatterns.
+from stormwater.imports.urls import urlpatterns as imports_urlpatterns  # noqa: E402
+urlpatterns += imports_urlpatterns
+
 # Stormwater Management Account (stormwater.fund): spread in like GIS, flat checked URLPatterns.
 from stormwater.fund.urls import urlpatterns as fund_urlpatterns  # noqa: E402
 urlpatterns += fund_urlpatterns

@@ -214,6 +214,26 @@ ENDPOINTS: dict[str, list[Op] | dict[str, list[Op]]] = {
     "api_gis_survey_eru": [Op("get", "The ERU determination of a survey")],
     "api_gis_changes": [Op("get", "What changed between two surveys, parcel by parcel")],
     "api_gis_changes_geojson": [Op("get", "The changes between two surveys as GeoJSON")],
+    "api_import_records": [Op("get", "The last imports, newest first: kind, file, outcome, checksums, counts",
+                              query={"kind": STR, "limit": whole(1, 500, desc="default 50")},
+                              response=obj({"imports": array(ANY_OBJECT)}))],
+    "api_imports_assessor": [Op("post", "Import assessor records (CSV or .xlsx) with a field mapping; ?dry_run=1 lists "
+                                        "the changes only; a refused file → 400 with every finding by row and column",
+                                contents={"multipart/form-data": obj({"file": MULTIPART_FILE, "mapping": STR}, ["file"])},
+                                ok=201, extra_ok=(200,), query={"dry_run": enum("0", "1", "true", "false")},
+                                response=obj({"rows": {"type": "integer"}, "created": {"type": "integer"},
+                                              "updated": {"type": "integer"}, "unchanged": {"type": "integer"},
+                                              "owners_created": {"type": "integer"}, "dry_run": BOOL,
+                                              "problems": array(ANY_OBJECT)}))],
+    "api_imports_water_sewer": [Op("post", "Import parcel id ↔ water/sewer account (CSV: parcel_id,water_sewer_account); "
+                                           "?dry_run=1 lists the changes only; a refused file → 400 with every finding",
+                                   contents={"text/csv": {"type": "string"},
+                                             "multipart/form-data": obj({"file": MULTIPART_FILE}, ["file"])},
+                                   ok=201, extra_ok=(200,), query={"dry_run": enum("0", "1", "true", "false")},
+                                   response=obj({"rows": {"type": "integer"}, "parcels_changed": {"type": "integer"},
+                                                 "unchanged": {"type": "integer"}, "dry_run": BOOL,
+                                                 "outcome": nullable(STR), "import_record": nullable({"type": "integer"}),
+                                                 "changes": array(ANY_OBJECT), "problems": array(ANY_OBJECT)}))],
 
     # engineering review
     "api_review_run": [Op("post", "Run the engineering review of a stormwater management plan (JSON or YAML)",

@@ -136,6 +136,13 @@ def _is_api(request) -> bool:
 
 def handler400(request, exception=None):
     if _is_api(request):
+        from django.conf import settings
+        from django.core.exceptions import RequestDataTooBig
+
+        if isinstance(exception, RequestDataTooBig):  # issue 20: say what is too big and the limit
+            return JsonResponse({"error": f"file: the request body is over the "
+                                          f"{settings.DATA_UPLOAD_MAX_MEMORY_SIZE:,} bytes this server reads"},
+                                status=400)
         return JsonResponse({"error": f"input: the request could not be read ({exception.__class__.__name__})"
                              if exception else "input: bad request"}, status=400)
     return defaults.bad_request(request, exception)

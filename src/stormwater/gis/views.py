@@ -65,6 +65,8 @@ def gis_import_detail(request, import_id: int):
             return redirect("gis_import_detail", import_id=gi.pk)
     ctx = {"gi": gi, "errors": errors, "report": gi.report, "mapping": gi.mapping}
     if gi.kind == GisImport.Kind.LAYERS:
+        # A file GDAL cannot open stays on the page with its message (issue 20: it never vanishes without a word).
+        errors += [s["error"] for s in sources if s.get("error")]
         polys = [s for s in sources if s["geometry_type"]]
         m = gi.mapping or {}
         chosen = {(d["source"], d["layer"]): ("impervious", d["name"]) for d in m.get("impervious", [])}
@@ -80,10 +82,13 @@ def gis_import_detail(request, import_id: int):
     for s in sources:
         path = str(import_folder(gi) / s["source"])
         try:
-            cols, rows = assessor_mod.read_table(path, s["layer"] or None)
-        except ValueError as e:
+            t = assessor_mod.read_source(path, s["layer"] or None)
+        except ValueError as e:  # unreadable at all (ImportRefused): say so, never a 500
             errors.append(str(e))
             continue
+        cols, rows = t.columns, t.rows
+        # Errors found while reading (a truncated row…) show now; the check refuses the file until they are fixed.
+        errors += [p.summary() for p in t.problems if p.severity == "error"]
         tables.append({"key": f"{s['source']}|{s['layer']}", "label": s["source"] + (f" : {s['layer']}" if s["layer"] else ""),
                        "columns": cols, "rows": len(rows), "guess": (g := assessor_mod.guess_mapping(cols)),
                        "preset": g.get("_preset")})

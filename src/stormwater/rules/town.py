@@ -47,6 +47,11 @@ class TownConfig:
     gis_archive_max_mb: int = 1024
     gis_archive_max_ratio: int = 100
     gis_archive_max_members: int = 2000
+    # Imports (issue 20): an assessor row beyond these is refused as implausible (a typo or a units mistake), never
+    # stored. Longmeadow's largest parcels (the country club, conservation land) are a few hundred acres and its
+    # largest apartment buildings a few hundred units; a town with bigger ones raises the limit in town.toml.
+    import_max_lot_acres: int = 5000
+    import_max_dwelling_units: int = 2000
     # Two-factor sign-in (issue 14; not an ordinance rule but the town's security policy): the roles that must
     # sign in with an authenticator app (TOTP) as well as a password. On by default for the two roles that set
     # and move money: the DPW Director (rate resolutions, decisions, user accounts) and the Collector (payments,
