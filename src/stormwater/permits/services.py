@@ -91,6 +91,8 @@ ERR_WAIVER_FINDINGS = ("A waiver may be granted only where it is allowed by law,
                        "inconsistent with the purpose of the bylaw and rules (§ 380-8 A(1)–(3)).")
 ERR_WAIVER_JUSTIFY = "A waiver request needs an explanation or documentation supporting it (§ 380-8 B)."
 ERR_ABUTTERS_EMPTY = "Enter at least one abutter: one block per abutter, name on the first line."
+ERR_CLOSE_CONSTRUCTION = ("Oversight is not complete: the construction file {case} has no certificate of completion "
+                          "(§ 380-18). The file closes when the certificate is issued.")
 ERR_DRAFT_ONLY = "This can be changed only before the application is filed."
 
 
@@ -775,7 +777,14 @@ def permit_close(*, application: PermitApplication, acting_user, on: date | None
     (§ 380-10 G(2)(f))."""
     app = _lock(application)
     on = on or _today()
-    case_transition(case=app.case, to=S.CLOSED, acting_user=acting_user, on=on,
+
+    def check(_):
+        # § 380-18: oversight ends with the certificate of completion; closing before it would end oversight of
+        # work still under way and start the § 380-10 G(2)(f) refund clock (issue 18).
+        project = getattr(app, "construction", None)  # the reverse one-to-one; None without a construction file
+        if project is not None and project.certificate_on is None:
+            raise TransitionError(ERR_CLOSE_CONSTRUCTION.format(case=project.case.number))
+    case_transition(case=app.case, to=S.CLOSED, acting_user=acting_user, on=on, check=check,
                     why="Review and oversight complete" + (f": {why}" if why else ""))
     if account_balance_of(app) > 0:
         clock_start(case=app.case, kind=wf.REFUND, label="Refund of the special account balance",
