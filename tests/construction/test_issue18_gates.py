@@ -152,11 +152,31 @@ def test_the_applicant_s_record_start_goes_through_the_start_checks(project, per
         ps.project_start_record(application=permit, started_on=date(2026, 4, 14), acting_user=personas["owner"])
 
 
-def test_the_applicant_s_record_start_passes_once_the_checks_pass(active, personas, client_for, at):
-    """Through the same button, once the checks pass, the start is the construction file's (not a second one)."""
-    permit = active.permit
-    permit.refresh_from_db()
-    assert permit.started_on == date(2026, 4, 22)
+def test_the_applicant_s_record_start_passes_once_the_checks_pass(project, personas, client_for, at):
+    """Through the same button, once the checks pass, the start is the construction file's: the file is active,
+    the § 380-10 K start is on the permit and its two-year clock is met."""
+    from stormwater.cases.models import Clock
+
+    from .test_refusals import _post_surety
+
+    at(date(2026, 4, 20))
+    _post_surety(project, personas["collector"])
+    cs.preconstruction_meeting_record(project=project, held_on=date(2026, 4, 20), attendees="all",
+                                      acting_user=personas["director"])
+    cs.plan_on_site_confirm(project=project, on=date(2026, 4, 20), acting_user=personas["inspector"])
+    at(date(2026, 4, 21), 11)
+    cs.inspection_report_file(project=project, report=report("erosion_pre_start", dt(2026, 4, 21, 10)),
+                              acting_user=personas["inspector"])
+    at(date(2026, 4, 22))
+    r = client_for(personas["owner"]).post(f"/permits/{project.permit.case.number}/start/",
+                                           {"started_on": "2026-04-22"}, follow=True)
+    assert "Start of construction recorded." in r.content.decode()
+    project.refresh_from_db()
+    project.case.refresh_from_db()
+    project.permit.refresh_from_db()
+    assert project.case.status == "active" and project.started_on == date(2026, 4, 22)
+    assert project.permit.started_on == date(2026, 4, 22)
+    assert Clock.objects.get(case=project.permit.case, kind="project_start").met_on == date(2026, 4, 22)
 
 
 # --- 4. the O&M plan is not recorded before the permit was filed ---------------------------------------

@@ -93,6 +93,10 @@ ERR_WAIVER_JUSTIFY = "A waiver request needs an explanation or documentation sup
 ERR_ABUTTERS_EMPTY = "Enter at least one abutter: one block per abutter, name on the first line."
 ERR_CLOSE_CONSTRUCTION = ("Oversight is not complete: the construction file {case} has no certificate of completion "
                           "(§ 380-18). The file closes when the certificate is issued.")
+ERR_START_NO_FILE = ("No construction file is open for this permit: the Director opens it, and the start of land "
+                     "disturbance is recorded there once the pre-construction checks pass (§ 380-16 A–C, § 380-17 A).")
+ERR_START_VIA_FILE = ("The start of land disturbance is recorded on the construction file {case}, once the "
+                      "pre-construction checks pass (§ 380-16 A–C, § 380-17 A).")
 ERR_DRAFT_ONLY = "This can be changed only before the application is filed."
 
 
@@ -884,9 +888,18 @@ def project_change_determine(*, change: ProjectChange, significant: bool, acting
 
 @transaction.atomic
 def project_start_record(*, application: PermitApplication, started_on: date, acting_user):
-    """§ 380-10 K: the project began (the two-year clock is met)."""
+    """§ 380-10 K: the project began (the two-year clock is met). Recorded only by the construction file's start
+    (``construction.services.construction_start``), after its checks: the pre-construction meeting (§ 380-16 A),
+    the signed plan on site (§ 380-16 B), the surety (§ 380-17 A) and the erosion-control inspection before the
+    start (§ 380-16 C(4)(b)[1]). Called directly it is refused (issue 18: the applicant's "Record start" skipped
+    them)."""
     app = _lock(application)
     _approved(app)
+    project = getattr(app, "construction", None)  # the reverse one-to-one; None without a construction file
+    if project is None:
+        raise TransitionError(ERR_START_NO_FILE)
+    if project.started_on != started_on:
+        raise TransitionError(ERR_START_VIA_FILE.format(case=project.case.number))
     app.started_on = started_on
     app.save(update_fields=["started_on"])
     clock = clock_running(case=app.case, kind=wf.PROJECT_START)

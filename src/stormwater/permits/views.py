@@ -276,10 +276,19 @@ def permit_change_notify(request, number: str):
 @require_POST
 @require_perm(Perm.PERMIT_APPLY)
 def permit_start_record(request, number: str):
+    """The applicant's "Record start": the construction file's start, with its checks (§ 380-16 A–C, § 380-17 A;
+    issue 18), recording the § 380-10 K start on the permit when they pass."""
     app = _for_applicant(request, number)
-    return _do(request, app, lambda: services.project_start_record(
-        application=app, started_on=date_value(request.POST.get("started_on")), acting_user=request.user),
-        "Start of construction recorded.")
+
+    def start():
+        from stormwater.construction.services import construction_start
+
+        on = date_value(request.POST.get("started_on"))
+        project = getattr(app, "construction", None)
+        if project is None:
+            return services.project_start_record(application=app, started_on=on, acting_user=request.user)  # refused
+        return construction_start(project=project, on=on, acting_user=request.user)
+    return _do(request, app, start, "Start of construction recorded.")
 
 
 @require_POST
