@@ -29,7 +29,7 @@ from . import services
 from .checklist import BY_KEY, OTHER_TAGS
 from .models import PermitApplication
 from .forms import MAX_EXTENSION_DAYS, ApplicationForm, DecisionForm
-from .selectors import (account_of, may_act_for_applicant, permit_clocks, permit_get_for_applicant,
+from .selectors import (account_of, may_act_for_applicant, may_upload, permit_clocks, permit_get_for_applicant,
                         permit_get_for_user, permit_owner_for, permit_site_parcels, permits_for_user)
 
 
@@ -219,8 +219,7 @@ def api_permit_upload(request, number: str):
     sniffed by ``permit_document_upload``, not taken from the name."""
     app = permit_get_for_user(user=request.user, number=number)
     tag = request.POST.get("tag") or ""
-    consultant_report = request.user.can(Perm.PERMIT_CONSULT) and tag == "consultant_report"
-    if not (consultant_report or may_act_for_applicant(request.user, app)):
+    if not may_upload(request.user, app, tag):
         raise PermissionDenied("You may not add documents to this file.")
     if tag not in BY_KEY and tag not in OTHER_TAGS:
         raise BadInput(f"tag: {tag!r} is not a checklist item or document tag "

@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from stormwater.accounts.roles import Perm
 from stormwater.audit.services import actor_or_none, audit_record
+from stormwater.cases.filetypes import DOCUMENT_TYPES, JSON_DATA, YAML_DATA
 from stormwater.cases.filing import filed_on
 from stormwater.parcels.selectors import parcels_for_user
 from stormwater.cases.models import Case, CaseParty, PartyRole
@@ -176,7 +177,10 @@ def permit_document_upload(*, application: PermitApplication, upload, tag: str, 
     """Add a document to the file; a checklist tag satisfies that item (§ 380-10 B)."""
     app = _lock(application)
     label = BY_KEY[tag].label if tag in BY_KEY else title
-    doc = case_document_add(case=app.case, upload=upload, tag=tag, title=title or label, acting_user=acting_user)
+    # the applicant's documents, and the stormwater management plan as data (YAML/JSON) for the engineering review
+    # (issue 18: the plan's data file was refused as an upload type)
+    doc = case_document_add(case=app.case, upload=upload, tag=tag, title=title or label, acting_user=acting_user,
+                            types=DOCUMENT_TYPES + (JSON_DATA, YAML_DATA))
     if tag in BY_KEY and BY_KEY[tag].by_upload:
         ChecklistItem.objects.filter(application=app, key=tag).update(satisfied_on=_today(), document=doc)
     return doc
@@ -1003,3 +1007,60 @@ def rule_hearing_create(*, title: str, summary: str, newspaper: str, advertised_
     audit_record(actor=acting_user, action="permit.rule_hearing", obj=h, why=title,
                  data={"advertised_on": str(advertised_on), "hearing_on": str(hearing_day)})
     return h
+
+
+# --- the permit's people (issue 18) ----------------------------------------------------------------------
+
+LINKABLE_ROLES = {PartyRole.DESIGN_ENGINEER: "design engineer", PartyRole.CONTRACTOR: "contractor",
+                  PartyRole.AGENT: "agent of the owner"}
+ERR_PARTY_ROLE = "Link a person as the design engineer, the contractor or the owner's agent."
+ERR_PARTY_WHO = "No active account has the username or e-mail address {who!r}: ask them to sign up first."
+ERR_PARTY_TWICE = "{name} is already linked to this permit as its {role}."
+ERR_PARTY_NOT_LINKED = "{name} is not linked to this permit as its {role}."
+
+
+def _account(who: str):
+    from stormwater.accounts.models import User
+
+    who = (who or "").strip()
+    qs = User.objects.filter(is_active=True)
+    found = list(qs.filter(email__iexact=who)[:2]) if "@" in who else []
+    if len(found) != 1:
+        found = list(qs.filter(username__iexact=who)[:1])
+    if not who or not found:
+        raise ValueError(ERR_PARTY_WHO.format(who=who))
+    return found[0]
+
+
+@transaction.atomic
+def permit_party_link(*, application: PermitApplication, who: str, role: str, acting_user) -> CaseParty:
+    """Link a signed-up person (username or e-mail) to the permit as its design engineer, contractor or the owner's
+    agent: they then see the permit, and a design engineer adds its plan documents and attaches reviews to it
+    (``permits.selectors.permits_for_user``). The applicant or staff link them (the view checks who may)."""
+    if role not in LINKABLE_ROLES:
+        raise ValueError(ERR_PARTY_ROLE)
+    app = _lock(application)
+    user = _account(who)
+    name = user.get_full_name() or user.username
+    if app.case.parties.filter(user=user, role=role).exists():
+        raise ValueError(ERR_PARTY_TWICE.format(name=name, role=LINKABLE_ROLES[role]))
+    party = CaseParty.objects.create(case=app.case, role=role, name=name[:200], email=user.email, user=user)
+    event_record(case=app.case, kind="party", acting_user=acting_user,
+                 why=f"{name} linked as the {LINKABLE_ROLES[role]}", data={"user": user.pk, "role": role})
+    audit_record(actor=acting_user, action="permit.party_link", obj=app, data={"user": user.pk, "role": role})
+    return party
+
+
+@transaction.atomic
+def permit_party_unlink(*, application: PermitApplication, party_id: int, acting_user) -> None:
+    """Remove a linked person (they no longer see the permit through it); the timeline keeps that they were."""
+    app = _lock(application)
+    party = app.case.parties.filter(pk=party_id, role__in=list(LINKABLE_ROLES), user__isnull=False).first()
+    if party is None:
+        raise ValueError("No such linked person on this permit.")
+    event_record(case=app.case, kind="party", acting_user=acting_user,
+                 why=f"{party.name} no longer linked as the {LINKABLE_ROLES[party.role]}",
+                 data={"user": party.user_id, "role": party.role})
+    audit_record(actor=acting_user, action="permit.party_unlink", obj=app, data={"user": party.user_id,
+                                                                               "role": party.role})
+    party.delete()

@@ -28,7 +28,7 @@ from .forms import (MAX_EXTENSION_DAYS, AppealForm, ApplicabilityForm, Applicati
                     RuleHearingForm)
 from .models import AccountEntryKind, ProjectChange, RuleHearing, Waiver
 from .selectors import (account_entries, account_of, current_engagement, fee_schedule_in_force, is_applicant,
-                        may_act_for_applicant, permit_clocks, permit_get_for_applicant, permit_get_for_user,
+                        is_design_engineer, may_act_for_applicant, may_upload, permit_clocks, permit_get_for_applicant, permit_get_for_user,
                         permit_owner_for, permit_site_parcels, permits_for_user)
 
 
@@ -142,7 +142,9 @@ def permit_detail(request, number: str):
         "is_applicant": is_applicant(u, app), "act_applicant": may_act_for_applicant(u, app),
         "can_review": u.can(Perm.PERMIT_REVIEW), "can_decide": u.can(Perm.PERMIT_DECIDE),
         "can_account": u.can(Perm.PERMIT_ACCOUNT), "can_appeal_record": u.can(Perm.PERMIT_APPEAL_RECORD),
-        "is_consultant": u.can(Perm.PERMIT_CONSULT),
+        "is_consultant": u.can(Perm.PERMIT_CONSULT), "is_design_engineer": is_design_engineer(u, app),
+        "people": case.parties.filter(user__isnull=False, role__in=list(services.LINKABLE_ROLES)).select_related("user"),
+        "linkable_roles": list(services.LINKABLE_ROLES.items()),
         "upload_tags": [(i.key, i.label) for i in ITEMS if i.by_upload] + list(OTHER_TAGS.items()),
         "decision_form": DecisionForm(), "consultant_form": ConsultantForm(),
         "appeal_form": AppealForm(paper=u.can(Perm.PERMIT_APPEAL_RECORD)),
@@ -164,8 +166,7 @@ def permit_document(request, number: str, doc_id: int):
 def permit_upload(request, number: str):
     app = permit_get_for_user(user=request.user, number=number)
     tag = request.POST.get("tag", "other")
-    consultant_report = request.user.can(Perm.PERMIT_CONSULT) and tag == "consultant_report"
-    if not (consultant_report or may_act_for_applicant(request.user, app)):
+    if not may_upload(request.user, app, tag):
         raise PermissionDenied("You may not add documents to this file.")
     if tag not in BY_KEY and tag not in OTHER_TAGS:
         tag = "other"
@@ -575,3 +576,27 @@ def rule_hearings(request):
 def rule_hearing_notice(request, hearing_id: int):
     h = get_object_or_404(RuleHearing, pk=hearing_id)
     return download(documents.hearing_notice_pdf(h), name=f"rule-hearing-{h.pk}", ext="pdf")
+
+
+# --- the permit's people (issue 18) ------------------------------------------------------------------
+
+@require_POST
+@require_perm()
+def permit_party_link_view(request, number: str):
+    """The applicant (or staff) links a signed-up design engineer, contractor or agent to the permit."""
+    app = permit_get_for_user(user=request.user, number=number)
+    if not may_act_for_applicant(request.user, app):
+        raise PermissionDenied("Only the applicant or staff link people to this permit.")
+    return _do(request, app, lambda: services.permit_party_link(
+        application=app, who=request.POST.get("who", ""), role=request.POST.get("role", ""),
+        acting_user=request.user), "Linked to the permit.")
+
+
+@require_POST
+@require_perm()
+def permit_party_unlink_view(request, number: str, party_id: int):
+    app = permit_get_for_user(user=request.user, number=number)
+    if not may_act_for_applicant(request.user, app):
+        raise PermissionDenied("Only the applicant or staff change who is linked to this permit.")
+    return _do(request, app, lambda: services.permit_party_unlink(application=app, party_id=party_id,
+                                                                  acting_user=request.user), "No longer linked.")
