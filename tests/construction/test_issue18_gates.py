@@ -217,3 +217,40 @@ def test_the_certificate_names_who_recorded_no_easement_necessary(active, person
     text = " ".join(pdftext(documents.certificate_pdf(active, on=date(2026, 9, 1))).split())
     assert "recorded by the Director" not in text
     assert "Sam Staffer" in text and "Stormwater staff" in text and "All BMPs on the owner" in text
+
+
+# --- the documents a reviewer expects ------------------------------------------------------------------
+
+def test_the_permit_lists_sheets_start_by_conditions_and_the_signing_director(approved, personas, at):
+    """The permit PDF had no list of approved plan sheets, no start-by date and no named, signed Director."""
+    from stormwater.permits import documents as pd
+    from stormwater.permits.services import approved_sheets_parse
+
+    d = personas["director"]
+    d.first_name, d.last_name = "Drew", "Director"
+    d.save()
+    kept = approved.case.documents.get(tag="decision")
+    text = " ".join(pdftext(kept.file.read()).split())
+    assert "Start by April 10, 2028" in text and "Silt fence before clearing" in text
+    assert "No plan sheets were listed" in text
+    with pytest.raises(ValueError, match="Approved plan sheet 2"):
+        approved_sheets_parse(["C-1; Cover sheet; 2; 2026-03-01", "C-2"])
+    approved.approved_sheets = approved_sheets_parse(["C-1; Cover sheet; 2; 2026-03-01",
+                                                      "C-4; Grading and drainage plan; 3; 2026-04-02"])
+    approved.save()
+    text = " ".join(pdftext(pd.decision_pdf(approved)).split())
+    assert "C-4 Grading and drainage plan 3 2026-04-02" in text and "C-1 Cover sheet 2 2026-03-01" in text
+    assert "Drew Director DPW Director" in text
+
+
+def test_the_abutter_notice_is_on_the_applicant_s_name_and_address(approved, personas):
+    """The notice the applicant mails was printed on the Town's letterhead."""
+    from stormwater.permits import documents as pd
+    from stormwater.permits.models import Abutter
+
+    Abutter.objects.create(application=approved, name="Abe Abutter", mailing_address="3 Elm St\nLongmeadow, MA 01106")
+    text = pdftext(pd.abutter_letters_pdf(approved, on=date(2026, 3, 1)))
+    head = " ".join(text.split()[:12])
+    assert "Stormwater Division" not in text and "Department of Public Works ·" not in text
+    assert head.startswith("March 1, 2026") or "Olivia Owner" in head, head
+    assert "Olivia Owner 1 Elm St Longmeadow, MA 01106" in " ".join(text.split())

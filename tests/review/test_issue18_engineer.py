@@ -111,3 +111,41 @@ def test_an_engaged_consultant_attaches_a_review_to_the_permit(draft, personas, 
                                                 content_type="application/x-yaml")
     assert r.status_code == 201, r.content
     assert Review.objects.get(pk=r.json()["id"]).case == draft.case
+
+
+def test_the_report_and_the_letter_carry_the_reviewer_s_name_and_contact(draft, personas, example_text):
+    """The consultant's report and the Town's review letter did not say who reviewed or how to reach them."""
+    import shutil
+    import subprocess
+
+    from django.test import RequestFactory
+
+    from stormwater.accounts.models import Registration
+    from stormwater.review.documents import review_pdf
+    from stormwater.review.services import review_run
+    from stormwater.review.views_sheets import _letter_context
+    from stormwater.utility.documents import render_pdf
+
+    if shutil.which("pdftotext") is None:
+        pytest.skip("pdftotext (poppler-utils) is not installed")
+
+    def text(pdf):
+        return " ".join(subprocess.run(["pdftotext", "-", "-"], input=pdf, capture_output=True, check=True)
+                        .stdout.decode().split())
+
+    eng = User.objects.create_user(username="dana", role="consultant", email="dana@civil.example", first_name="Dana",
+                                   last_name="Engineer", credentials="PE MA No. 45678")
+    Registration.objects.create(user=eng, kind="design_engineer", firm="Civil Co.", phone="413-555-0100",
+                                pe_state="MA", pe_number="45678")
+    review = review_run(input_text=example_text, input_name="plan.yaml", acting_user=eng)
+    t = text(review_pdf(review))
+    assert "Dana Engineer, PE MA No. 45678" in t and "Civil Co. · dana@civil.example · 413-555-0100" in t
+    assert "DPW Stormwater Division" not in t.split("Engineering review", 1)[0] + t[:80]
+    staff = personas["staff"]
+    staff.first_name, staff.last_name, staff.email = "Sam", "Staffer", "sam@longmeadow.example"
+    staff.save()
+    review.case = draft.case
+    review.save()
+    t = text(render_pdf("review/letter_pdf.html", _letter_context(review, staff)))
+    assert "Reviewer: Sam Staffer" in t and "sam@longmeadow.example" in t
+    del RequestFactory

@@ -334,7 +334,8 @@ def api_permit_extend(request, number: str):
 @_errors
 def api_permit_decide(request, number: str):
     """POST {kind: approve|approve_conditions|disapprove, findings, standards: [...], conditions?: [lines],
-    order_of_conditions?} → the Director's decision and its PDF (validated by the web page's form)."""
+    order_of_conditions?, sheets?: ["number; title; revision; YYYY-MM-DD", …]} → the Director's decision and its PDF
+    (validated by the web page's form)."""
     app = permit_get_for_user(user=request.user, number=number)
     b = json_object(request)
     standards = b.get("standards") or []
@@ -342,13 +343,14 @@ def api_permit_decide(request, number: str):
         standards = [standards]
     form = DecisionForm({"kind": text_field(b, "kind"), "findings": text_field(b, "findings"), "standards": standards,
                          "conditions": _lines(b, "conditions"),
-                         "order_of_conditions": text_field(b, "order_of_conditions")})
+                         "order_of_conditions": text_field(b, "order_of_conditions"),
+                         "sheets": _lines(b, "sheets")})
     if not form.is_valid():
         raise _form_error(form)
     d = form.cleaned_data
     services.permit_decide(application=app, kind=d["kind"], findings=d["findings"], standards=d["standards"],
                            conditions=d["conditions"].splitlines(), order_of_conditions=d["order_of_conditions"],
-                           acting_user=request.user)
+                           sheets=d["sheets"].splitlines(), acting_user=request.user)
     return _file(request, number)
 
 

@@ -727,13 +727,39 @@ STANDARDS = {
 }
 
 
-def _record_decision(app, *, kind, on, acting_user, findings, standards, conditions=(), ooc=""):
+ERR_SHEET = ("Approved plan sheet {n}: give the sheet number and title, and the revision and date if any "
+             "(number; title; revision; YYYY-MM-DD).")
+
+
+def approved_sheets_parse(lines) -> list[dict]:
+    """The plan sheets a permit approves, one per line "number; title; revision; date" (revision and date optional),
+    as the permit lists them (issue 18). A date is YYYY-MM-DD and not later than today."""
+    out = []
+    for n, line in enumerate([x for x in (lines or []) if str(x).strip()], 1):
+        parts = [p.strip() for p in str(line).split(";")] + ["", ""]
+        number, title, revision, day = parts[0][:40], parts[1][:200], parts[2][:20], parts[3]
+        if not number or not title:
+            raise ValueError(ERR_SHEET.format(n=n))
+        if day:
+            try:
+                on = date.fromisoformat(day)
+            except ValueError:
+                raise ValueError(ERR_SHEET.format(n=n)) from None
+            if on > _today():
+                raise ValueError(ERR_SHEET.format(n=n) + f" {on} is later than today.")
+        out.append({"number": number, "title": title, "revision": revision, "date": day})
+    return out
+
+
+def _record_decision(app, *, kind, on, acting_user, findings, standards, conditions=(), ooc="", sheets=()):
     app.decision, app.decided_on, app.findings, app.standards_cited = kind, on, findings, list(standards)
     app.order_of_conditions = ooc
+    app.decided_by = actor_or_none(acting_user)
     if kind in (DecisionKind.APPROVE, DecisionKind.APPROVE_WITH_CONDITIONS):
         app.issued_on = on
+        app.approved_sheets = list(sheets)
     app.save(update_fields=["decision", "decided_on", "findings", "standards_cited", "order_of_conditions",
-                            "issued_on"])
+                            "issued_on", "approved_sheets", "decided_by"])
     for i, text in enumerate(conditions, 1):
         PermitCondition.objects.create(application=app, seq=i, text=text)
     title = "Stormwater management and land disturbance permit" if app.issued_on else "Decision"
@@ -748,7 +774,8 @@ def _record_decision(app, *, kind, on, acting_user, findings, standards, conditi
 
 @transaction.atomic
 def permit_decide(*, application: PermitApplication, kind: str, findings: str, standards: list[str], acting_user,
-                  conditions: list[str] = (), order_of_conditions: str = "", on: date | None = None):
+                  conditions: list[str] = (), order_of_conditions: str = "", on: date | None = None,
+                  sheets: list[str] = ()):
     """§ 380-10 I(1): the Director's written action — approval, approval with conditions, or disapproval —
     citing the § 380-11 standards. An Order of Conditions may serve as the permit (§ 380-9 A)."""
     app = _lock(application)
@@ -759,6 +786,7 @@ def permit_decide(*, application: PermitApplication, kind: str, findings: str, s
     if to is None:
         raise ValueError("Denials have their own actions (incomplete, consultant fee unpaid).")
     conditions = [c.strip() for c in conditions if c.strip()]
+    approved = approved_sheets_parse(sheets)
 
     def check(case):
         if not findings.strip():
@@ -776,7 +804,7 @@ def permit_decide(*, application: PermitApplication, kind: str, findings: str, s
     return _record_decision(app, kind=kind, on=on, acting_user=acting_user, findings=findings,
                             standards=[STANDARDS.get(s, s) for s in standards],
                             conditions=conditions if kind == DecisionKind.APPROVE_WITH_CONDITIONS else (),
-                            ooc=order_of_conditions)
+                            ooc=order_of_conditions, sheets=approved)
 
 
 @transaction.atomic

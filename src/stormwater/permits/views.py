@@ -483,7 +483,8 @@ def permit_decide_view(request, number: str):
     return _do(request, app, lambda: services.permit_decide(
         application=app, kind=d["kind"], findings=d["findings"], standards=d["standards"],
         conditions=d["conditions"].splitlines(), order_of_conditions=d["order_of_conditions"],
-        acting_user=request.user), "Decision recorded; the decision document is in the file.")
+        sheets=d["sheets"].splitlines(), acting_user=request.user),
+        "Decision recorded; the decision document is in the file.")
 
 
 @require_POST
