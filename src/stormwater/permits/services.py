@@ -736,7 +736,7 @@ def approved_sheets_parse(lines) -> list[dict]:
     as the permit lists them (issue 18). A date is YYYY-MM-DD and not later than today."""
     out = []
     for n, line in enumerate([x for x in (lines or []) if str(x).strip()], 1):
-        parts = [p.strip() for p in str(line).split(";")] + ["", ""]
+        parts = [p.strip() for p in str(line).split(";")] + ["", "", ""]
         number, title, revision, day = parts[0][:40], parts[1][:200], parts[2][:20], parts[3]
         if not number or not title:
             raise ValueError(ERR_SHEET.format(n=n))
