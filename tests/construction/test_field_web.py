@@ -203,7 +203,7 @@ def test_the_outbox_endpoint_answers_conflicts_refusals_and_sign_in(day, client_
     assert r.status_code == 400 and "Sign the report" in r.json()["errors"][0]
     # meanwhile someone else filed this storm's inspection, and the Director issued a stop-work order
     other = cs.inspection_report_file(project=project, report=report(
-        "erosion_storm", dt(2026, 7, 6, 8), last_inspection=date(2026, 7, 1), storm_id=storm.pk,
+        "erosion_storm", dt(2026, 7, 6, 6, 45), last_inspection=date(2026, 7, 1), storm_id=storm.pk,
         inspector_name="Sam Staff", evaluation="violations", corrective_steps="Restake", findings="Fence down"),
         acting_user=personas["staff"])
     project.refresh_from_db()
