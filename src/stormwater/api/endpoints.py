@@ -281,7 +281,7 @@ ENDPOINTS: dict[str, list[Op] | dict[str, list[Op]]] = {
     "api_permit_decide": [Op("post", "The Director's decision (§ 380-10 I(1))", body_required=True, response=PERMIT,
                              body=obj({"kind": enum("approve", "approve_conditions", "disapprove"), "findings": TEXT,
                                        "standards": {"type": ["array", "string"], "items": enum(*STANDARDS)},
-                                       "conditions": LINES, "order_of_conditions": STR},
+                                       "conditions": LINES, "order_of_conditions": STR, "sheets": LINES},
                                       ["kind", "findings", "standards"]))],
     "api_permit_close": [Op("post", "Close the file", body=obj({"why": TEXT}), response=PERMIT)],
     "api_workbench": [Op("get", "The reviewer's workbench: the state of every checklist item of a file")],

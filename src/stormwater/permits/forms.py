@@ -70,6 +70,8 @@ class DecisionForm(forms.Form):
                                  label="Conditions, one per line")
     order_of_conditions = forms.CharField(required=False, max_length=200,
                                           label="Order of Conditions serving as the permit (§ 380-9 A), if any")
+    sheets = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 4}),
+                             label="Approved plan sheets, one per line: number; title; revision; YYYY-MM-DD")
 
 
 class ConsultantForm(forms.Form):

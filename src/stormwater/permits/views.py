@@ -28,7 +28,7 @@ from .forms import (MAX_EXTENSION_DAYS, AppealForm, ApplicabilityForm, Applicati
                     RuleHearingForm)
 from .models import AccountEntryKind, ProjectChange, RuleHearing, Waiver
 from .selectors import (account_entries, account_of, current_engagement, fee_schedule_in_force, is_applicant,
-                        may_act_for_applicant, permit_clocks, permit_get_for_applicant, permit_get_for_user,
+                        is_design_engineer, may_act_for_applicant, may_upload, permit_clocks, permit_get_for_applicant, permit_get_for_user,
                         permit_owner_for, permit_site_parcels, permits_for_user)
 
 
@@ -142,7 +142,9 @@ def permit_detail(request, number: str):
         "is_applicant": is_applicant(u, app), "act_applicant": may_act_for_applicant(u, app),
         "can_review": u.can(Perm.PERMIT_REVIEW), "can_decide": u.can(Perm.PERMIT_DECIDE),
         "can_account": u.can(Perm.PERMIT_ACCOUNT), "can_appeal_record": u.can(Perm.PERMIT_APPEAL_RECORD),
-        "is_consultant": u.can(Perm.PERMIT_CONSULT),
+        "is_consultant": u.can(Perm.PERMIT_CONSULT), "is_design_engineer": is_design_engineer(u, app),
+        "people": case.parties.filter(user__isnull=False, role__in=list(services.LINKABLE_ROLES)).select_related("user"),
+        "linkable_roles": list(services.LINKABLE_ROLES.items()),
         "upload_tags": [(i.key, i.label) for i in ITEMS if i.by_upload] + list(OTHER_TAGS.items()),
         "decision_form": DecisionForm(), "consultant_form": ConsultantForm(),
         "appeal_form": AppealForm(paper=u.can(Perm.PERMIT_APPEAL_RECORD)),
@@ -164,8 +166,7 @@ def permit_document(request, number: str, doc_id: int):
 def permit_upload(request, number: str):
     app = permit_get_for_user(user=request.user, number=number)
     tag = request.POST.get("tag", "other")
-    consultant_report = request.user.can(Perm.PERMIT_CONSULT) and tag == "consultant_report"
-    if not (consultant_report or may_act_for_applicant(request.user, app)):
+    if not may_upload(request.user, app, tag):
         raise PermissionDenied("You may not add documents to this file.")
     if tag not in BY_KEY and tag not in OTHER_TAGS:
         tag = "other"
@@ -276,10 +277,19 @@ def permit_change_notify(request, number: str):
 @require_POST
 @require_perm(Perm.PERMIT_APPLY)
 def permit_start_record(request, number: str):
+    """The applicant's "Record start": the construction file's start, with its checks (§ 380-16 A–C, § 380-17 A;
+    issue 18), recording the § 380-10 K start on the permit when they pass."""
     app = _for_applicant(request, number)
-    return _do(request, app, lambda: services.project_start_record(
-        application=app, started_on=date_value(request.POST.get("started_on")), acting_user=request.user),
-        "Start of construction recorded.")
+
+    def start():
+        from stormwater.construction.services import construction_start
+
+        on = date_value(request.POST.get("started_on"))
+        project = getattr(app, "construction", None)
+        if project is None:
+            return services.project_start_record(application=app, started_on=on, acting_user=request.user)  # refused
+        return construction_start(project=project, on=on, acting_user=request.user)
+    return _do(request, app, start, "Start of construction recorded.")
 
 
 @require_POST
@@ -473,7 +483,8 @@ def permit_decide_view(request, number: str):
     return _do(request, app, lambda: services.permit_decide(
         application=app, kind=d["kind"], findings=d["findings"], standards=d["standards"],
         conditions=d["conditions"].splitlines(), order_of_conditions=d["order_of_conditions"],
-        acting_user=request.user), "Decision recorded; the decision document is in the file.")
+        sheets=d["sheets"].splitlines(), acting_user=request.user),
+        "Decision recorded; the decision document is in the file.")
 
 
 @require_POST
@@ -566,3 +577,27 @@ def rule_hearings(request):
 def rule_hearing_notice(request, hearing_id: int):
     h = get_object_or_404(RuleHearing, pk=hearing_id)
     return download(documents.hearing_notice_pdf(h), name=f"rule-hearing-{h.pk}", ext="pdf")
+
+
+# --- the permit's people (issue 18) ------------------------------------------------------------------
+
+@require_POST
+@require_perm()
+def permit_party_link_view(request, number: str):
+    """The applicant (or staff) links a signed-up design engineer, contractor or agent to the permit."""
+    app = permit_get_for_user(user=request.user, number=number)
+    if not may_act_for_applicant(request.user, app):
+        raise PermissionDenied("Only the applicant or staff link people to this permit.")
+    return _do(request, app, lambda: services.permit_party_link(
+        application=app, who=request.POST.get("who", ""), role=request.POST.get("role", ""),
+        acting_user=request.user), "Linked to the permit.")
+
+
+@require_POST
+@require_perm()
+def permit_party_unlink_view(request, number: str, party_id: int):
+    app = permit_get_for_user(user=request.user, number=number)
+    if not may_act_for_applicant(request.user, app):
+        raise PermissionDenied("Only the applicant or staff change who is linked to this permit.")
+    return _do(request, app, lambda: services.permit_party_unlink(application=app, party_id=party_id,
+                                                                  acting_user=request.user), "No longer linked.")

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from stormwater.accounts.roles import Perm
 from stormwater.audit.services import audit_record
-from stormwater.cases.filing import filed_on
+from stormwater.cases.filing import after_today, filed_on
 from stormwater.cases.services import (TransitionError, case_document_add, case_document_generate, case_open,
                                        case_transition, clock_start, event_record)
 from stormwater.cases.selectors import case_clock
@@ -36,6 +36,8 @@ class StewardshipError(ValueError):
 
 ERR_PLAN_ITEMS = "The final O&M plan lacks required contents (§ 380-14 C): {items}."
 ERR_PLAN_NOT_FINAL = "Only the final, executed O&M plan is recorded (§ 380-14 B)."
+ERR_RECORDED_BEFORE_PERMIT = ("The O&M plan cannot have been recorded on {on:%Y-%m-%d}, before the permit was filed "
+                              "({permit}, filed {filed:%Y-%m-%d}): check the registry's recording date (§ 380-14 B).")
 ERR_RECORDING = ("Recording at the Hampden County Registry of Deeds needs the book and page or the document number, "
                  "the date recorded and the proof of recording (§ 380-14 B): missing {items}.")
 ERR_EASEMENT_FIELDS = "An easement states its purpose, location and grantor (§ 380-14 D(2), C(2)(d), C(2)(m))."
@@ -110,7 +112,9 @@ def easements_not_required(*, site: Site, reason: str, acting_user) -> Site:
     if not reason.strip():
         raise StewardshipError(ERR_NO_EASEMENT_REASON)
     site.easements_not_required_reason = reason.strip()
-    site.save(update_fields=["easements_not_required_reason"])
+    site.easements_not_required_by, site.easements_not_required_on = acting_user, _today()
+    site.save(update_fields=["easements_not_required_reason", "easements_not_required_by",
+                             "easements_not_required_on"])
     event_record(case=site.case, kind="easement", acting_user=acting_user, why=f"No easement necessary: {reason}")
     audit_record(actor=acting_user, action="stewardship.no_easement", obj=site, why=reason)
     return site
@@ -156,6 +160,15 @@ def om_plan_record(*, plan: OMPlan, recorded_on: date | None, acting_user, book:
         missing.append("the proof of recording")
     if missing:
         raise StewardshipError(ERR_RECORDING.format(items="; ".join(missing)))
+    # Issue 18: the final plan is recorded after it is executed for the permitted project (§ 380-14 B), so not before
+    # the permit application was filed, and not later than today.
+    future = after_today(recorded_on, what="date the O&M plan was recorded")
+    if future:
+        raise StewardshipError(future)
+    permit_filed = plan.site.permit.case.filed_on if plan.site.permit_id else None
+    if permit_filed and recorded_on < permit_filed:
+        raise StewardshipError(ERR_RECORDED_BEFORE_PERMIT.format(on=recorded_on, filed=permit_filed,
+                                                                 permit=plan.site.permit.case.number))
     proof = case_document_add(case=plan.site.case, upload=proof_upload, tag="om_recording",
                               title=f"Proof of recording, O&M plan v{plan.version}", acting_user=acting_user)
     plan.book, plan.page, plan.document_number = book.strip(), page.strip(), document_number.strip()
