@@ -40,8 +40,21 @@ def demand_report(*, as_of: date) -> AccountReport:
     return AccountReport("demand", as_of=as_of)
 
 
+def latest_ripe_mailing(as_of: date) -> date:
+    """The last mailing day whose demand may be committed on ``as_of`` (services.commitment_due_on: the day
+    after the owner's last day to pay, the 14th day rolled past weekends and holidays, MGL c.4 §9). The
+    first day to commit is at least 15 days after mailing and grows with the mailing day, so the answer is
+    found walking back from ``as_of`` − 15 days over the few days a roll can add."""
+    from stormwater.rules.deadlines import deadline
+
+    day = as_of - timedelta(days=DEMAND_TO_COMMITMENT_DAYS + 1)
+    while deadline("demand_to_commitment", day).due > as_of:
+        day -= timedelta(days=1)
+    return day
+
+
 class CommitmentReport(PositionReport):
-    """Demands mailed more than 14 days ago, not yet committed, whose accounts still owe and are past
+    """Demands whose owner's last day to pay (14 days after mailing, rolled) has passed, not yet committed, whose accounts still owe and are past
     due (billing ¶D): one row per demand, newest first, with its account's position."""
 
     extra_from = "\nJOIN receivables_demand d ON d.account_id = pa.account_id"
@@ -51,8 +64,7 @@ class CommitmentReport(PositionReport):
     order_by = "d.served_on DESC, d.id DESC"
 
     def where_params(self) -> list:
-        # services.commitment_due_on: from the 15th day after mailing.
-        return [_date_param(self.as_of - timedelta(days=DEMAND_TO_COMMITMENT_DAYS + 1))]
+        return [_date_param(latest_ripe_mailing(self.as_of))]
 
     def row(self, r: Sequence) -> AccountFigures:
         f = _figures(r[:-2])

@@ -196,8 +196,12 @@ def demand_serve(*, account: Account, served_on: date, acting_user) -> Demand:
 
 
 def commitment_due_on(demand: Demand) -> date:
-    """The first day a demanded amount may be committed: 14 days after mailing have passed."""
-    return demand.served_on + timedelta(days=DEMAND_TO_COMMITMENT_DAYS + 1)
+    """The first day a demanded amount may be committed (billing ¶D "unpaid 14 days after mailing"): the day
+    after the owner's last day to pay, the 14th day after mailing rolled forward past weekends and holidays
+    (MGL c.4 §9). One rule with ``calc deadline demand_to_commitment`` (rules.deadlines)."""
+    from stormwater.rules.deadlines import deadline
+
+    return deadline("demand_to_commitment", demand.served_on).due
 
 
 @transaction.atomic
@@ -213,7 +217,9 @@ def commitment_create(*, tax_fiscal_year: int, committed_on: date, demands: list
     for demand in demands:
         if committed_on < commitment_due_on(demand):
             raise CollectionError(f"Account {demand.account.number}: the demand was mailed {demand.served_on}; it "
-                                  f"may be committed from {commitment_due_on(demand)} (14 days after mailing).")
+                                  f"may be committed from {commitment_due_on(demand)}, the day after the owner's last day to "
+                                  "pay (14 days after mailing, rolled past weekends and holidays; Ch. 295 Art. IV "
+                                  "billing ¶D, MGL c.4 §9).")
         if hasattr(demand, "commitment_line"):
             raise CollectionError(f"Account {demand.account.number}: this demand is already committed.")
         account = _lock(demand.account)
