@@ -59,3 +59,34 @@ def test_the_commitment_list_offers_exactly_the_demands_whose_commitment_day_has
     for later in range(1, 6):
         mailed = last + __import__("datetime").timedelta(days=later)
         assert commitment_due_on(SimpleNamespace(served_on=mailed)) > as_of
+
+
+# --- 4. The back-bill PDF (billing ¶A: "no late fees or delinquency charges of any kind") -------------
+
+def _pdf_text(content: bytes) -> str:
+    import subprocess
+
+    return " ".join(subprocess.run(["pdftotext", "-", "-"], input=content, capture_output=True,
+                                   check=True).stdout.decode().split())
+
+
+def _unbilled_parcel(billed):
+    from decimal import Decimal
+
+    from stormwater.parcels.models import Parcel, ParcelImpervious
+
+    p = Parcel.objects.create(parcel_id="09-09-9", address="9 Late Rd", owner=billed["shops"].owner,
+                              land_use_code="340", lot_sqft=Decimal(50000))
+    ParcelImpervious.objects.create(survey=billed["survey"], parcel=p, impervious_sqft=Decimal(6800))
+    return p
+
+
+def test_the_back_bill_pdf_says_no_interest_or_lien_applies(billed, personas):
+    from stormwater.receivables.services import back_bill_issue
+    from stormwater.utility.documents import bill_pdf
+
+    bill = back_bill_issue(parcel=_unbilled_parcel(billed), period_start=D(2026, 7, 1), period_end=D(2027, 6, 30),
+                           issue_date=D(2026, 12, 1), acting_user=personas["collector"])
+    text = _pdf_text(bill_pdf(bill))
+    assert "accrue interest" not in text and "lien" not in text.lower()
+    assert "back bill" in text.lower() and "no interest" in text.lower()
