@@ -90,3 +90,126 @@ def test_the_back_bill_pdf_says_no_interest_or_lien_applies(billed, personas):
     text = _pdf_text(bill_pdf(bill))
     assert "accrue interest" not in text and "lien" not in text.lower()
     assert "back bill" in text.lower() and "no interest" in text.lower()
+
+
+# --- 5. Payments post twice: a payment is a duplicate by its content ---------------------------------
+
+LOCKBOX = ("account,amount,received_on,reference\n"
+           "SW-01-01-1,53.16,2026-10-05,1001\n"
+           "SW-02-01-2,100.00,2026-10-06,1002\n")
+
+
+def test_the_same_rows_resaved_with_crlf_post_nothing_again(billed, personas):
+    from stormwater.receivables.models import Payment
+    from stormwater.receivables.services import payment_batch_post
+
+    payment_batch_post(filename="a.csv", content=LOCKBOX.encode(), acting_user=personas["collector"])
+    r = payment_batch_post(filename="a-resaved.csv", content=LOCKBOX.replace("\n", "\r\n").encode(),
+                           acting_user=personas["collector"])
+    assert r.posted == 0 and r.already_posted and "already posted" in r.message
+    assert Payment.objects.count() == 2
+
+
+def test_a_cumulative_bank_file_posts_only_its_new_rows_and_says_so(billed, personas):
+    from decimal import Decimal
+
+    from stormwater.receivables.models import Payment
+    from stormwater.receivables.services import payment_batch_post
+
+    payment_batch_post(filename="monday.csv", content=LOCKBOX.encode(), acting_user=personas["collector"])
+    tuesday = LOCKBOX + "SW-02-01-1,200.00,2026-10-07,1003\n"
+    r = payment_batch_post(filename="tuesday.csv", content=tuesday.encode(), acting_user=personas["collector"])
+    assert r.posted == 1 and r.total == Decimal("200.00") and not r.already_posted
+    assert "2 rows were already posted" in r.message and "rows 2, 3" in r.message
+    wednesday = tuesday + "SW-01-01-1,10.00,2026-10-08,1004\n"
+    r = payment_batch_post(filename="wednesday.csv", content=wednesday.encode(), acting_user=personas["collector"])
+    assert r.posted == 1 and "3 rows were already posted" in r.message
+    assert Payment.objects.count() == 4
+    assert sorted(Payment.objects.values_list("reference", flat=True)) == ["1001", "1002", "1003", "1004"]
+
+
+def test_the_same_check_number_posts_once_through_the_api(client_for, personas, billed):
+    from stormwater.receivables.models import Payment
+
+    c = client_for(personas["collector"])
+    body = json.dumps({"account": "SW-01-01-1", "amount": "53.16", "received_on": "2026-10-05",
+                       "reference": "1001"})
+    assert c.post("/api/payments/", body, content_type="application/json").status_code == 201
+    r = c.post("/api/payments/", body, content_type="application/json")
+    assert r.status_code == 400 and r.json()["error"].startswith("reference:") and "already posted" in r.json()["error"]
+    assert Payment.objects.count() == 1
+    # A file carrying the same check is told so too.
+    from stormwater.receivables.services import payment_batch_post
+
+    r = payment_batch_post(filename="b.csv", content=LOCKBOX.encode(), acting_user=personas["collector"])
+    assert r.posted == 1 and Payment.objects.count() == 2
+
+
+# --- 6. One absurd amount: refused by row and column, and the office keeps working -------------------
+
+ABSURD = "account,amount,received_on,reference\nSW-01-01-1,53.16,2026-10-05,1\nSW-02-01-2,99999999999999.00,2026-10-06,2\n"
+
+
+def test_an_absurd_lockbox_amount_is_refused_by_row_and_column(client_for, personas, billed):
+    from stormwater.receivables.models import Payment
+
+    c = client_for(personas["collector"])
+    r = c.post("/api/payments/batch/", ABSURD, content_type="text/csv")
+    assert r.status_code == 400 and "row 3: amount" in r.json()["error"] and "too large" in r.json()["error"]
+    r = c.post("/api/payments/batch/", ABSURD.replace("99999999999999.00", "250000.00"), content_type="text/csv")
+    assert r.status_code == 400 and "row 3: amount: $250,000.00 is above the plausibility limit" in r.json()["error"]
+    assert Payment.objects.count() == 0
+    assert c.get("/collections/").status_code == 200 and c.get("/accounts/SW-02-01-2/").status_code == 200
+
+
+def test_the_plausibility_limit_comes_from_the_town_configuration(billed, personas, town_toml):
+    from stormwater.receivables.services import BatchRejected, CollectionError, payment_batch_post, payment_post
+    from stormwater.utility.models import Account
+
+    town_toml(payment_plausible_max="500.00")
+    text = "account,amount,received_on,reference\nSW-01-01-1,500.01,2026-10-05,1\n"
+    with pytest.raises(BatchRejected, match=r"row 2: amount: \$500.01 is above .*\$500.00.*payment_plausible_max"):
+        payment_batch_post(filename="c.csv", content=text.encode(), acting_user=personas["collector"])
+    with pytest.raises(CollectionError, match="amount: .*payment_plausible_max"):
+        payment_post(account=Account.objects.get(number="SW-01-01-1"), amount="600", received_on=D(2026, 10, 5),
+                     acting_user=personas["collector"])
+
+
+def test_an_amount_over_the_columns_digits_is_refused_even_under_a_high_limit(billed, personas, town_toml):
+    from stormwater.receivables.services import BatchRejected, payment_batch_post
+
+    town_toml(payment_plausible_max="1000000000000000.00")
+    with pytest.raises(BatchRejected, match=r"row 3: amount: .*too large"):
+        payment_batch_post(filename="d.csv", content=ABSURD.encode(), acting_user=personas["collector"])
+
+
+# --- 8. Future-dated demands and commitments; the demand form's dates ---------------------------------
+
+def test_a_demand_dated_in_the_future_is_refused(billed, personas):
+    from stormwater.receivables.services import CollectionError, demand_serve
+    from stormwater.utility.models import Account
+
+    with pytest.raises(CollectionError, match="served_on: 2027-06-02 is in the future"):
+        demand_serve(account=Account.objects.get(number="SW-02-01-1"), served_on=D(2027, 6, 2), acting_user=None)
+
+
+def test_a_commitment_dated_in_the_future_is_refused(billed, personas):
+    from stormwater.receivables.services import CollectionError, commitment_create, demand_serve
+    from stormwater.utility.models import Account
+
+    d = demand_serve(account=Account.objects.get(number="SW-02-01-1"), served_on=D(2026, 11, 2), acting_user=None)
+    with pytest.raises(CollectionError, match="committed_on: 2027-06-02 is in the future"):
+        commitment_create(tax_fiscal_year=2028, committed_on=D(2027, 6, 2), demands=[d], acting_user=None)
+
+
+def test_the_demand_form_answers_a_field_error_for_a_date_that_is_not_iso(client_for, personas, billed):
+    c = client_for(personas["collector"])
+    r = c.post("/collections/demands/", {"account": ["SW-02-01-1"], "served_on": "11/02/2026"}, follow=True)
+    assert r.status_code == 200 and "served_on" in r.content.decode() and not Demand.objects.exists()
+    r = c.get("/collections/demands/", {"as_of": "11/02/2026"})
+    assert r.status_code in (200, 400) and "as_of" in r.content.decode()
+    r = c.post("/api/demands/", json.dumps({"accounts": ["SW-02-01-1"], "served_on": "11/02/2026"}),
+               content_type="application/json")
+    assert r.status_code == 400 and r.json()["error"].startswith("served_on")
+    r = c.post("/collections/commitments/", {"demand": [], "tax_fiscal_year": "2028", "committed_on": "12/29/2026"})
+    assert r.status_code == 200 and "committed_on" in r.content.decode() or "date" in r.content.decode()

@@ -75,7 +75,7 @@ def api_payment_batch(request):
         content, name = request.body, request.headers.get("X-Filename", "upload.csv")
     r = payment_batch_post(filename=name, content=content, acting_user=request.user)
     return JsonResponse({"posted": r.posted, "total": fmt(r.total), "already_posted": r.already_posted,
-                         "message": r.message}, status=200 if r.already_posted else 201)
+                         "skipped_rows": list(r.skipped), "message": r.message}, status=200 if r.already_posted else 201)
 
 
 @require_POST

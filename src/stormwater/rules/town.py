@@ -76,9 +76,17 @@ class TownConfig:
     field_start_latitude: Decimal = Decimal("0")
     field_start_longitude: Decimal = Decimal("0")
 
+    # Payments (issue 17: one lockbox row of $99,999,999,999,999.00 broke the office): a payment above this
+    # amount is refused, by row and column in a file, as a keying or file error. The ordinance sets no limit;
+    # Longmeadow's largest stormwater bill is a few thousand dollars, so $100,000 leaves room for a
+    # landlord paying many accounts in one check while catching a misplaced decimal point or a garbled file.
+    payment_plausible_max: Decimal = Decimal("100000.00")
+
     def __post_init__(self):
         if not 1 <= self.staff_idle_minutes <= 24 * 60:
             raise ValueError("town configuration: staff_idle_minutes must be between 1 and 1440")
+        if self.payment_plausible_max <= 0:
+            raise ValueError("town configuration: payment_plausible_max must be greater than zero")
         if not (-90 <= self.field_start_latitude <= 90 and -180 <= self.field_start_longitude <= 180):
             raise ValueError("town configuration: field_start_latitude/longitude must be WGS84 degrees")
 
