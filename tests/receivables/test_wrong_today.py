@@ -213,3 +213,39 @@ def test_the_demand_form_answers_a_field_error_for_a_date_that_is_not_iso(client
     assert r.status_code == 400 and r.json()["error"].startswith("served_on")
     r = c.post("/collections/commitments/", {"demand": [], "tax_fiscal_year": "2028", "committed_on": "12/29/2026"})
     assert r.status_code == 200 and "committed_on" in r.content.decode() or "date" in r.content.decode()
+
+
+# --- 7. Bill runs, closed books and the fiscal year ---------------------------------------------------
+
+def test_a_bill_run_is_refused_inside_closed_books_and_outside_the_fiscal_years_window(town, resolution, personas):
+    from django.core.management import CommandError, call_command
+
+    from stormwater.receivables.services import period_close
+    from stormwater.utility.models import BillRun, LedgerEntry
+    from stormwater.utility.services import BillingError, bill_run_issue, fiscal_year
+
+    period_close(closed_through=D(2026, 11, 30), acting_user=None)
+    label, start, end = fiscal_year(2027)
+    with pytest.raises(BillingError, match=r"issue_date: 2026-10-01 is in a closed period.*2026-11-30"):
+        bill_run_issue(period_label=label, period_start=start, period_end=end, issue_date=D(2026, 10, 1),
+                       acting_user=None)
+    with pytest.raises(CommandError, match="closed period"):
+        call_command("bill_run", "--fiscal-year", "2031", "--issue-date", "2026-10-01")
+    label, start, end = fiscal_year(2031)
+    with pytest.raises(BillingError, match=r"issue_date: 2026-12-15 is outside .*FY2031.*bill_issue_months_before"):
+        bill_run_issue(period_label=label, period_start=start, period_end=end, issue_date=D(2026, 12, 15),
+                       acting_user=None)
+    assert not LedgerEntry.objects.exists() and not BillRun.objects.exists()
+
+
+def test_fy2029_issued_years_early_is_refused_and_the_window_is_the_towns(db, resolution, town_toml):
+    from stormwater.utility.services import BillingError, bill_run_start, fiscal_year
+
+    label, start, end = fiscal_year(2029)
+    with pytest.raises(BillingError, match="outside"):
+        bill_run_start(period_label=label, period_start=start, period_end=end, issue_date=D(2026, 1, 1),
+                       acting_user=None)
+    town_toml(bill_issue_months_before_period=36)
+    run, created = bill_run_start(period_label=label, period_start=start, period_end=end, issue_date=D(2026, 1, 1),
+                                  acting_user=None)
+    assert created

@@ -82,9 +82,19 @@ class TownConfig:
     # landlord paying many accounts in one check while catching a misplaced decimal point or a garbled file.
     payment_plausible_max: Decimal = Decimal("100000.00")
 
+    # Bill runs (issue 17: FY2031 was issued in 2026 into closed books, FY2029 two and a half years early): a
+    # run's issue date must fall from this many months before its period's first day through this many months
+    # after its period's last day. Ch. 295 Art. IV ¶B has the fee billed for the period (at least annually,
+    # at most quarterly); the ordinance sets no window, so the town's: bills go out within the half year before
+    # a fiscal year, or late within a quarter after it.
+    bill_issue_months_before_period: int = 6
+    bill_issue_months_after_period: int = 3
+
     def __post_init__(self):
         if not 1 <= self.staff_idle_minutes <= 24 * 60:
             raise ValueError("town configuration: staff_idle_minutes must be between 1 and 1440")
+        if not (0 <= self.bill_issue_months_before_period <= 120 and 0 <= self.bill_issue_months_after_period <= 120):
+            raise ValueError("town configuration: bill_issue_months_before/after_period must be 0 to 120 months")
         if self.payment_plausible_max <= 0:
             raise ValueError("town configuration: payment_plausible_max must be greater than zero")
         if not (-90 <= self.field_start_latitude <= 90 and -180 <= self.field_start_longitude <= 180):
