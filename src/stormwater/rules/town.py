@@ -85,9 +85,9 @@ class TownConfig:
     # Bill runs (issue 17: FY2031 was issued in 2026 into closed books, FY2029 two and a half years early): a
     # run's issue date must fall from this many months before its period's first day through this many months
     # after its period's last day. Ch. 295 Art. IV ¶B has the fee billed for the period (at least annually,
-    # at most quarterly); the ordinance sets no window, so the town's: bills go out within the half year before
-    # a fiscal year, or late within a quarter after it.
-    bill_issue_months_before_period: int = 6
+    # at most quarterly); the ordinance sets no window, so the town's: bills go out within the year before their
+    # period (a fiscal year's bills are mailed in its first months, or ahead of it), or late within a quarter after.
+    bill_issue_months_before_period: int = 12
     bill_issue_months_after_period: int = 3
 
     def __post_init__(self):
