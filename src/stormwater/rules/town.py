@@ -90,15 +90,46 @@ class TownConfig:
     bill_issue_months_before_period: int = 12
     bill_issue_months_after_period: int = 3
 
+    # The bill a resident can act on (issue 17). Where to send a check (the Collector's office at Town Hall) and
+    # how to reach the Division, printed on every bill; blank phone = not printed. public_url is the address
+    # residents reach this system at (the bill's QR code and links in mailed PDFs); blank = pages rendered for a
+    # web request use that request's address, and bills printed in the background carry no QR code.
+    remit_to: str = "Town of Longmeadow, Town Collector\n20 Williams Street\nLongmeadow, MA 01106"
+    division_phone: str = ""
+    public_url: str = ""
+    # Paying online (issue 17): the payment processor's hosted payment page, as a URL template with {account},
+    # {amount} (dollars, two decimals) and {bill}; the "Pay" button hands the resident off to it and no card data
+    # ever touches this system. Blank = no processor: no Pay button. Must be https.
+    payment_url_template: str = ""
+
     def __post_init__(self):
         if not 1 <= self.staff_idle_minutes <= 24 * 60:
             raise ValueError("town configuration: staff_idle_minutes must be between 1 and 1440")
         if not (0 <= self.bill_issue_months_before_period <= 120 and 0 <= self.bill_issue_months_after_period <= 120):
             raise ValueError("town configuration: bill_issue_months_before/after_period must be 0 to 120 months")
+        if self.payment_url_template and not self.payment_url_template.startswith("https://"):
+            raise ValueError("town configuration: payment_url_template must start with https://")
+        if self.payment_url_template:
+            try:
+                self.payment_url_template.format(account="A", amount="1.00", bill="B")
+            except (KeyError, IndexError, ValueError):
+                raise ValueError("town configuration: payment_url_template may use only {account}, {amount} and "
+                                 "{bill}") from None
+        if self.public_url and not self.public_url.startswith(("https://", "http://")):
+            raise ValueError("town configuration: public_url must start with https:// (or http://)")
         if self.payment_plausible_max <= 0:
             raise ValueError("town configuration: payment_plausible_max must be greater than zero")
         if not (-90 <= self.field_start_latitude <= 90 and -180 <= self.field_start_longitude <= 180):
             raise ValueError("town configuration: field_start_latitude/longitude must be WGS84 degrees")
+
+    def payment_url(self, *, account: str, amount, bill: str = "") -> str | None:
+        """The processor's hosted page for paying ``amount`` on ``account`` (None without a processor)."""
+        if not self.payment_url_template:
+            return None
+        from urllib.parse import quote
+
+        return self.payment_url_template.format(account=quote(account, safe=""), amount=f"{amount:.2f}",
+                                                bill=quote(bill, safe=""))
 
     @property
     def field_start(self) -> tuple[float, float] | None:

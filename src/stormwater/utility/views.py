@@ -197,7 +197,8 @@ def bill_detail(request, number: str):
 @require_perm()
 def bill_download(request, number: str):
     bill = bill_page_get_for_user(user=request.user, number=number)
-    return download(bill_pdf(bill), name=f"stormwater-bill-{bill.number}", ext="pdf")
+    base = request.build_absolute_uri("/").rstrip("/")
+    return download(bill_pdf(bill, base_url=base), name=f"stormwater-bill-{bill.number}", ext="pdf")
 
 
 @require_perm(Perm.BILLING_RUN)
