@@ -62,3 +62,29 @@ def test_the_bill_context_has_a_qr_code_to_the_bill_online(two_years, town_toml)
     assert ctx["online_url"] == f"https://stormwater.example.org/bills/{bill.number}/"
     assert ctx["qr"].startswith("data:image/svg+xml")
     assert bill_context(bill, base_url="http://testserver")["online_url"].startswith("https://stormwater.example.org")
+
+
+def test_the_owners_bill_page_says_unpaid_partly_paid_or_paid_and_hands_off_to_the_processor(
+        town, resolution, at, client_for, personas, town_toml):
+    from stormwater.receivables.services import payment_post
+
+    town_toml(payment_url_template="https://pay.example.com/longmeadow?acct={account}&amt={amount}&ref={bill}")
+    at(date(2026, 9, 10))
+    label, start, end = fiscal_year(2027)
+    bill_run_issue(period_label=label, period_start=start, period_end=end, issue_date=date(2026, 9, 10),
+                   acting_user=None)
+    bill = Bill.objects.get(parcel=town["house"])
+    c = client_for(personas["owner"])
+    page = c.get(f"/bills/{bill.number}/").content.decode()
+    assert "Unpaid" in page and f"${bill.amount:,.2f}" in page
+    assert (f"https://pay.example.com/longmeadow?acct={bill.account.number}&amp;amt={bill.amount:.2f}"
+            f"&amp;ref={bill.number}") in page
+    payment_post(account=bill.account, amount=D("20.00"), received_on=date(2026, 9, 10), acting_user=None)
+    page = c.get(f"/bills/{bill.number}/").content.decode()
+    assert "Partly paid" in page and f"{bill.amount - D('20.00'):,.2f}" in page
+    payment_post(account=bill.account, amount=bill.amount - D("20.00"), received_on=date(2026, 9, 10),
+                 acting_user=None)
+    page = c.get(f"/bills/{bill.number}/").content.decode()
+    assert "Paid" in page and "Nothing is owed on this bill" in page and "pay.example.com" not in page
+    public = c.get(f"/portal/parcels/{town['house'].parcel_id}/")
+    assert f"https://pay.example.com/longmeadow?acct={bill.account.number}&amp;amt=&amp;ref=" in public.content.decode()

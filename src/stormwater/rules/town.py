@@ -128,7 +128,8 @@ class TownConfig:
             return None
         from urllib.parse import quote
 
-        return self.payment_url_template.format(account=quote(account, safe=""), amount=f"{amount:.2f}",
+        return self.payment_url_template.format(account=quote(account, safe=""),
+                                                amount="" if amount is None else f"{amount:.2f}",
                                                 bill=quote(bill, safe=""))
 
     @property
