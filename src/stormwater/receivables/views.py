@@ -23,6 +23,7 @@ from .forms import AsOfForm, BackBillForm, BatchForm, CloseForm, CommitForm, Lie
 from .ledger import account_position
 from .models import Commitment, CommitmentLine, Demand, Payment
 from . import selectors
+from .processor import processor_file_post
 from .services import (BatchRejected, CollectionError, back_bill_issue, closed_through, commitment_create,
                        demand_serve, lien_paid_record, payment_batch_post, payment_post, payment_reverse,
                        period_close)
@@ -52,7 +53,8 @@ def collections_home(request):
         if batch_form.is_valid():
             f = batch_form.cleaned_data["file"]
             try:
-                r = payment_batch_post(filename=f.name, content=f.read(), acting_user=request.user)
+                post = processor_file_post if batch_form.cleaned_data.get("kind") == "processor" else payment_batch_post
+                r = post(filename=f.name, content=f.read(), acting_user=request.user)
                 (messages.info if r.already_posted else messages.success)(request, r.message)
                 return redirect("collections_home")
             except BatchRejected as e:

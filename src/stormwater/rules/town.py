@@ -101,6 +101,12 @@ class TownConfig:
     # {amount} (dollars, two decimals) and {bill}; the "Pay" button hands the resident off to it and no card data
     # ever touches this system. Blank = no processor: no Pay button. Must be https.
     payment_url_template: str = ""
+    # The processor's daily payment file (receivables/processor.py): which of its columns hold the account, the
+    # amount, the day the payment was made and the processor's confirmation number ("field=Header" each), and
+    # how its dates are written (a strftime pattern). Defaults: a common processor export.
+    processor_columns: tuple[str, ...] = ("account=Account Number", "amount=Amount", "received_on=Payment Date",
+                                          "reference=Confirmation Number")
+    processor_date_format: str = "%m/%d/%Y"
 
     def __post_init__(self):
         if not 1 <= self.staff_idle_minutes <= 24 * 60:
@@ -115,6 +121,10 @@ class TownConfig:
             except (KeyError, IndexError, ValueError):
                 raise ValueError("town configuration: payment_url_template may use only {account}, {amount} and "
                                  "{bill}") from None
+        fields_mapped = {p.partition("=")[0].strip() for p in self.processor_columns if "=" in p}
+        if fields_mapped != {"account", "amount", "received_on", "reference"}:
+            raise ValueError("town configuration: processor_columns must map account, amount, received_on and "
+                             "reference, e.g. [\"account=Account Number\", …]")
         if self.public_url and not self.public_url.startswith(("https://", "http://")):
             raise ValueError("town configuration: public_url must start with https:// (or http://)")
         if self.payment_plausible_max <= 0:
