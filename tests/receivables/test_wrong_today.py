@@ -249,3 +249,31 @@ def test_fy2029_issued_years_early_is_refused_and_the_window_is_the_towns(db, re
     run, created = bill_run_start(period_label=label, period_start=start, period_end=end, issue_date=D(2026, 1, 1),
                                   acting_user=None)
     assert created
+
+
+# --- 3. Condominium units on demands, demand PDFs and the commitment list (¶G) ------------------------
+
+def test_a_condo_units_demand_and_commitment_name_the_unit_owner_and_the_unit(client_for, personas, billed):
+    from stormwater.receivables.services import commitment_create, demand_serve
+    from stormwater.utility.models import Account
+
+    unit_b = Account.objects.get(parcel=billed["condo"], unit__unit="B")
+    from stormwater.parcels.models import Owner
+
+    unit_owner = Owner.objects.create(name="Bea Unitowner", mailing_address="4 Unit B\nLongmeadow, MA 01106")
+    unit_b.unit.owner = unit_owner
+    unit_b.unit.save()
+    unit_b = Account.objects.get(pk=unit_b.pk)
+    d = demand_serve(account=unit_b, served_on=D(2026, 11, 2), acting_user=None)
+    c = client_for(personas["collector"])
+    text = _pdf_text(c.get(f"/collections/demands/{d.pk}/pdf/").content)
+    assert unit_owner.name in text and "04-01-1-UB" in text and "unit B" in text
+    com = commitment_create(tax_fiscal_year=2028, committed_on=D(2026, 11, 17), demands=[d], acting_user=None)
+    csv_text = c.get(f"/collections/commitments/{com.pk}/export.csv").getvalue().decode()
+    header, row = csv_text.splitlines()[:2]
+    cols = dict(zip(header.split(","), row.split(",")))
+    assert cols["parcel_id"] == "04-01-1-UB" and cols["owner"] == unit_owner.name and cols["unit"] == "B"
+    page = c.get(f"/collections/commitments/{com.pk}/").content.decode()
+    assert "04-01-1-UB" in page and unit_owner.name in page
+    pdf = _pdf_text(c.get(f"/collections/commitments/{com.pk}/export.pdf").content)
+    assert "04-01-1-UB" in pdf and unit_owner.name in pdf
