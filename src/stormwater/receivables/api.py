@@ -16,6 +16,7 @@ from stormwater.web.jsonapi import MAX_WHOLE, BadInput, amount, api_errors, date
 from .access import account_get_for_user
 from .ledger import account_position
 from .models import Demand, Payment
+from .processor import processor_file_post
 from .selectors import aging_report
 from .services import (CollectionError, commitment_create, demand_serve, payment_batch_post,
                        payment_post, payment_reverse)
@@ -65,7 +66,11 @@ def api_payment_post(request):
 @require_perm(Perm.PAYMENT_POST, api=True)
 @_errors
 def api_payment_batch(request):
-    """POST a lockbox CSV (multipart field "file", or the CSV as the request body)."""
+    """POST a lockbox CSV (multipart field "file", or the CSV as the request body); ``?format=processor``: the
+    online payment processor's daily file (its columns mapped by the town configuration; receivables.processor)."""
+    kind = request.GET.get("format", "lockbox")
+    if kind not in ("lockbox", "processor"):
+        raise BadInput("format: lockbox or processor")
     if request.content_type == "multipart/form-data":
         f = request.FILES.get("file")
         if f is None:
@@ -73,9 +78,10 @@ def api_payment_batch(request):
         content, name = f.read(), f.name
     else:
         content, name = request.body, request.headers.get("X-Filename", "upload.csv")
-    r = payment_batch_post(filename=name, content=content, acting_user=request.user)
+    post = processor_file_post if kind == "processor" else payment_batch_post
+    r = post(filename=name, content=content, acting_user=request.user)
     return JsonResponse({"posted": r.posted, "total": fmt(r.total), "already_posted": r.already_posted,
-                         "message": r.message}, status=200 if r.already_posted else 201)
+                         "skipped_rows": list(r.skipped), "message": r.message}, status=200 if r.already_posted else 201)
 
 
 @require_POST

@@ -15,6 +15,9 @@ class PaymentForm(forms.Form):
 
 class BatchForm(forms.Form):
     file = forms.FileField(label="Lockbox / bank file (CSV: account, amount, received_on, reference[, method])")
+    kind = forms.ChoiceField(label="Kind of file", required=False, initial="lockbox", choices=[
+        ("lockbox", "Lockbox or bank file (the columns above)"),
+        ("processor", "Online payment processor's daily file (columns as the town configuration maps them)")])
 
 
 class ReverseForm(forms.Form):

@@ -21,7 +21,8 @@ from .positions import (AGING_BUCKETS, AccountFigures, AccountReport, PositionRe
 from .services import DEMAND_TO_COMMITMENT_DAYS
 
 __all__ = ["AGING_BUCKETS", "AgingRow", "aging", "aging_report", "commitment_candidates", "commitment_report",
-           "delinquency", "delinquency_report", "demand_candidates", "demand_report"]
+           "delinquency", "delinquency_report", "demand_candidates", "demand_report", "bill_standing",
+           "BillStanding"]
 
 
 def aging_report(*, as_of: date) -> AccountReport:
@@ -40,8 +41,21 @@ def demand_report(*, as_of: date) -> AccountReport:
     return AccountReport("demand", as_of=as_of)
 
 
+def latest_ripe_mailing(as_of: date) -> date:
+    """The last mailing day whose demand may be committed on ``as_of`` (services.commitment_due_on: the day
+    after the owner's last day to pay, the 14th day rolled past weekends and holidays, MGL c.4 §9). The
+    first day to commit is at least 15 days after mailing and grows with the mailing day, so the answer is
+    found walking back from ``as_of`` − 15 days over the few days a roll can add."""
+    from stormwater.rules.deadlines import deadline
+
+    day = as_of - timedelta(days=DEMAND_TO_COMMITMENT_DAYS + 1)
+    while deadline("demand_to_commitment", day).due > as_of:
+        day -= timedelta(days=1)
+    return day
+
+
 class CommitmentReport(PositionReport):
-    """Demands mailed more than 14 days ago, not yet committed, whose accounts still owe and are past
+    """Demands whose owner's last day to pay (14 days after mailing, rolled) has passed, not yet committed, whose accounts still owe and are past
     due (billing ¶D): one row per demand, newest first, with its account's position."""
 
     extra_from = "\nJOIN receivables_demand d ON d.account_id = pa.account_id"
@@ -51,13 +65,47 @@ class CommitmentReport(PositionReport):
     order_by = "d.served_on DESC, d.id DESC"
 
     def where_params(self) -> list:
-        # services.commitment_due_on: from the 15th day after mailing.
-        return [_date_param(self.as_of - timedelta(days=DEMAND_TO_COMMITMENT_DAYS + 1))]
+        return [_date_param(latest_ripe_mailing(self.as_of))]
 
     def row(self, r: Sequence) -> AccountFigures:
         f = _figures(r[:-2])
         f.extra = {"demand_id": r[-2], "served_on": _as_date(r[-1])}
         return f
+
+
+@dataclass(frozen=True)
+class BillStanding:
+    """Whether a bill is paid (issue 17: the owner's bill page says paid, partly paid or unpaid)."""
+
+    status: str          # "paid", "partly_paid", "unpaid", "not_issued"
+    label: str
+    remaining: Decimal   # still owed on this bill today, interest and demand charges included
+    paid: Decimal        # paid on this bill (payments less reversals)
+    account_balance: Decimal
+
+
+def bill_standing(bill, *, as_of: date) -> BillStanding:
+    """What is owed and paid on ``bill`` as of ``as_of`` (the ledger's allocation: ``ledger.account_position``)."""
+    from django.db.models import Sum
+
+    from stormwater.rules.money import ZERO, round_cents
+    from stormwater.utility.models import LedgerEntry
+
+    from .ledger import account_position
+
+    if bill.run.state != "issued" or getattr(bill, "voided", False):
+        return BillStanding("not_issued", "Not issued", ZERO, ZERO, ZERO)
+    pos = account_position(bill.account, as_of=as_of)
+    remaining = sum((d.total for d in pos.dues if d.installment.bill_id == bill.pk), ZERO)
+    paid = -round_cents(LedgerEntry.objects.filter(bill=bill, payment__isnull=False)
+                        .aggregate(s=Sum("amount"))["s"] or ZERO)
+    if remaining <= 0:
+        status, label = "paid", "Paid"
+    elif paid > 0:
+        status, label = "partly_paid", "Partly paid"
+    else:
+        status, label = "unpaid", "Unpaid"
+    return BillStanding(status, label, max(remaining, ZERO), max(paid, ZERO), pos.total)
 
 
 def commitment_report(*, as_of: date) -> CommitmentReport:

@@ -23,6 +23,7 @@ from .forms import AsOfForm, BackBillForm, BatchForm, CloseForm, CommitForm, Lie
 from .ledger import account_position
 from .models import Commitment, CommitmentLine, Demand, Payment
 from . import selectors
+from .processor import processor_file_post
 from .services import (BatchRejected, CollectionError, back_bill_issue, closed_through, commitment_create,
                        demand_serve, lien_paid_record, payment_batch_post, payment_post, payment_reverse,
                        period_close)
@@ -52,7 +53,8 @@ def collections_home(request):
         if batch_form.is_valid():
             f = batch_form.cleaned_data["file"]
             try:
-                r = payment_batch_post(filename=f.name, content=f.read(), acting_user=request.user)
+                post = processor_file_post if batch_form.cleaned_data.get("kind") == "processor" else payment_batch_post
+                r = post(filename=f.name, content=f.read(), acting_user=request.user)
                 (messages.info if r.already_posted else messages.success)(request, r.message)
                 return redirect("collections_home")
             except BatchRejected as e:
@@ -122,7 +124,7 @@ def demands(request):
 
 @require_perm(Perm.COLLECT)
 def demand_pdf(request, demand_id: int):
-    d = get_object_or_404(Demand.objects.select_related("account__parcel__owner", "resolution"), pk=demand_id)
+    d = get_object_or_404(Demand.objects.select_related("account__parcel__owner", "account__unit__owner", "resolution"), pk=demand_id)
     pos = account_position(d.account, as_of=d.served_on)
     return download(render_pdf("receivables/demand_pdf.html", {"d": d, "pos": pos}), name=f"demand-{d.pk}", ext="pdf")
 
@@ -152,7 +154,7 @@ def commitments(request):
 def commitment_detail(request, commitment_id: int):
     c = get_object_or_404(Commitment, pk=commitment_id)
     return render(request, "receivables/commitment_detail.html", {
-        "c": c, "lines": c.lines.select_related("account__parcel__owner", "demand"), "form": LienPaidForm()})
+        "c": c, "lines": c.lines.select_related("account__parcel__owner", "account__unit__owner", "demand"), "form": LienPaidForm()})
 
 
 @require_perm(Perm.COLLECT)
@@ -162,7 +164,7 @@ def commitment_export(request, commitment_id: int, fmt: str):
     if fmt in ("csv", "xlsx"):
         return table_response(fmt, name=name, sheet=name, columns=exports.COMMITMENT_COLUMNS,
                               rows=exports.commitment_rows(c), money_columns=exports.COMMITMENT_MONEY)
-    lines = c.lines.select_related("account__parcel__owner", "demand")
+    lines = c.lines.select_related("account__parcel__owner", "account__unit__owner", "demand")
     return download(render_pdf("receivables/commitment_pdf.html", {"c": c, "lines": lines}), name=name, ext="pdf")
 
 

@@ -517,6 +517,10 @@ def abatement_decide(*, abatement: Abatement, decision: str, reasons: str, actin
     as the owner chose."""
     on = _check_on(on)
     ab = Abatement.objects.select_for_update().select_related("bill", "case").get(pk=abatement.pk)
+    if ab.case.status != A.FILED:  # decided already, by the Department or the Select Board (issue 17)
+        raise ReliefError(f"Abatement {ab.case.number} was already decided ({ab.case.status_label}"
+                          + (f", ${fmt_display(ab.amount_granted)} abated" if ab.amount_granted else "")
+                          + "): nothing is decided or posted again.")
     decision = Decision(decision)
     most = min(ab.amount_requested, bill_abatable(ab.bill))
     if decision == Decision.GRANT:
@@ -739,6 +743,24 @@ def appeal_send_notice(*, appeal: Appeal, acting_user, on: date | None = None) -
     return ap
 
 
+def _dispose_related_abatement(ra: Abatement, *, retro: Decimal, on: date, appeal_number: str, acting_user) -> None:
+    """The abatement application named on a credit appeal, once the Select Board's credit is abated from its
+    bill (appeals ¶A), is decided by that decision: a pending one is closed as abated on appeal, with the sum
+    and the day, and its decision clock met, so that it cannot be granted again (issue 17)."""
+    ra = Abatement.objects.select_for_update().select_related("case", "bill").get(pk=ra.pk)
+    if ra.case.status == A.REVERSED_ON_APPEAL:
+        return
+    was_pending = ra.case.status == A.FILED
+    case_transition(case=ra.case, to=A.REVERSED_ON_APPEAL, acting_user=acting_user, on=on,
+                    why=f"Credit granted on appeal {appeal_number} abated ${fmt(retro)} of bill {ra.bill.number}")
+    if was_pending:
+        _meet(ra.case, wf.ABATEMENT_DECISION, on, f"Decided by the Select Board on appeal {appeal_number}",
+              acting_user)
+        ra.decided_on, ra.amount_granted = on, retro
+        ra.reasons = f"Abated by the Select Board's decision on appeal {appeal_number} (credit granted on appeal)."
+        ra.save(update_fields=["decided_on", "amount_granted", "reasons"])
+
+
 @transaction.atomic
 def appeal_close_hearing(*, appeal: Appeal, acting_user, on: date | None = None) -> Appeal:
     """The hearing concluded: the Select Board's 30 days to decide in writing start (appeals ¶A)."""
@@ -870,6 +892,8 @@ def appeal_decide(*, appeal: Appeal, outcome: str, findings: str, acting_user, a
                     ap.save(update_fields=["amount_abated"])
                     event_record(case=ra.case, kind="abatement", acting_user=acting_user, on=on,
                                  why=f"${fmt(retro)} abated: credit granted on appeal {ap.case.number}")
+                    _dispose_related_abatement(ra, retro=retro, on=on, appeal_number=ap.case.number,
+                                               acting_user=acting_user)
                     paras.append(f"The owner paid bill {ra.bill.number} in full and applied for its abatement "
                                  f"({ra.case.number}): the credit is also applied to that bill, abating "
                                  f"${fmt_display(retro)} (appeals ¶A).")

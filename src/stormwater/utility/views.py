@@ -190,14 +190,21 @@ def bill_list(request):
 
 @require_perm()
 def bill_detail(request, number: str):
+    from stormwater.receivables.selectors import bill_standing
+
     bill = bill_page_get_for_user(user=request.user, number=number)
-    return render(request, "utility/bill_detail.html", {"bill": bill, "installments": bill_installments(bill)})
+    standing = bill_standing(bill, as_of=date.today())
+    pay_url = (town_config().payment_url(account=bill.account.number, amount=standing.remaining, bill=bill.number)
+               if standing.remaining > 0 else None)
+    return render(request, "utility/bill_detail.html", {"bill": bill, "installments": bill_installments(bill),
+                                                        "standing": standing, "pay_url": pay_url})
 
 
 @require_perm()
 def bill_download(request, number: str):
     bill = bill_page_get_for_user(user=request.user, number=number)
-    return download(bill_pdf(bill), name=f"stormwater-bill-{bill.number}", ext="pdf")
+    base = request.build_absolute_uri("/").rstrip("/")
+    return download(bill_pdf(bill, base_url=base), name=f"stormwater-bill-{bill.number}", ext="pdf")
 
 
 @require_perm(Perm.BILLING_RUN)
