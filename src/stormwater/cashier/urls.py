@@ -1,0 +1,17 @@
+from django.urls import path, re_path
+
+from . import views
+
+urlpatterns = [
+    path("cashier/", views.window, name="cashier_window"),
+    path("cashier/accounts/<str:number>/", views.account, name="cashier_account"),
+    path("cashier/receipts/<int:receipt_id>/", views.receipt, name="cashier_receipt"),
+    path("cashier/receipts/<int:receipt_id>/pdf/", views.receipt_download, name="cashier_receipt_pdf"),
+    path("cashier/receipts/<int:receipt_id>/email/", views.receipt_send, name="cashier_receipt_email"),
+    path("cashier/batches/", views.batches, name="cashier_batches"),
+    path("cashier/batches/<int:batch_id>/", views.batch_detail, name="cashier_batch"),
+    path("cashier/deposits/", views.deposits, name="cashier_deposits"),
+    re_path(r"^cashier/deposits\.(?P<fmt_>csv|xlsx)$", views.deposits, name="cashier_deposits_export"),
+    path("cashier/daily/", views.daily, name="cashier_daily"),
+    re_path(r"^cashier/daily\.(?P<fmt_>csv|xlsx)$", views.daily, name="cashier_daily_export"),
+]

@@ -1,0 +1,192 @@
+"""The Collector's office pages (issue 17). Thin: parse, call one service, render."""
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_POST
+
+from stormwater.accounts.access import require_perm
+from stormwater.accounts.roles import Perm
+from stormwater.receivables.access import account_get_for_user
+from stormwater.receivables.models import PaymentBatch
+from stormwater.receivables.services import CollectionError
+from stormwater.rules.money import fmt
+from stormwater.web.files import download, table_response
+
+from . import selectors
+from .documents import receipt_pdf
+from .forms import CloseBatchForm, DayForm, DepositForm, EmailForm, ReceiptForm, SearchForm
+from .models import BatchState, CashBatch, Deposit, Receipt, Tender
+from .services import DuplicateSuspected, cash_batch_close, deposit_create, receipt_email, receipt_post
+
+
+def _my_batch(user):
+    return CashBatch.objects.filter(cashier=user, state=BatchState.OPEN).first()
+
+
+@require_perm(Perm.PAYMENT_POST)
+def window(request):
+    """Find an account: by owner name, address, parcel id, bill number or account number."""
+    form = SearchForm(request.GET or None)
+    results = selectors.account_search(form.cleaned_data["q"]) if form.is_valid() else []
+    if len(results) == 1 and request.GET.get("go") != "list":
+        return redirect("cashier_account", number=results[0].number)
+    rows = [(a, selectors.account_owner_name(a)) for a in results]
+    return render(request, "cashier/window.html", {"form": form, "rows": rows, "searched": form.is_valid()
+                                                   and bool(form.cleaned_data["q"]), "batch": _my_batch(request.user),
+                                                   "limit": selectors.SEARCH_LIMIT})
+
+
+@require_perm(Perm.PAYMENT_POST)
+def account(request, number: str):
+    acct = account_get_for_user(user=request.user, number=number)
+    form = ReceiptForm(request.POST or None)
+    duplicate = None
+    if request.method == "POST" and form.is_valid():
+        cd = form.cleaned_data
+        try:
+            r = receipt_post(account=acct, amount=cd["amount"], tender=cd["tender"], received_on=cd["received_on"],
+                             reference=cd["reference"], payer=cd["payer"],
+                             confirm_duplicate=cd["confirm_duplicate"], acting_user=request.user)
+            messages.success(request, f"Receipt {r.number}: ${fmt(r.payment.amount)} posted to {acct.number}.")
+            return redirect("cashier_receipt", receipt_id=r.pk)
+        except DuplicateSuspected as e:
+            duplicate = e
+            data = request.POST.copy()
+            data["confirm_duplicate"] = "on"
+            form = ReceiptForm(data)
+            form.is_valid()
+        except CollectionError as e:
+            form.add_error(None, str(e))
+    due = selectors.amount_due(acct)
+    return render(request, "cashier/account.html", {
+        "account": acct, "owner": selectors.account_owner_name(acct), "due": due, "form": form,
+        "duplicate": duplicate, "batch": _my_batch(request.user),
+        "receipts": Receipt.objects.filter(payment__account=acct).select_related("payment__reversal")[:10]})
+
+
+@require_perm(Perm.PAYMENT_POST)
+def receipt(request, receipt_id: int):
+    r = get_object_or_404(Receipt.objects.select_related("payment__account__parcel", "batch__cashier"), pk=receipt_id)
+    return render(request, "cashier/receipt.html", {"r": r, "email_form": EmailForm()})
+
+
+@require_perm(Perm.PAYMENT_POST)
+def receipt_download(request, receipt_id: int):
+    r = get_object_or_404(Receipt.objects.select_related("payment__account__parcel__owner", "batch__cashier"),
+                          pk=receipt_id)
+    return download(receipt_pdf(r), name=f"receipt-{r.number}", ext="pdf")
+
+
+@require_POST
+@require_perm(Perm.PAYMENT_POST)
+def receipt_send(request, receipt_id: int):
+    r = get_object_or_404(Receipt, pk=receipt_id)
+    form = EmailForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "to: enter an e-mail address.")
+    else:
+        try:
+            receipt_email(receipt=r, to=form.cleaned_data["to"], acting_user=request.user)
+            messages.success(request, f"Receipt {r.number} queued for {form.cleaned_data['to']}.")
+        except CollectionError as e:
+            messages.error(request, str(e))
+    return redirect("cashier_receipt", receipt_id=r.pk)
+
+
+@require_perm(Perm.PAYMENT_POST)
+def batches(request):
+    qs = CashBatch.objects.select_related("cashier", "deposit")
+    if not request.user.can(Perm.COLLECT):
+        qs = qs.filter(cashier=request.user)
+    return render(request, "cashier/batches.html", {"batches": qs[:100], "mine": _my_batch(request.user)})
+
+
+@require_perm(Perm.PAYMENT_POST)
+def batch_detail(request, batch_id: int):
+    b = get_object_or_404(CashBatch.objects.select_related("cashier", "deposit"), pk=batch_id)
+    if b.cashier_id != request.user.pk and not request.user.can(Perm.COLLECT):
+        raise Http404("No such batch.")
+    form = CloseBatchForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            cash_batch_close(batch=b, counted={t: form.cleaned_data[t] for t in Tender.values},
+                             acting_user=request.user)
+            b.refresh_from_db()
+            msg = f"Batch {b.number} closed: counted ${fmt(b.counted_total)}"
+            msg += "." if b.over_short == 0 else f", {'over' if b.over_short > 0 else 'short'} ${fmt(abs(b.over_short))}."
+            messages.success(request, msg)
+            return redirect("cashier_batch", batch_id=b.pk)
+        except (CollectionError, ValueError) as e:
+            form.add_error(None, str(e))
+    from .services import batch_expected
+
+    expected = batch_expected(b) if b.state == BatchState.OPEN else None
+    tenders = [(t.value, t.label, (expected or {}).get(t.value), b.counted.get(t.value), b.expected.get(t.value))
+               for t in Tender]
+    return render(request, "cashier/batch.html", {
+        "b": b, "form": form, "tenders": tenders,
+        "receipts": b.receipts.select_related("payment__account", "payment__reversal").order_by("id")})
+
+
+DEPOSIT_COLUMNS = ("deposit", "deposited_on", "bank_reference", "batches", "files", "expected", "bank_amount",
+                   "difference")
+
+
+@require_perm(Perm.COLLECT)
+def deposits(request, fmt_: str = "html"):
+    """The deposit reconciliation: closed batches and posted files (lockbox, processor) against the bank."""
+    lines = selectors.deposit_lines(Deposit.objects.all()[:500])
+    if fmt_ in ("csv", "xlsx"):
+        rows = ([line.deposit.number, line.deposit.deposited_on, line.deposit.bank_reference,
+                 line.batches_total, line.files_total, line.expected, line.deposit.bank_amount, line.difference]
+                for line in lines)
+        return table_response(fmt_, name="deposit-reconciliation", sheet="Deposits", columns=DEPOSIT_COLUMNS,
+                              rows=rows, money_columns=("batches", "files", "expected", "bank_amount", "difference"))
+    form = DepositForm(request.POST or None)
+    open_batches, open_files = selectors.undeposited()
+    if request.method == "POST" and form.is_valid():
+        cd = form.cleaned_data
+        try:
+            dep = deposit_create(
+                deposited_on=cd["deposited_on"], bank_amount=cd["bank_amount"], bank_reference=cd["bank_reference"],
+                batches=list(CashBatch.objects.filter(pk__in=_ids(request.POST.getlist("batch")))),
+                files=list(PaymentBatch.objects.filter(pk__in=_ids(request.POST.getlist("file")))),
+                acting_user=request.user)
+            line = selectors.deposit_lines([dep])[0]
+            if line.difference == 0:
+                messages.success(request, f"Deposit {dep.number} recorded: it reconciles (${fmt(line.expected)}).")
+            else:
+                messages.warning(request, f"Deposit {dep.number} recorded, but the bank's ${fmt(dep.bank_amount)} "
+                                          f"differs from the ${fmt(line.expected)} deposited by "
+                                          f"${fmt(line.difference)}.")
+            return redirect("cashier_deposits")
+        except CollectionError as e:
+            form.add_error(None, str(e))
+    return render(request, "cashier/deposits.html", {"form": form, "lines": lines, "open_batches": open_batches,
+                                                     "open_files": open_files})
+
+
+def _ids(values) -> list[int]:
+    return [int(v) for v in values if str(v).isdigit()]
+
+
+DAILY_COLUMNS = ("day", "source", "cashier_or_file", "tender", "count", "total")
+
+
+@require_perm(Perm.PAYMENT_POST)
+def daily(request, fmt_: str = "html"):
+    """The daily cash report: the window's receipts by cashier and tender, files posted, batches."""
+    day = DayForm(request.GET).value()
+    rep = selectors.daily_cash(day)
+    if fmt_ in ("csv", "xlsx"):
+        rows = [[day, "window", r["cashier"], r["tender_label"], r["count"], r["total"]] for r in rep.by_cashier]
+        rows += [[day, "file", f.filename, "", f.rows, f.total] for f in rep.files]
+        rows.append([day, "total", "", "", rep.receipts_count + sum(f.rows for f in rep.files), rep.total])
+        return table_response(fmt_, name=f"daily-cash-{day}", sheet="Daily cash", columns=DAILY_COLUMNS, rows=rows,
+                              money_columns=("total",))
+    return render(request, "cashier/daily.html", {"day": day, "rep": rep, "form": DayForm(initial={"day": day}),
+                                                  "tenders": [(t.label, rep.by_tender[t.value]) for t in Tender],
+                                                  "today": timezone.localdate()})
