@@ -17,5 +17,17 @@ def billed(town, resolution):
 
 @pytest.fixture(autouse=True)
 def _today():
-    with time_machine.travel(date(2026, 11, 2), tick=False):
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    # noon in Longmeadow: today is Mon Nov 2, 2026 for both the town's clock and date.today()
+    with time_machine.travel(datetime(2026, 11, 2, 12, tzinfo=ZoneInfo("America/New_York")), tick=False):
         yield
+
+
+def pdf_text(content: bytes) -> str:
+    import subprocess
+
+    assert content[:5] == b"%PDF-"
+    r = subprocess.run(["pdftotext", "-layout", "-", "-"], input=content, capture_output=True, check=True)
+    return " ".join(r.stdout.decode().split())
