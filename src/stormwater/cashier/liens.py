@@ -11,6 +11,7 @@ the tax bill and not yet paid there. The ten days' last day rolls forward over a
 from __future__ import annotations
 
 from datetime import date, timedelta
+from decimal import Decimal
 
 from django.db import transaction
 from django.utils import timezone
@@ -38,18 +39,23 @@ def lien_figures(parcel: Parcel, *, as_of: date) -> dict:
     """The certificate's lines as of a day: each open installment of each of the parcel's accounts with interest
     to the day, credit balances, and the committed amounts not yet paid through the tax bill."""
     accounts = list(Account.objects.filter(parcel=parcel).select_related("unit").order_by("number"))
-    out_accounts, total = [], ZERO
+    out_accounts, total, not_yet_due = [], ZERO, ZERO
     for a in accounts:
         pos = account_position(a, as_of=as_of)
         items = [{"bill": d.installment.bill.number, "seq": d.installment.seq,
                   "due_date": str(d.installment.due_date), "principal": fmt(d.principal), "interest": fmt(d.interest),
                   "demand": fmt(d.demand), "total": fmt(d.total),
-                  "back_bill": bool(d.installment.bill.is_back_bill)}
+                  "back_bill": bool(d.installment.bill.is_back_bill), "issued": d.issued,
+                  "issue_date": str(d.installment.issue_date)}
                  for d in pos.dues if d.total != 0]
+        # An installment of an issued bill whose own issue date is still to come is listed (a buyer takes it on)
+        # but not yet owed: the balance is the ledger through the day plus interest (ledger.account_position).
+        later = sum((d.total for d in pos.dues if not d.issued), ZERO)
         owed = round_cents(pos.total)
         out_accounts.append({"number": a.number, "unit": a.unit.unit if a.unit_id else "", "items": items,
-                             "credit": fmt(pos.credit), "balance": fmt(owed)})
+                             "credit": fmt(pos.credit), "balance": fmt(owed), "not_yet_due": fmt(later)})
         total += max(owed, ZERO)
+        not_yet_due += later
     liens = []
     for line in (CommitmentLine.objects.filter(account__in=accounts, paid_on__isnull=True)
                  .select_related("commitment", "account").order_by("commitment__committed_on", "id")):
@@ -60,7 +66,7 @@ def lien_figures(parcel: Parcel, *, as_of: date) -> dict:
         total += line.total
     return {"as_of": str(as_of), "parcel_id": parcel.parcel_id, "address": parcel.address,
             "owner": parcel.owner.name if parcel.owner else "", "accounts": out_accounts, "committed": liens,
-            "total": fmt(total)}
+            "total": fmt(total), "not_yet_due": fmt(not_yet_due)}
 
 
 @transaction.atomic
@@ -107,7 +113,7 @@ def lien_certificate_issue(*, cert: LienCertificate, acting_user, fee_reference:
         raise CollectionError(f"fee_reference: record the ${fmt(cert.fee)} fee's receipt or check before issuing "
                               "(MGL c.60 §23)")
     cert.figures = lien_figures(cert.parcel, as_of=as_of)
-    cert.total_due = cert.figures["total"]
+    cert.total_due = Decimal(cert.figures["total"])
     cert.issued_on, cert.issued_by = today, _user(acting_user)
     cert.save()
     audit_record(actor=acting_user, action="lien_certificate.issue", obj=cert,

@@ -15,3 +15,16 @@ urlpatterns = [
     path("cashier/daily/", views.daily, name="cashier_daily"),
     re_path(r"^cashier/daily\.(?P<fmt_>csv|xlsx)$", views.daily, name="cashier_daily_export"),
 ]
+
+urlpatterns += [
+    path("cashier/refunds/", views.refunds, name="cashier_refunds"),
+    path("cashier/accounts/<str:number>/refund/", views.refund_new, name="cashier_refund_new"),
+    re_path(r"^cashier/refunds/(?P<voucher_id>\d+)/(?P<decision>approve|reject)/$", views.refund_decide,
+            name="cashier_refund_decide"),
+    path("cashier/general-ledger/", views.gl_export, name="cashier_gl"),
+    re_path(r"^cashier/general-ledger\.(?P<fmt_>csv|xlsx)$", views.gl_export, name="cashier_gl_export"),
+    path("cashier/lien-certificates/", views.liens, name="cashier_liens"),
+    path("lien-certificates/request/", views.lien_request_online, name="lien_certificate_request"),
+    path("lien-certificates/<int:cert_id>/", views.lien_detail, name="cashier_lien"),
+    path("lien-certificates/<int:cert_id>/pdf/", views.lien_pdf, name="cashier_lien_pdf"),
+]

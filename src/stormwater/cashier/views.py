@@ -190,3 +190,194 @@ def daily(request, fmt_: str = "html"):
     return render(request, "cashier/daily.html", {"day": day, "rep": rep, "form": DayForm(initial={"day": day}),
                                                   "tenders": [(t.label, rep.by_tender[t.value]) for t in Tender],
                                                   "today": timezone.localdate()})
+
+
+# --- Refund vouchers --------------------------------------------------------------------------------------------
+
+@require_perm(Perm.COLLECT)
+def refunds(request):
+    from .forms import DecisionForm
+    from .models import RefundVoucher
+
+    return render(request, "cashier/refunds.html", {
+        "vouchers": RefundVoucher.objects.select_related("account", "requested_by", "decided_by")[:200],
+        "can_approve": request.user.can(Perm.REFUND_APPROVE), "decision_form": DecisionForm()})
+
+
+@require_perm(Perm.COLLECT)
+def refund_new(request, number: str):
+    from .forms import RefundRequestForm
+    from .refunds import refund_request, refundable
+
+    acct = account_get_for_user(user=request.user, number=number)
+    owner = selectors.account_owner_name(acct)
+    can = refundable(acct)
+    form = RefundRequestForm(request.POST or None, initial={
+        "amount": can if can > 0 else None, "payee": owner,
+        "payee_address": (acct.parcel.owner.mailing_address if acct.parcel.owner else "")})
+    if request.method == "POST" and form.is_valid():
+        cd = form.cleaned_data
+        try:
+            v = refund_request(account=acct, amount=cd["amount"], payee=cd["payee"], payee_address=cd["payee_address"],
+                               reason=cd["reason"], acting_user=request.user)
+            messages.success(request, f"Refund voucher {v.number} for ${fmt(v.amount)}: waiting for a second "
+                                      "person's approval.")
+            return redirect("cashier_refunds")
+        except CollectionError as e:
+            form.add_error(None, str(e))
+    return render(request, "cashier/refund_new.html", {"account": acct, "owner": owner, "form": form,
+                                                       "refundable": can})
+
+
+@require_POST
+@require_perm(Perm.REFUND_APPROVE)
+def refund_decide(request, voucher_id: int, decision: str):
+    from .forms import DecisionForm
+    from .models import RefundVoucher
+    from .refunds import refund_approve, refund_reject
+
+    v = get_object_or_404(RefundVoucher, pk=voucher_id)
+    form = DecisionForm(request.POST)
+    note = form.cleaned_data["note"] if form.is_valid() else ""
+    fn = refund_approve if decision == "approve" else refund_reject
+    try:
+        fn(voucher=v, note=note, acting_user=request.user)
+        messages.success(request, f"Voucher {v.number} {'approved: the refund is posted' if fn is refund_approve else 'rejected'}.")
+    except CollectionError as e:
+        messages.error(request, str(e))
+    return redirect("cashier_refunds")
+
+
+# --- General ledger export ------------------------------------------------------------------------------------
+
+@require_perm(Perm.COLLECT)
+def gl_export(request, fmt_: str = "html"):
+    from stormwater.townconfig import town_config
+
+    from .forms import RangeForm
+    from .gl import GL_COLUMNS, gl_journal, gl_rows
+
+    today = timezone.localdate()
+    form = RangeForm(request.GET or None, initial={"start": today.replace(day=1), "end": today})
+    cfg = town_config()
+    if not form.is_valid():
+        if fmt_ != "html":
+            return redirect("cashier_gl")
+        return render(request, "cashier/gl.html", {"form": form, "cfg": cfg})
+    start, end = form.cleaned_data["start"], form.cleaned_data["end"]
+    if fmt_ in ("csv", "xlsx"):
+        return table_response(fmt_, name=f"general-ledger-{start}-{end}", sheet="Journal", columns=GL_COLUMNS,
+                              rows=gl_rows(start=start, end=end, cfg=cfg), money_columns=("debit", "credit"))
+    lines = gl_journal(start=start, end=end, cfg=cfg)
+    return render(request, "cashier/gl.html", {
+        "form": form, "cfg": cfg, "lines": lines, "start": start, "end": end,
+        "debits": sum((x.debit for x in lines), 0), "credits": sum((x.credit for x in lines), 0)})
+
+
+# --- Municipal lien certificates (MGL c.60 §23) ------------------------------------------------------------------
+
+def _parcel_or_error(form):
+    from stormwater.parcels.models import Parcel
+
+    parcel = Parcel.objects.filter(parcel_id=form.cleaned_data["parcel_id"].strip()).first()
+    if parcel is None:
+        form.add_error("parcel_id", "No such parcel.")
+    return parcel
+
+
+@require_perm(Perm.COLLECT)
+def liens(request):
+    """The Collector's list: requests with their ten-day clock, a counter request, the issued certificates."""
+    from stormwater.townconfig import town_config
+
+    from .forms import CounterLienRequestForm
+    from .liens import lien_certificate_request
+    from .models import LienCertificate
+
+    form = CounterLienRequestForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        parcel = _parcel_or_error(form)
+        if parcel is not None:
+            cd = form.cleaned_data
+            try:
+                cert = lien_certificate_request(parcel=parcel, requester_name=cd["requester_name"],
+                                                requester_role=cd["requester_role"],
+                                                requester_email=cd["requester_email"], channel=cd["channel"],
+                                                fee_reference=cd["fee_reference"], acting_user=request.user)
+                messages.success(request, f"Request {cert.number} recorded: to issue by {cert.due_on}.")
+                return redirect("cashier_lien", cert_id=cert.pk)
+            except CollectionError as e:
+                form.add_error(None, str(e))
+    certs = LienCertificate.objects.select_related("parcel")
+    return render(request, "cashier/liens.html", {
+        "form": form, "open": certs.filter(issued_on__isnull=True).order_by("due_on", "id"),
+        "issued": certs.filter(issued_on__isnull=False).order_by("-issued_on", "-id")[:100],
+        "fee": town_config().lien_certificate_fee, "today": timezone.localdate()})
+
+
+def _cert_for(request, cert_id: int):
+    from .models import LienCertificate
+
+    cert = get_object_or_404(LienCertificate.objects.select_related("parcel", "requested_by", "issued_by"), pk=cert_id)
+    if not request.user.can(Perm.COLLECT) and cert.requested_by_id != request.user.pk:
+        raise Http404("No such certificate.")
+    return cert
+
+
+@require_perm()
+def lien_detail(request, cert_id: int):
+    from .liens import lien_certificate_issue
+
+    cert = _cert_for(request, cert_id)
+    if request.method == "POST":
+        if not request.user.can(Perm.COLLECT):
+            raise Http404("No such certificate.")
+        try:
+            lien_certificate_issue(cert=cert, fee_reference=request.POST.get("fee_reference", ""),
+                                   acting_user=request.user)
+            messages.success(request, f"Certificate {cert.number} issued.")
+            return redirect("cashier_lien", cert_id=cert.pk)
+        except CollectionError as e:
+            messages.error(request, str(e))
+    return render(request, "cashier/lien.html", {"c": cert, "f": cert.figures, "staff": request.user.can(Perm.COLLECT),
+                                                 "today": timezone.localdate()})
+
+
+@require_perm()
+def lien_pdf(request, cert_id: int):
+    from .documents import certificate_pdf
+
+    cert = _cert_for(request, cert_id)
+    if not cert.issued_on:
+        raise Http404("Not issued yet.")
+    return download(certificate_pdf(cert), name=cert.number, ext="pdf")
+
+
+@require_perm()
+def lien_request_online(request):
+    """Anyone signed in (a buyer, a closing attorney, an owner) may request a certificate online."""
+    from stormwater.townconfig import town_config
+
+    from .forms import LienRequestForm
+    from .liens import lien_certificate_request
+    from .models import LienCertificate, LienChannel
+
+    form = LienRequestForm(request.POST or None, initial={"requester_email": request.user.email,
+                                                          "requester_name": request.user.get_full_name()})
+    if request.method == "POST" and form.is_valid():
+        parcel = _parcel_or_error(form)
+        if parcel is not None:
+            cd = form.cleaned_data
+            try:
+                cert = lien_certificate_request(parcel=parcel, requester_name=cd["requester_name"],
+                                                requester_role=cd["requester_role"],
+                                                requester_email=cd["requester_email"], channel=LienChannel.ONLINE,
+                                                acting_user=request.user)
+                messages.success(request, f"Request {cert.number} received. The Collector issues the certificate by "
+                                          f"{cert.due_on} (MGL c.60 §23) once the ${fmt(cert.fee)} fee is paid.")
+                return redirect("cashier_lien", cert_id=cert.pk)
+            except CollectionError as e:
+                form.add_error(None, str(e))
+    mine = LienCertificate.objects.filter(requested_by=request.user).select_related("parcel")[:50]
+    return render(request, "cashier/lien_request.html", {"form": form, "mine": mine,
+                                                         "fee": town_config().lien_certificate_fee})
