@@ -76,7 +76,7 @@ def test_a_collectors_day(page, live_server, billed_town, shot, login, width, tm
 
     # Reconcile the deposit: the batch and the file against the bank's figure
     page.goto(f"{url}/cashier/deposits/")
-    page.get_by_label(re.compile(r"^B-\d+ ·")).check()
+    page.get_by_label(re.compile(r"B-\d+ · collector")).check()
     page.get_by_label(re.compile("lockbox-1102.csv")).check()
     page.get_by_label("Bank deposit amount ($)").fill("1450.11")
     page.get_by_label("Bank reference").fill("DEP-1102")

@@ -44,7 +44,8 @@ def account_owner_name(account: Account) -> str:
 class AmountDue:
     account: Account
     as_of: date
-    items: list = field(default_factory=list)  # InstallmentDue still owing
+    items: list = field(default_factory=list)  # InstallmentDue still owing, issued by the day
+    later: list = field(default_factory=list)  # installments of issued bills whose own issue date is to come
     total: Decimal = ZERO
     credit: Decimal = ZERO
 
@@ -54,8 +55,8 @@ def amount_due(account: Account, *, as_of: date | None = None) -> AmountDue:
     from the ledger's one reference reading (receivables.ledger.account_position)."""
     as_of = as_of or timezone.localdate()
     pos = account_position(account, as_of=as_of)
-    return AmountDue(account=account, as_of=as_of, items=[d for d in pos.dues if d.total != 0],
-                     total=pos.total, credit=pos.credit)
+    return AmountDue(account=account, as_of=as_of, items=[d for d in pos.dues if d.total != 0 and d.issued],
+                     later=[d for d in pos.dues if d.total != 0 and not d.issued], total=pos.total, credit=pos.credit)
 
 
 def _day_bounds(day: date):
