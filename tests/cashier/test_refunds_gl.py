@@ -87,3 +87,15 @@ def test_gl_journal_is_balanced_and_uses_the_town_codes(overpaid, billed, person
     assert "6100-104000" in csv and "Refunds paid" in csv and ",Total," in csv
     assert c.get(reverse("cashier_gl"), {"start": "2026-11-02", "end": "2026-07-01"}).status_code == 200
     assert c.get(reverse("cashier_gl_export", args=["csv"]), {"start": "bad"}).status_code == 302
+
+
+def test_the_offices_town_settings_are_checked():
+    from stormwater.rules.town import town_config_from
+
+    cfg = town_config_from({"lien_certificate_fee": "50", "returned_check_charge": 25, "gl_cash": "104100"})
+    assert (cfg.lien_certificate_fee, cfg.returned_check_charge, cfg.gl_cash) == (D("50"), D("25"), "104100")
+    for bad in ({"lien_certificate_fee": "-1"}, {"returned_check_charge": "1e9"}):
+        with pytest.raises(ValueError, match="between 0 and 9,999.99"):
+            town_config_from(bad)
+    with pytest.raises(ValueError, match="gl_cash must be a str"):
+        town_config_from({"gl_cash": 104100})

@@ -14,6 +14,7 @@ from stormwater.receivables.models import PaymentBatch
 from stormwater.receivables.services import CollectionError
 from stormwater.rules.money import fmt
 from stormwater.web.files import download, table_response
+from stormwater.web.paging import paginate
 
 from . import selectors
 from .documents import receipt_pdf
@@ -101,7 +102,9 @@ def batches(request):
     qs = CashBatch.objects.select_related("cashier", "deposit")
     if not request.user.can(Perm.COLLECT):
         qs = qs.filter(cashier=request.user)
-    return render(request, "cashier/batches.html", {"batches": qs[:100], "mine": _my_batch(request.user)})
+    paged = paginate(request, qs)
+    return render(request, "cashier/batches.html", {"batches": paged["page"].object_list, **paged,
+                                                    "mine": _my_batch(request.user)})
 
 
 @require_perm(Perm.PAYMENT_POST)
@@ -138,8 +141,8 @@ DEPOSIT_COLUMNS = ("deposit", "deposited_on", "bank_reference", "batches", "file
 @require_perm(Perm.COLLECT)
 def deposits(request, fmt_: str = "html"):
     """The deposit reconciliation: closed batches and posted files (lockbox, processor) against the bank."""
-    lines = selectors.deposit_lines(Deposit.objects.all()[:500])
     if fmt_ in ("csv", "xlsx"):
+        lines = selectors.deposit_lines(Deposit.objects.all())
         rows = ([line.deposit.number, line.deposit.deposited_on, line.deposit.bank_reference,
                  line.batches_total, line.files_total, line.expected, line.deposit.bank_amount, line.difference]
                 for line in lines)
@@ -165,8 +168,10 @@ def deposits(request, fmt_: str = "html"):
             return redirect("cashier_deposits")
         except CollectionError as e:
             form.add_error(None, str(e))
-    return render(request, "cashier/deposits.html", {"form": form, "lines": lines, "open_batches": open_batches,
-                                                     "open_files": open_files})
+    paged = paginate(request, Deposit.objects.all())
+    return render(request, "cashier/deposits.html", {"form": form, "open_batches": open_batches,
+                                                     "lines": selectors.deposit_lines(paged["page"].object_list),
+                                                     "open_files": open_files, **paged})
 
 
 def _ids(values) -> list[int]:
@@ -199,8 +204,9 @@ def refunds(request):
     from .forms import DecisionForm
     from .models import RefundVoucher
 
+    paged = paginate(request, RefundVoucher.objects.select_related("account", "requested_by", "decided_by"))
     return render(request, "cashier/refunds.html", {
-        "vouchers": RefundVoucher.objects.select_related("account", "requested_by", "decided_by")[:200],
+        "vouchers": paged["page"].object_list, **paged,
         "can_approve": request.user.can(Perm.REFUND_APPROVE), "decision_form": DecisionForm()})
 
 
@@ -309,9 +315,10 @@ def liens(request):
             except CollectionError as e:
                 form.add_error(None, str(e))
     certs = LienCertificate.objects.select_related("parcel")
+    paged = paginate(request, certs.filter(issued_on__isnull=False).order_by("-issued_on", "-id"))
     return render(request, "cashier/liens.html", {
         "form": form, "open": certs.filter(issued_on__isnull=True).order_by("due_on", "id"),
-        "issued": certs.filter(issued_on__isnull=False).order_by("-issued_on", "-id")[:100],
+        "issued": paged["page"].object_list, **paged,
         "fee": town_config().lien_certificate_fee, "today": timezone.localdate()})
 
 
