@@ -28,3 +28,11 @@ urlpatterns += [
     path("lien-certificates/<int:cert_id>/", views.lien_detail, name="cashier_lien"),
     path("lien-certificates/<int:cert_id>/pdf/", views.lien_pdf, name="cashier_lien_pdf"),
 ]
+
+from . import api  # noqa: E402
+
+urlpatterns += [
+    path("api/receipts/", api.api_receipts, name="api_receipts"),
+    path("api/lien-certificates/", api.api_lien_certificates, name="api_lien_certificates"),
+    path("api/lien-certificates/<int:cert_id>/", api.api_lien_certificate, name="api_lien_certificate"),
+]
