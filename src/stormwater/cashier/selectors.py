@@ -132,11 +132,19 @@ def deposit_lines(deposits) -> list[DepositLine]:
                         files_total=round_cents(f.get(d.pk) or ZERO)) for d in deposits]
 
 
-def undeposited():
-    """Closed batches and posted files not yet in a deposit: what the next deposit should carry."""
+UNDEPOSITED_FILE_DAYS = 90
+
+
+def undeposited(today: date | None = None):
+    """Closed batches and posted files not yet in a deposit: what the next deposit should carry. Files are offered
+    from the last 90 days (files posted before the office recorded deposits would otherwise be offered for ever);
+    → (batches, files, the number of older undeposited files, said on the page)."""
+    today = today or timezone.localdate()
+    start, _ = _day_bounds(today - timedelta(days=UNDEPOSITED_FILE_DAYS))
     batches = CashBatch.objects.filter(state=BatchState.CLOSED).select_related("cashier").order_by("id")
-    files = PaymentBatch.objects.filter(deposit_file__isnull=True).order_by("posted_at")
-    return batches, files
+    files = PaymentBatch.objects.filter(deposit_file__isnull=True)
+    return (batches, files.filter(posted_at__gte=start).order_by("posted_at"),
+            files.filter(posted_at__lt=start).count())
 
 
 def payments_of_deposit(deposit: Deposit):

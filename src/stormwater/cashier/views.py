@@ -149,7 +149,7 @@ def deposits(request, fmt_: str = "html"):
         return table_response(fmt_, name="deposit-reconciliation", sheet="Deposits", columns=DEPOSIT_COLUMNS,
                               rows=rows, money_columns=("batches", "files", "expected", "bank_amount", "difference"))
     form = DepositForm(request.POST or None)
-    open_batches, open_files = selectors.undeposited()
+    open_batches, open_files, older_files = selectors.undeposited()
     if request.method == "POST" and form.is_valid():
         cd = form.cleaned_data
         try:
@@ -171,7 +171,8 @@ def deposits(request, fmt_: str = "html"):
     paged = paginate(request, Deposit.objects.all())
     return render(request, "cashier/deposits.html", {"form": form, "open_batches": open_batches,
                                                      "lines": selectors.deposit_lines(paged["page"].object_list),
-                                                     "open_files": open_files, **paged})
+                                                     "open_files": open_files, "older_files": older_files,
+                                                     "file_days": selectors.UNDEPOSITED_FILE_DAYS, **paged})
 
 
 def _ids(values) -> list[int]:
