@@ -81,7 +81,7 @@ def test_a_collectors_day(page, live_server, billed_town, shot, login, width, tm
     page.get_by_label("Bank deposit amount ($)").fill("1450.11")
     page.get_by_label("Bank reference").fill("DEP-1102")
     page.get_by_role("button", name="Record deposit").click()
-    page.get_by_text(re.compile(r"it reconciles \(\$1450\.11\)")).wait_for()
+    page.get_by_text(re.compile(r"it reconciles \(\$1,450\.11\)")).wait_for()
     shot(f"17-deposits-{width}")
     assert _fits(page)
 

@@ -98,7 +98,7 @@ def test_a_deposit_that_does_not_match_the_bank_says_by_how_much(billed, persona
     c.post(reverse("cashier_batch", args=[b.pk]), {"cash": "20.00", "check": "0", "card": "0", "ach": "0"})
     r = c.post(reverse("cashier_deposits"), {"batch": [b.pk], "deposited_on": "2026-11-02", "bank_amount": "19.00"},
                follow=True)
-    assert "differs from the $20.00 deposited by $-1.00" in r.content.decode()
+    assert "the bank credited $19.00, $1.00 less than the $20.00 deposited" in r.content.decode()
 
 
 def test_daily_cash_report_page_and_export(billed, personas, client_for):

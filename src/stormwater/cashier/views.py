@@ -12,7 +12,7 @@ from stormwater.accounts.roles import Perm
 from stormwater.receivables.access import account_get_for_user
 from stormwater.receivables.models import PaymentBatch
 from stormwater.receivables.services import CollectionError
-from stormwater.rules.money import fmt
+from stormwater.rules.money import fmt_display as fmt
 from stormwater.web.files import download, table_response
 from stormwater.web.paging import paginate
 
@@ -162,9 +162,10 @@ def deposits(request, fmt_: str = "html"):
             if line.difference == 0:
                 messages.success(request, f"Deposit {dep.number} recorded: it reconciles (${fmt(line.expected)}).")
             else:
-                messages.warning(request, f"Deposit {dep.number} recorded, but the bank's ${fmt(dep.bank_amount)} "
-                                          f"differs from the ${fmt(line.expected)} deposited by "
-                                          f"${fmt(line.difference)}.")
+                messages.warning(request, f"Deposit {dep.number} recorded, but it does not reconcile: the bank "
+                                          f"credited ${fmt(dep.bank_amount)}, ${fmt(abs(line.difference))} "
+                                          f"{'more' if line.difference > 0 else 'less'} than the "
+                                          f"${fmt(line.expected)} deposited.")
             return redirect("cashier_deposits")
         except CollectionError as e:
             form.add_error(None, str(e))
