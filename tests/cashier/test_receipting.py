@@ -84,3 +84,24 @@ def test_closing_a_batch_records_counted_totals_and_over_short(billed, personas)
     assert r3.batch != b and CashBatch.objects.filter(state=BatchState.OPEN).count() == 1
     with pytest.raises(CollectionError, match="unknown tender"):
         cash_batch_close(batch=r3.batch, counted={"bitcoin": "1"}, acting_user=c)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_same_check_at_two_windows_at_once_posts_once(town, resolution, personas, race):
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("row locks are a PostgreSQL matter; SQLite serializes writers")
+    from stormwater.utility.services import bill_run_issue, fiscal_year
+
+    label, start, end = fiscal_year(2027)
+    bill_run_issue(period_label=label, period_start=start, period_end=end, issue_date=date(2026, 9, 10),
+                   acting_user=None)
+    a = acct(town["shops"])
+
+    def window(user):
+        return lambda: receipt_post(account=a, amount="100.00", tender="check", reference="5150", acting_user=user)
+
+    results, errors = race(window(personas["collector"]), window(personas["director"]))
+    assert len(results) == 1 and [type(e) for e in errors] == [DuplicateSuspected]
+    assert Receipt.objects.count() == 1

@@ -17,7 +17,7 @@ from django.utils import timezone
 from stormwater.audit.services import actor_or_none as _user, audit_record
 from stormwater.receivables.ledger import account_position
 from stormwater.receivables.models import Payment, PaymentBatch
-from stormwater.receivables.services import CollectionError, payment_post
+from stormwater.receivables.services import CollectionError, _lock, payment_post
 from stormwater.rules.money import ZERO, fmt, fmt_display, round_cents, to_decimal
 from stormwater.utility.models import Account
 
@@ -80,6 +80,9 @@ def receipt_post(*, account: Account, amount, tender: str, received_on: date | N
     if tender == Tender.CHECK and not reference:
         raise CollectionError("reference: the check number is required for a check")
     received_on = received_on or timezone.localdate()
+    # The account's row lock first (as payment_post takes it): two windows posting the same check at once are
+    # serialized, so the second sees the first as a duplicate, and the balances printed are the account's own.
+    account = _lock(account)
     if not confirm_duplicate:
         matches = payment_matches(account=account, amount=amount, reference=reference, received_on=received_on)
         if matches:
