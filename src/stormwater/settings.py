@@ -106,6 +106,7 @@ INSTALLED_APPS = [
     "stormwater.parcels",
     "stormwater.utility",
     "stormwater.receivables",
+    "stormwater.cashier",  # issue 17: the Collector's office (receipts, batches, deposits, refunds, lien certificates)
     "stormwater.fund",
     "stormwater.cases",
     "stormwater.permits",

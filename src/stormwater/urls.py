@@ -111,3 +111,9 @@ handler400 = "stormwater.api.views.handler400"
 handler403 = "stormwater.api.views.handler403"
 handler404 = "stormwater.api.views.handler404"
 handler500 = "stormwater.api.views.handler500"
+
+# The Collector's office (issue 17, stormwater.cashier): the cashier's window, receipts, batches, deposits, the
+# daily cash report, refunds, the general ledger export and municipal lien certificates.
+from stormwater.cashier.urls import urlpatterns as cashier_urlpatterns  # noqa: E402
+
+urlpatterns += cashier_urlpatterns

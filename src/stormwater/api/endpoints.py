@@ -27,6 +27,10 @@ WORK_ITEM = obj({"source": STR, "kind": STR, "title": STR, "action": STR, "due":
                  "perms": array(STR), "citation": STR, "category": STR, "detail": STR},
                 ["source", "kind", "title", "action", "due", "overdue", "record", "act_url", "who_acts", "citation"])
 ID = whole(1, 2**31 - 1)
+LIEN_CERTIFICATE = obj({"id": {"type": "integer"}, "number": STR, "parcel_id": STR, "channel": STR,
+                        "requester_name": STR, "requested_on": DATE, "due_on": DATE, "fee": MONEY_OUT,
+                        "issued_on": nullable(DATE), "total_due": nullable(MONEY_OUT),
+                        "figures": {"type": ["object", "null"]}})
 
 # --- calculators (public: they compute from what is sent and read no records) -----------------------------
 FEE_IN = obj({
@@ -172,6 +176,26 @@ ENDPOINTS: dict[str, list[Op] | dict[str, list[Op]]] = {
                            body=obj({"demand_ids": array(ID), "tax_fiscal_year": YEAR, "committed_on": DATE},
                                     ["tax_fiscal_year"]), body_required=True, ok=201,
                            response=obj({"id": {"type": "integer"}, "lines": array(ANY_OBJECT)}))],
+    # The Collector's office (issue 17, docs/collector.md)
+    "api_receipts": [Op("post", "Take a payment at the window: posted, numbered, in the cashier's batch",
+                        body=obj({"account": STR, "amount": money(minimum=0.01), "tender": enum("cash", "check", "card", "ach"),
+                                  "reference": STR, "received_on": DATE, "payer": STR, "confirm_duplicate": BOOL},
+                                 ["account", "amount", "tender"], closed=True),
+                        body_required=True, ok=201,
+                        response=obj({"id": {"type": "integer"}, "number": STR, "batch": STR, "account": STR,
+                                      "amount": MONEY_OUT, "tender": STR, "reference": STR, "received_on": DATE,
+                                      "balance_before": MONEY_OUT, "balance_after": MONEY_OUT,
+                                      "payment": {"type": "integer"}}),
+                        description="A payment like an earlier one (account, amount, check/reference; without a "
+                                    "reference, the same day) answers 400 with `duplicate_of`: send it again with "
+                                    "`confirm_duplicate: true` if it really is a second payment.")],
+    "api_lien_certificates": [Op("post", "Request a municipal lien certificate (MGL c.60 §23: issued within ten days)",
+                                 body=obj({"parcel_id": STR, "requester_name": STR, "requester_role": STR,
+                                           "requester_email": STR, "channel": enum("online", "counter"),
+                                           "fee_reference": STR}, ["parcel_id", "requester_name"], closed=True),
+                                 body_required=True, ok=201, response=LIEN_CERTIFICATE)],
+    "api_lien_certificate": [Op("get", "A lien certificate request, with its figures once issued",
+                                response=LIEN_CERTIFICATE)],
     "api_aging": [Op("get", "Aging of every account with a balance, a page at a time (account order)",
                      query={"as_of": DATE, "page": whole(1, desc="default 1"),
                             "page_size": whole(1, 10000, "accounts per page, default 1000")},

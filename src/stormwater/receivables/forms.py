@@ -23,6 +23,9 @@ class BatchForm(forms.Form):
 class ReverseForm(forms.Form):
     reason = forms.CharField(label="Why (e.g. returned for insufficient funds)", max_length=300)
     reversed_on = forms.DateField(label="Reversed on", initial=date.today, widget=forms.DateInput(attrs={"type": "date"}))
+    # issue 17: a check the bank returned adds the town's returned-check charge (cashier.returns)
+    returned_check = forms.BooleanField(label="A check returned unpaid by the bank (adds the returned-check charge)",
+                                        required=False)
 
 
 class AsOfForm(forms.Form):

@@ -84,8 +84,14 @@ def payment_reverse_view(request, payment_id: int):
     form = ReverseForm(request.POST)
     if form.is_valid():
         try:
-            payment_reverse(payment=payment, reason=form.cleaned_data["reason"],
-                            reversed_on=form.cleaned_data["reversed_on"], acting_user=request.user)
+            if form.cleaned_data.get("returned_check"):
+                from stormwater.cashier.returns import returned_check_record
+
+                returned_check_record(payment=payment, reason=form.cleaned_data["reason"],
+                                      reversed_on=form.cleaned_data["reversed_on"], acting_user=request.user)
+            else:
+                payment_reverse(payment=payment, reason=form.cleaned_data["reason"],
+                                reversed_on=form.cleaned_data["reversed_on"], acting_user=request.user)
             messages.success(request, f"Payment {payment.pk} reversed.")
         except CollectionError as e:
             messages.error(request, str(e))

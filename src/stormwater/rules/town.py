@@ -80,6 +80,24 @@ class TownConfig:
     field_start_name: str = ""
     field_start_latitude: Decimal = Decimal("0")
     field_start_longitude: Decimal = Decimal("0")
+    # The Collector's office (issue 17). Municipal lien certificates (MGL c.60 §23: the Collector issues, within ten
+    # days of a written request, a certificate of every unpaid charge that is or may become a lien; the fee is set
+    # by the town as the statute allows). Demo value; the Collector sets it.
+    lien_certificate_fee: Decimal = Decimal("25.00")
+    # A check returned unpaid (MGL c.60 §57A allows a fee for a dishonoured check, added to what is owed): 0 = none.
+    # When set, reversing a returned check adds this charge to the account (receivables: returned-check charge).
+    returned_check_charge: Decimal = Decimal("0.00")
+    # General ledger export (issue 17): the town's chart of accounts, UMAS style (fund-account). These are
+    # placeholders for the Town Accountant's own codes; every line of the export names the code it used.
+    gl_fund: str = "6100"                       # the Stormwater Enterprise Fund / §53F½ account
+    gl_cash: str = "104000"                     # cash (Treasurer's deposits)
+    gl_receivable: str = "123400"               # stormwater user charges receivable
+    gl_credit_balances: str = "259000"          # overpayments held as credit balances (liability)
+    gl_tax_liens: str = "125000"                # utility liens added to the property tax
+    gl_fee_revenue: str = "424000"              # stormwater user charges (commitments of bills)
+    gl_interest_revenue: str = "417000"         # interest on overdue charges (Ch. 295 Art. IV billing ¶C)
+    gl_demand_revenue: str = "418000"           # demand charges (Chapter 189) and returned-check charges
+    gl_abatements: str = "424100"               # abatements (Ch. 295 Art. IV billing ¶E), a reduction of revenue
 
     # Payments (issue 17: one lockbox row of $99,999,999,999,999.00 broke the office): a payment above this
     # amount is refused, by row and column in a file, as a keying or file error. The ordinance sets no limit;
@@ -136,6 +154,10 @@ class TownConfig:
             raise ValueError("town configuration: payment_plausible_max must be greater than zero")
         if not (-90 <= self.field_start_latitude <= 90 and -180 <= self.field_start_longitude <= 180):
             raise ValueError("town configuration: field_start_latitude/longitude must be WGS84 degrees")
+        if not (Decimal("0") <= self.lien_certificate_fee < Decimal("10000")
+                and Decimal("0") <= self.returned_check_charge < Decimal("10000")):
+            raise ValueError("town configuration: lien_certificate_fee and returned_check_charge must be "
+                             "between 0 and 9,999.99")
 
     def payment_url(self, *, account: str, amount, bill: str = "") -> str | None:
         """The processor's hosted page for paying ``amount`` on ``account`` (None without a processor)."""
