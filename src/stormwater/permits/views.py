@@ -20,6 +20,7 @@ from stormwater.cases.selectors import clock_view
 from stormwater.rules.applicability import EXEMPTIONS, OtherWork, determine, to_sqft
 from stormwater.web.files import document_response, download
 from stormwater.web.forms import add_refusal
+from stormwater.web.once import submit_once
 from stormwater.web.postdata import REFUSALS, act, date_value, money_value, whole_value
 
 from . import documents, services
@@ -469,6 +470,7 @@ def permit_account_report(request, number: str):
 
 @require_POST
 @require_perm(Perm.PERMIT_DECIDE)
+@submit_once
 def permit_decide_view(request, number: str):
     app = permit_get_for_user(user=request.user, number=number)
     form = DecisionForm(request.POST)

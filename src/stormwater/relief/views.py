@@ -19,6 +19,7 @@ from stormwater.receivables.models import CommitmentLine
 from stormwater.utility.selectors import bill_get_for_user, bills_for_user
 from stormwater.web.files import document_response
 from stormwater.web.forms import add_refusal
+from stormwater.web.once import submit_once
 
 from . import actions
 from . import services as sv
@@ -217,6 +218,7 @@ def relief_upload(request, number: str):
 
 @require_POST
 @require_perm()
+@submit_once
 def relief_act(request, number: str, action: str):
     """One act on the case (the table in ``actions``): its own permission is checked there."""
     case = relief_case_get_for_user(user=request.user, number=number)
