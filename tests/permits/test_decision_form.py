@@ -80,3 +80,23 @@ def test_a_good_decision_with_its_conditions_goes_through(client_for, personas, 
         "conditions": "Silt fence before clearing\n\nSweep the road weekly"})
     assert r.status_code == 302
     assert [c.text for c in reviewing.conditions.all()] == ["Silt fence before clearing", "Sweep the road weekly"]
+
+
+def test_the_decision_previews_as_its_pdf_and_nothing_is_issued(client_for, personas, reviewing):
+    import subprocess
+
+    from stormwater.cases.models import CaseDocument
+
+    n = reviewing.case.number
+    d = client_for(personas["director"])
+    assert f'formaction="/permits/{n}/decide/preview/"' in d.get(f"/permits/{n}/").content.decode()
+    docs = CaseDocument.objects.count()
+    r = d.post(f"/permits/{n}/decide/preview/", {
+        "kind": "approve_conditions", "findings": "Meets the standards.", "standards": ["380-11D"],
+        "conditions": "Silt fence before clearing"})
+    assert r.status_code == 200 and r["Content-Type"] == "application/pdf"
+    text = subprocess.run(["pdftotext", "-", "-"], input=r.content, capture_output=True, check=True).stdout.decode()
+    assert "PREVIEW" in text and "Silt fence before clearing" in text
+    reviewing.case.refresh_from_db()
+    assert reviewing.case.status == "under_review" and CaseDocument.objects.count() == docs
+    assert not reviewing.conditions.exists()

@@ -21,6 +21,7 @@ from stormwater.rules.applicability import EXEMPTIONS, OtherWork, determine, to_
 from stormwater.web.files import document_response, download
 from stormwater.web.forms import add_refusal
 from stormwater.web.once import submit_once
+from stormwater.web.preview import preview_documents
 from stormwater.web.postdata import REFUSALS, act, date_value, money_value, whole_value
 
 from . import documents, services
@@ -486,6 +487,30 @@ def permit_decide_view(request, number: str):
             messages.success(request, "Decision recorded; the decision document is in the file.")
             return redirect("permit_detail", number=number)
     # Refused: the file again with what was typed and the error at its field (issue 16 "Forms").
+    return _detail_page(request, app, decision_form=form, status=400)
+
+
+@require_POST
+@require_perm(Perm.PERMIT_DECIDE)
+def permit_decide_preview(request, number: str):
+    """The decision (and the permit it issues) as the PDF it would be, marked as a preview; nothing is issued
+    (web/preview.py). Refused: the file again with the errors at the fields, as the act itself answers."""
+    app = permit_get_for_user(user=request.user, number=number)
+    form = DecisionForm(request.POST)
+    if form.is_valid():
+        d = form.cleaned_data
+        try:
+            docs = preview_documents(lambda: services.permit_decide(
+                application=app, kind=d["kind"], findings=d["findings"], standards=d["standards"],
+                conditions=d["conditions"].splitlines(), order_of_conditions=d["order_of_conditions"],
+                acting_user=request.user), case=app.case)
+        except REFUSALS as e:
+            add_refusal(form, e)
+        else:
+            if docs:
+                name, pdf = docs[0]
+                return download(pdf, name=f"PREVIEW-{name.removesuffix('.pdf')}", ext="pdf")
+            form.add_error(None, "This decision issues no document to preview.")
     return _detail_page(request, app, decision_form=form, status=400)
 
 

@@ -17,9 +17,10 @@ from stormwater.cases.services import DocumentError, TransitionError
 from stormwater.parcels.selectors import parcel_get_for_user, parcels_for_user
 from stormwater.receivables.models import CommitmentLine
 from stormwater.utility.selectors import bill_get_for_user, bills_for_user
-from stormwater.web.files import document_response
+from stormwater.web.files import document_response, download
 from stormwater.web.forms import add_refusal
 from stormwater.web.once import submit_once
+from stormwater.web.preview import preview_documents
 
 from . import actions
 from . import services as sv
@@ -238,3 +239,24 @@ def relief_act(request, number: str, action: str):
         if action == "appeal":
             return redirect("relief_detail", number=out.case.number)
     return redirect("relief_detail", number=number)
+
+
+@require_POST
+@require_perm()
+def relief_preview(request, number: str, action: str):
+    """The written decision as the PDF it would be, marked as a preview; nothing is issued (web/preview.py).
+    Refused: the page again with the errors at the fields, as the act itself answers."""
+    case = relief_case_get_for_user(user=request.user, number=number)
+    if action not in DECISION_FORMS:
+        raise Http404("Only a written decision has a preview.")
+    form = decision_form(action, request.POST)
+    if form.is_valid():
+        try:
+            docs = preview_documents(lambda: actions.act(case=case, name=action, params=request.POST,
+                                                         user=request.user), case=case)
+        except FAIL as e:
+            add_refusal(form, e)
+        else:
+            name, pdf = next(((n, c) for n, c in docs if "-decision-" in n), docs[0])
+            return download(pdf, name=f"PREVIEW-{name.removesuffix('.pdf')}", ext="pdf")
+    return _detail_page(request, case, refused={action: form}, status=400)

@@ -5,7 +5,7 @@
    file, as the CSP (web/security.py) allows no inline script. The server refuses a second post of an
    irreversible act too (web/once.py), for whatever gets past this script.
    A form that stays on the page (a download) is usable again after a few seconds; a form marked
-   data-submit-many is not guarded. */
+   data-submit-many is not guarded, nor a button that opens its answer in another tab (formtarget: a preview). */
 (function () {
   "use strict";
   var AGAIN_MS = 8000;
@@ -22,6 +22,8 @@
     var form = ev.target;
     if (!(form instanceof HTMLFormElement) || (form.getAttribute("method") || "get").toLowerCase() !== "post" ||
         form.hasAttribute("data-submit-many")) { return; }
+    // A button that opens its answer in another tab (a preview) leaves this page as it is.
+    if (ev.submitter && ev.submitter.hasAttribute("formtarget")) { return; }
     if (form.getAttribute("data-submitting") === "1") { ev.preventDefault(); return; }
     if (ev.defaultPrevented) { return; }
     form.setAttribute("data-submitting", "1");
