@@ -151,7 +151,8 @@ ENDPOINTS: dict[str, list[Op] | dict[str, list[Op]]] = {
     # collections
     "api_payment_post": [Op("post", "Post a payment (oldest installment first; demand → interest → principal)",
                             body=obj({"account": STR, "amount": money(minimum=0.01), "received_on": DATE,
-                                      "method": STR, "reference": STR}, ["account", "amount", "received_on"]),
+                                      "method": STR, "reference": STR, "confirm_duplicate": BOOL},
+                                     ["account", "amount", "received_on"]),
                             body_required=True, ok=201, response=obj({"id": {"type": "integer"}, "amount": MONEY_OUT,
                                                                       "applied": array(ANY_OBJECT)}))],
     "api_payment_batch": [Op("post", "Post a lockbox file, or with format=processor the online payment processor's "

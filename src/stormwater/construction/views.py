@@ -17,7 +17,9 @@ from stormwater.cases.services import TransitionError
 from stormwater.permits import workflow as permit_wf
 from stormwater.permits.models import PermitApplication
 from stormwater.rules.inspections import Frequency, Frozen
-from stormwater.web.files import document_response
+from stormwater.web.files import document_response, download
+from stormwater.web.postdata import REFUSALS
+from stormwater.web.preview import preview_documents
 from stormwater.web.postdata import act, date_value, money_value
 
 from . import selectors, services
@@ -329,4 +331,18 @@ def construction_certificate(request, number):
     p = _get(request, number)
     return _do(request, p, lambda: services.certificate_issue(project=p, acting_user=request.user),
                "Certificate of completion issued; the permit file is closed and the 53G refund is due.", "completion")
+
+
+@_post_action(Perm.CONSTRUCTION_MANAGE)
+def construction_certificate_preview(request, number):
+    """The certificate as the PDF it would be, marked as a preview; nothing is issued (web/preview.py, issue 16).
+    Refused (a final submission missing): the file again, saying what is missing."""
+    p = _get(request, number)
+    try:
+        docs = preview_documents(lambda: services.certificate_issue(project=p, acting_user=request.user), case=p.case)
+    except REFUSALS as e:
+        messages.error(request, str(e))
+        return redirect(f"/construction/{p.case.number}/#completion")
+    name, pdf = next(((n, c) for n, c in docs if "-certificate-" in n), docs[0])
+    return download(pdf, name=f"PREVIEW-{name.removesuffix('.pdf')}", ext="pdf")
 

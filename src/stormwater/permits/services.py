@@ -69,6 +69,8 @@ ERR_FEE_PAID = "The consultant fee has been received."
 ERR_STANDARDS = "A decision must cite the standards it rests on (§ 380-10 I(1), § 380-11)."
 ERR_CONDITIONS = "An approval with conditions must list its conditions (§ 380-10 I(1)(b))."
 ERR_FINDINGS = "A decision must state its findings in writing (§ 380-10 I(1))."
+ERR_CONDITIONS_KIND = ("Conditions are part of an “Approval with conditions, modifications or restrictions” "
+                       "(§ 380-10 I(1)(b)): choose that decision, or clear the conditions for a {kind}.")
 ERR_WAIVERS_OPEN = "Waiver requests are still open: decide them first (§ 380-8)."
 ERR_CONSULTANT_UNPAID = "The consultant fee must be received before review (§ 380-10 G(2)(d))."
 ERR_AMOUNT = "Amounts must be more than $0."
@@ -790,11 +792,13 @@ def permit_decide(*, application: PermitApplication, kind: str, findings: str, s
 
     def check(case):
         if not findings.strip():
-            raise TransitionError(ERR_FINDINGS)
+            raise TransitionError(ERR_FINDINGS, field="findings")
         if not standards:
-            raise TransitionError(ERR_STANDARDS)
+            raise TransitionError(ERR_STANDARDS, field="standards")
         if kind == DecisionKind.APPROVE_WITH_CONDITIONS and not conditions:
-            raise TransitionError(ERR_CONDITIONS)
+            raise TransitionError(ERR_CONDITIONS, field="conditions")
+        if kind != DecisionKind.APPROVE_WITH_CONDITIONS and conditions:  # never dropped silently (issue 16)
+            raise TransitionError(ERR_CONDITIONS_KIND.format(kind=kind.label.lower()), field="conditions")
         if Case.objects.filter(parent=case, kind=wf.WAIVER, closed_at__isnull=True).exists():
             raise TransitionError(ERR_WAIVERS_OPEN)
         if app.consultants.filter(state=ConsultantEngagement.State.FEE_REQUESTED).exists():

@@ -39,6 +39,7 @@ urlpatterns = [
     path(P + "account/expenditure/", views.permit_account_expenditure, name="permit_account_expenditure"),
     path(P + "account/report.pdf", views.permit_account_report, name="permit_account_report"),
     path(P + "decide/", views.permit_decide_view, name="permit_decide"),
+    path(P + "decide/preview/", views.permit_decide_preview, name="permit_decide_preview"),
     path(P + "close/", views.permit_close_view, name="permit_close"),
     path(P + "people/", views.permit_party_link_view, name="permit_party_link"),
     path(P + "people/<int:party_id>/remove/", views.permit_party_unlink_view, name="permit_party_unlink"),

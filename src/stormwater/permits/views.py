@@ -19,7 +19,10 @@ from stormwater.cases.models import Clock
 from stormwater.cases.selectors import clock_view
 from stormwater.rules.applicability import EXEMPTIONS, OtherWork, determine, to_sqft
 from stormwater.web.files import document_response, download
-from stormwater.web.postdata import act, date_value, money_value, whole_value
+from stormwater.web.forms import add_refusal
+from stormwater.web.once import submit_once
+from stormwater.web.preview import preview_documents
+from stormwater.web.postdata import REFUSALS, act, date_value, money_value, whole_value
 
 from . import documents, services
 from . import workflow as wf
@@ -127,6 +130,11 @@ def permit_new(request):
 @require_perm()
 def permit_detail(request, number: str):
     app = permit_get_for_user(user=request.user, number=number)
+    return _detail_page(request, app)
+
+
+def _detail_page(request, app, *, decision_form: DecisionForm | None = None, status: int = 200):
+    """The permit file; ``decision_form`` a refused decision, bound (what was typed, errors at the fields)."""
     u = request.user
     case = app.case
     checklist = [(BY_KEY[i.key], i) for i in app.checklist.select_related("document")]
@@ -146,12 +154,12 @@ def permit_detail(request, number: str):
         "people": case.parties.filter(user__isnull=False, role__in=list(services.LINKABLE_ROLES)).select_related("user"),
         "linkable_roles": list(services.LINKABLE_ROLES.items()),
         "upload_tags": [(i.key, i.label) for i in ITEMS if i.by_upload] + list(OTHER_TAGS.items()),
-        "decision_form": DecisionForm(), "consultant_form": ConsultantForm(),
+        "decision_form": decision_form or DecisionForm(), "consultant_form": ConsultantForm(),
         "appeal_form": AppealForm(paper=u.can(Perm.PERMIT_APPEAL_RECORD)),
         "S": wf.Status, "today": timezone.localdate(), "schedule": fee_schedule_in_force(timezone.localdate()),
         "allowed": case.machine.transitions.get(case.status, frozenset()),
     }
-    return render(request, "permits/detail.html", ctx)
+    return render(request, "permits/detail.html", ctx, status=status)
 
 
 @require_perm()
@@ -473,18 +481,47 @@ def permit_account_report(request, number: str):
 
 @require_POST
 @require_perm(Perm.PERMIT_DECIDE)
+@submit_once
 def permit_decide_view(request, number: str):
     app = permit_get_for_user(user=request.user, number=number)
     form = DecisionForm(request.POST)
-    if not form.is_valid():
-        messages.error(request, f"Decision not recorded: {form.errors.as_text()}")
-        return redirect("permit_detail", number=number)
-    d = form.cleaned_data
-    return _do(request, app, lambda: services.permit_decide(
-        application=app, kind=d["kind"], findings=d["findings"], standards=d["standards"],
-        conditions=d["conditions"].splitlines(), order_of_conditions=d["order_of_conditions"],
-        sheets=d["sheets"].splitlines(), acting_user=request.user),
-        "Decision recorded; the decision document is in the file.")
+    if form.is_valid():
+        d = form.cleaned_data
+        try:
+            services.permit_decide(application=app, kind=d["kind"], findings=d["findings"], standards=d["standards"],
+                                   conditions=d["conditions"].splitlines(), order_of_conditions=d["order_of_conditions"],
+                                   sheets=d["sheets"].splitlines(), acting_user=request.user)
+        except REFUSALS as e:
+            add_refusal(form, e)
+        else:
+            messages.success(request, "Decision recorded; the decision document is in the file.")
+            return redirect("permit_detail", number=number)
+    # Refused: the file again with what was typed and the error at its field (issue 16 "Forms").
+    return _detail_page(request, app, decision_form=form, status=400)
+
+
+@require_POST
+@require_perm(Perm.PERMIT_DECIDE)
+def permit_decide_preview(request, number: str):
+    """The decision (and the permit it issues) as the PDF it would be, marked as a preview; nothing is issued
+    (web/preview.py). Refused: the file again with the errors at the fields, as the act itself answers."""
+    app = permit_get_for_user(user=request.user, number=number)
+    form = DecisionForm(request.POST)
+    if form.is_valid():
+        d = form.cleaned_data
+        try:
+            docs = preview_documents(lambda: services.permit_decide(
+                application=app, kind=d["kind"], findings=d["findings"], standards=d["standards"],
+                conditions=d["conditions"].splitlines(), order_of_conditions=d["order_of_conditions"],
+                sheets=d["sheets"].splitlines(), acting_user=request.user), case=app.case)
+        except REFUSALS as e:
+            add_refusal(form, e)
+        else:
+            if docs:
+                name, pdf = docs[0]
+                return download(pdf, name=f"PREVIEW-{name.removesuffix('.pdf')}", ext="pdf")
+            form.add_error(None, "This decision issues no document to preview.")
+    return _detail_page(request, app, decision_form=form, status=400)
 
 
 @require_POST

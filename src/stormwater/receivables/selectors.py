@@ -149,3 +149,15 @@ def commitment_candidates(*, as_of: date) -> list[tuple[Demand, AccountFigures]]
     demands = Demand.objects.select_related("account", "account__parcel").in_bulk(
         [r.extra["demand_id"] for r in rows])
     return [(demands[r.extra["demand_id"]], r) for r in rows]
+
+
+def payment_duplicates(*, account: Account, amount: Decimal, received_on: date, reference: str = ""):
+    """Payments already posted (and not reversed) that match a new one on account, amount, reference and date
+    received — the same check keyed or filed twice (issue 16: a duplicate asks for confirmation before it is
+    posted; the staff page and ``POST /api/payments/`` with ``confirm_duplicate``). The reference is compared
+    without surrounding spaces or case; a reversed payment (a bounced check paid again) does not count."""
+    from .models import Payment
+
+    return (Payment.objects.filter(account=account, amount=Decimal(amount), received_on=received_on,
+                                   reference__iexact=(reference or "").strip(), reversal__isnull=True)
+            .select_related("created_by", "batch").order_by("id"))

@@ -15,11 +15,13 @@ from stormwater.utility.documents import render_pdf
 from stormwater.utility.models import Account, BillRun
 from stormwater.web.files import csv_response, download, table_response
 from stormwater.web.paging import paginate
+from stormwater.web.once import submit_once
 from stormwater.web.postdata import date_value
 
 from . import exports
 from .access import account_get_for_user
-from .forms import AsOfForm, BackBillForm, BatchForm, CloseForm, CommitForm, LienPaidForm, PaymentForm, ReverseForm
+from .forms import (AsOfForm, BackBillForm, BatchForm, CloseForm, CommitForm, LienPaidForm, PaymentForm, ReverseForm,
+                    duplicate_message)
 from .ledger import account_position
 from .models import Commitment, CommitmentLine, Demand, Payment
 from . import selectors
@@ -30,16 +32,26 @@ from .services import (BatchRejected, CollectionError, back_bill_issue, closed_t
 
 
 @require_perm(Perm.PAYMENT_POST)
+@submit_once
 def collections_home(request):
     pay_form = PaymentForm(prefix="pay")
     batch_form = BatchForm(prefix="batch")
+    status = 200
     if request.method == "POST" and "pay-account" in request.POST:
-        pay_form = PaymentForm(request.POST, prefix="pay")
+        pay_form = PaymentForm(request.POST, prefix="pay", ask_duplicate="pay-confirm_duplicate" in request.POST)
         if pay_form.is_valid():
             cd = pay_form.cleaned_data
             acct = Account.objects.filter(number=cd["account"].strip()).first()
+            dups = list(selectors.payment_duplicates(account=acct, amount=cd["amount"], received_on=cd["received_on"],
+                                                     reference=cd["reference"])) if acct else []
             if acct is None:
                 pay_form.add_error("account", f"No account {cd['account']!r}.")
+            elif dups and not cd.get("confirm_duplicate"):
+                # The same payment entered twice? Ask, keeping what was typed (issue 16 "confirm").
+                pay_form = PaymentForm(request.POST, prefix="pay", ask_duplicate=True)
+                pay_form.is_valid()
+                pay_form.add_error("confirm_duplicate", duplicate_message(dups))
+                status = 400
             else:
                 try:
                     p = payment_post(account=acct, amount=cd["amount"], received_on=cd["received_on"],
@@ -62,7 +74,7 @@ def collections_home(request):
                     batch_form.add_error(None, err)
     return render(request, "receivables/home.html", {
         "pay_form": pay_form, "batch_form": batch_form, "closed_through": closed_through(),
-        "payments": Payment.objects.select_related("account", "batch", "reversal")[:25]})
+        "payments": Payment.objects.select_related("account", "batch", "reversal")[:25]}, status=status)
 
 
 @require_perm()

@@ -36,7 +36,12 @@ C, A, AP, L = wf.CreditStatus, wf.AbatementStatus, wf.AppealStatus, wf.LienStatu
 
 
 class ReliefError(ValueError):
-    """A refusal; the message names the rule (and the date) that refuses."""
+    """A refusal; the message names the rule (and the date) that refuses; ``field`` names the input it concerns
+    when there is one (a form shows it at that field: web/forms.py)."""
+
+    def __init__(self, message: str = "", field: str | None = None):
+        super().__init__(message)
+        self.field = field
 
 
 ERR_NO_POLICY = "No credit policy is in force on {on}: the Select Board's credit policy must be entered first (credits ¶A)."
@@ -48,6 +53,7 @@ ERR_MISSING_DOCS = "The application is not complete (credits ¶D). Missing: {ite
 ERR_NOTHING_MISSING = "Say what is missing from the application."
 ERR_PERCENT = "The credit granted must be more than 0% and less than the full credit of {full}% for a grant in part."
 ERR_REASONS = "A written decision must give its reasons."
+ERR_DECISION = "Choose the decision: granted in full, granted in part or denied."
 ERR_ABATEMENT_LATE = ("An abatement must be applied for within 30 days of the bill's issue date (Ch. 295 Art. IV "
                       "billing ¶E): bill {bill} was issued {issued}; the last day was {due}.")
 ERR_NOT_ISSUED = "Bill {bill} is not issued until {issued}."
@@ -338,6 +344,14 @@ def _grant(app: CreditApplication, *, percent: Decimal, on: date, by: str, basis
     return g
 
 
+def _decision(value: str) -> Decision:
+    """The decision chosen; none is assumed (issue 16: a legal act has no preselected outcome)."""
+    try:
+        return Decision(value)
+    except ValueError:
+        raise ReliefError(ERR_DECISION, field="decision") from None
+
+
 @transaction.atomic
 def credit_decide(*, application: CreditApplication, decision: str, reasons: str, acting_user,
                   percent: Decimal | None = None, on: date | None = None) -> CreditApplication:
@@ -345,18 +359,18 @@ def credit_decide(*, application: CreditApplication, decision: str, reasons: str
     on = _check_on(on)
     app = CreditApplication.objects.select_for_update().select_related("credit_type", "parcel", "case").get(
         pk=application.pk)
-    decision = Decision(decision)
+    decision = _decision(decision)
     full, basis = credit_full_percent(app.credit_type, app.parcel, on=on)
     if decision == Decision.GRANT_PART:
         percent = Decimal(percent) if percent is not None else None
         if percent is None or not (Decimal(0) < percent < full):
-            raise ReliefError(ERR_PERCENT.format(full=fmt_ratio(full)))
+            raise ReliefError(ERR_PERCENT.format(full=fmt_ratio(full)), field="percent")
     elif decision == Decision.GRANT:
         percent = full
     else:
         percent = None
     if decision != Decision.GRANT and not (reasons or "").strip():
-        raise ReliefError(ERR_REASONS)
+        raise ReliefError(ERR_REASONS, field="reasons")
     to = {Decision.GRANT: C.GRANTED, Decision.GRANT_PART: C.GRANTED_PART, Decision.DENY: C.DENIED}[decision]
     case_transition(case=app.case, to=to, acting_user=acting_user, on=on, why=reasons.strip() or decision.label,
                     data={"percent": str(percent) if percent is not None else None})
@@ -521,7 +535,7 @@ def abatement_decide(*, abatement: Abatement, decision: str, reasons: str, actin
         raise ReliefError(f"Abatement {ab.case.number} was already decided ({ab.case.status_label}"
                           + (f", ${fmt_display(ab.amount_granted)} abated" if ab.amount_granted else "")
                           + "): nothing is decided or posted again.")
-    decision = Decision(decision)
+    decision = _decision(decision)
     most = min(ab.amount_requested, bill_abatable(ab.bill))
     if decision == Decision.GRANT:
         amount = most
@@ -529,11 +543,11 @@ def abatement_decide(*, abatement: Abatement, decision: str, reasons: str, actin
         amount = round_cents(Decimal(amount)) if amount is not None else None
         if amount is None or not (ZERO < amount < ab.amount_requested) or amount > most:
             raise ReliefError(f"A grant in part must be more than $0 and less than the ${fmt_display(ab.amount_requested)} "
-                              f"requested (at most ${fmt_display(most)}).")
+                              f"requested (at most ${fmt_display(most)}).", field="amount")
     else:
         amount = None
     if decision != Decision.GRANT and not (reasons or "").strip():
-        raise ReliefError(ERR_REASONS)
+        raise ReliefError(ERR_REASONS, field="reasons")
     to = {Decision.GRANT: A.GRANTED, Decision.GRANT_PART: A.GRANTED_PART, Decision.DENY: A.DENIED}[decision]
     case_transition(case=ab.case, to=to, acting_user=acting_user, on=on, why=reasons.strip() or decision.label,
                     data={"amount": fmt(amount) if amount is not None else None})

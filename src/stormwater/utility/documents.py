@@ -4,11 +4,13 @@ from __future__ import annotations
 from django.conf import settings
 from django.template.loader import render_to_string
 
+from stormwater.web.preview import mark_html  # a preview (web/preview.py) marks every page
+
 
 def render_pdf(template: str, context: dict) -> bytes:
     from weasyprint import HTML  # imported lazily: heavy, and only PDF paths need it
 
-    html = render_to_string(template, {**context, "town": settings.TOWN_NAME})
+    html = mark_html(render_to_string(template, {**context, "town": settings.TOWN_NAME}))
     return HTML(string=html, base_url=str(settings.BASE_DIR)).write_pdf()
 
 
@@ -60,7 +62,7 @@ def render_document(template: str, context: dict):
     """The rendered WeasyPrint document (its pages), for printing many into one file (jobs: bills_pdf)."""
     from weasyprint import HTML
 
-    html = render_to_string(template, {**context, "town": settings.TOWN_NAME})
+    html = mark_html(render_to_string(template, {**context, "town": settings.TOWN_NAME}))
     return HTML(string=html, base_url=str(settings.BASE_DIR)).render()
 
 
