@@ -14,6 +14,7 @@ from stormwater.web.files import download
 from . import exports
 from .documents import bill_pdf
 from .forms import BillRunForm, ResolutionForm
+from .lists import BillList
 from .models import BillRun, RateResolution
 from .selectors import bill_get_for_user, bills_for_user, parcel_fee, resolution_in_force
 from .services import BillingError, bill_run_issue, resolution_adopt
@@ -85,9 +86,9 @@ def bill_run_export(request, run_id: int, fmt: str):
 
 @require_perm()
 def bill_list(request):
-    page = Paginator(bills_for_user(user=request.user).order_by("-period_start", "number"), 50).get_page(
-        request.GET.get("page"))
-    return render(request, "utility/bills.html", {"page": page})
+    """Every bill the user may see (``bills_for_user``) on the one list mechanism (``utility.lists``)."""
+    lst = BillList(request, bills_for_user(user=request.user))
+    return lst.export_response() or render(request, "utility/bills.html", {"lst": lst})
 
 
 @require_perm()

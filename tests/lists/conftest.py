@@ -1,0 +1,62 @@
+"""Fixtures for the list pages (issue 16): a town of n parcels, billed; the query-count check."""
+from __future__ import annotations
+
+from datetime import date
+from decimal import Decimal
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+
+@pytest.fixture
+def make_parcels(db):
+    """make_parcels(n, start=0, owner=None) → n parcels (small residential houses and a few shops) with an owner
+    and an impervious area in one survey."""
+    from stormwater.parcels.models import ImperviousSurvey, Owner, Parcel, ParcelImpervious
+
+    def _make(n, start=0, owner=None):
+        survey = ImperviousSurvey.objects.get_or_create(name="List survey", surveyed_on=date(2026, 4, 1))[0]
+        out = []
+        for i in range(start, start + n):
+            o = owner or Owner.objects.create(name=f"Owner {i:04d}", mailing_address=f"{i} Main St\nLongmeadow")
+            shop = i % 5 == 4
+            p = Parcel.objects.create(parcel_id=f"L-{i:04d}", address=f"{i} Maple St", owner=o,
+                                      land_use_code="325" if shop else "101", dwelling_units=None if shop else 1,
+                                      lot_sqft=Decimal(100000))
+            ParcelImpervious.objects.create(survey=survey, parcel=p, impervious_sqft=Decimal(20000 if shop else 3000))
+            out.append(p)
+        return out
+    return _make
+
+
+@pytest.fixture
+def bill_fy2027(resolution):
+    """bill_fy2027() issues FY2027 (Sep 10, 2026; two installments, the first due Oct 13, 2026)."""
+    from stormwater.utility.services import bill_run_issue, fiscal_year
+
+    def _bill():
+        label, start, end = fiscal_year(2027)
+        return bill_run_issue(period_label=label, period_start=start, period_end=end, issue_date=date(2026, 9, 10),
+                              acting_user=None)
+    return _bill
+
+
+def count_queries(client, url) -> int:
+    with CaptureQueriesContext(connection) as ctx:
+        r = client.get(url)
+        assert r.status_code == 200, r.content[:500]
+    return len(ctx.captured_queries)
+
+
+@pytest.fixture
+def same_queries():
+    """same_queries(client, url, grow) → (before, after): the page's queries, then again after ``grow()`` added
+    records; a list page must not read a row at a time."""
+    def _check(client, url, grow):
+        before = count_queries(client, url)
+        grow()
+        after = count_queries(client, url)
+        assert before == after, f"{url}: {before} queries, {after} after adding records"
+        return before, after
+    return _check
