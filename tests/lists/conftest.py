@@ -51,12 +51,13 @@ def count_queries(client, url) -> int:
 
 @pytest.fixture
 def same_queries():
-    """same_queries(client, url, grow) → (before, after): the page's queries, then again after ``grow()`` added
-    records; a list page must not read a row at a time."""
-    def _check(client, url, grow):
-        before = count_queries(client, url)
+    """same_queries(client, url_or_urls, grow) → {url: queries}: each page's queries, then again after ``grow()``
+    added records must be the same number; a list page must not read a row at a time."""
+    def _check(client, urls, grow):
+        urls = [urls] if isinstance(urls, str) else list(urls)
+        before = {u: count_queries(client, u) for u in urls}
         grow()
-        after = count_queries(client, url)
-        assert before == after, f"{url}: {before} queries, {after} after adding records"
-        return before, after
+        after = {u: count_queries(client, u) for u in urls}
+        assert before == after, f"queries before and after adding records: {before} → {after}"
+        return after
     return _check

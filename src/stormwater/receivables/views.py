@@ -17,9 +17,10 @@ from stormwater.web.files import csv_text, download, xlsx_bytes
 from stormwater.web.postdata import date_value
 
 from . import exports
-from .access import account_get_for_user
+from .access import account_get_for_user, accounts_for_user
 from .forms import AsOfForm, BackBillForm, BatchForm, CloseForm, CommitForm, LienPaidForm, PaymentForm, ReverseForm
 from .ledger import account_position
+from .lists import AccountList, PaymentList
 from .models import Commitment, CommitmentLine, Demand, Payment
 from .selectors import aging, commitment_candidates, delinquency, demand_candidates
 from .services import (BatchRejected, CollectionError, back_bill_issue, closed_through, commitment_create,
@@ -59,7 +60,8 @@ def collections_home(request):
                     batch_form.add_error(None, err)
     return render(request, "receivables/home.html", {
         "pay_form": pay_form, "batch_form": batch_form, "closed_through": closed_through(),
-        "payments": Payment.objects.select_related("account", "batch", "reversal")[:25]})
+        "payments": Payment.objects.select_related("account", "batch", "reversal")[:25],
+        "payment_count": Payment.objects.count()})
 
 
 @require_perm()
@@ -233,3 +235,17 @@ def water_sewer_export(request, run_id: int):
     run = get_object_or_404(BillRun, pk=run_id)
     data = list(exports.water_sewer_rows(run))
     return download(csv_text(exports.WATER_SEWER_COLUMNS, data), name=f"water-sewer-import-run{run.pk}", ext="csv")
+
+
+@require_perm()
+def account_list(request):
+    """Every account the user may see (``accounts_for_user``) on the one list mechanism (``receivables.lists``)."""
+    lst = AccountList(request, accounts_for_user(user=request.user))
+    return lst.export_response() or render(request, "receivables/accounts.html", {"lst": lst})
+
+
+@require_perm(Perm.BILLING_VIEW_ALL)
+def payment_list(request):
+    """Every payment posted, with its reversal, on the one list mechanism: filters, totals, exports."""
+    lst = PaymentList(request)
+    return lst.export_response() or render(request, "receivables/payments.html", {"lst": lst})
