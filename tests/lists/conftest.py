@@ -61,3 +61,34 @@ def same_queries():
         assert before == after, f"queries before and after adding records: {before} → {after}"
         return after
     return _check
+
+
+@pytest.fixture
+def make_permits(db, personas):
+    """make_permits(n, start=0, owner_user=None, clock_start=…) → n permit files (drafts by the applicant
+    persona or ``owner_user``) on parcels of their own, each with a running final-action clock (§ 380-10 I(2),
+    42 days) started on ``clock_start`` (default Mar 2, 2026) — the state a filed file is in."""
+    from stormwater.cases.services import clock_start
+    from stormwater.parcels.models import Owner, Parcel
+    from stormwater.permits import workflow as wf
+    from stormwater.permits.services import permit_application_start
+    from stormwater.rules.applicability import determine
+
+    def _make(n, start=0, owner_user=None, clock_on=date(2026, 3, 2)):
+        user = owner_user or personas["owner"]
+        owner = Owner.objects.get_or_create(user=user, defaults={"name": f"{user.username} owner",
+                                                                 "mailing_address": "1 Elm St"})[0]
+        det = determine(disturbance_sqft=Decimal(87120), on=date(2026, 3, 2))
+        out = []
+        for i in range(start, start + n):
+            parcel = Parcel.objects.create(parcel_id=f"P-{user.pk}-{i:04d}", address=f"{i} Birch Rd", owner=owner,
+                                           land_use_code="101", dwelling_units=1)
+            app = permit_application_start(
+                acting_user=user, owner=owner, owner_name=owner.name, owner_address=owner.mailing_address,
+                site_address=f"{i} Birch Rd", parcels=[parcel], description=f"Project {i}",
+                disturbance_sqft=Decimal(43560 + i), determination=det)
+            clock_start(case=app.case, kind=wf.ACTION, label="Final action", citation="§ 380-10 I(2)",
+                        start=clock_on, length=42, acting_user=None)
+            out.append(app)
+        return out
+    return _make

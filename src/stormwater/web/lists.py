@@ -38,6 +38,7 @@ from django.utils import timezone
 from django.utils.functional import cached_property
 from django.utils.html import format_html
 from django_tables2.rows import BoundRow
+from django_tables2.utils import call_with_appropriate
 
 from stormwater.web.files import CONTENT_TYPES, safe_cell
 
@@ -280,25 +281,23 @@ class ListPage:
     def sort_value(self) -> str:
         return str(self.table.order_by[0]) if self.table.order_by else ""
 
+    def _total_text(self, col, value):
+        return call_with_appropriate(col.render, {"value": value}) if value is not None else ""
+
     @cached_property
     def footer(self) -> list | None:
         """The totals row, cell by cell under the table's columns; None where the list has no totals."""
         if not self.totals:
             return None
-        cells = []
-        for col in self.table.columns:
-            if col.name in self.summary:
-                cells.append({"label": col.header, "value": col.column.render(value=self.summary[col.name])
-                              if isinstance(col.column, MoneyColumn) else self.summary[col.name],
-                              "attrs": col.attrs.get("tf", {})})
-            else:
-                cells.append(None)
-        return cells
+        return [{"label": col.header, "value": self._total_text(col, self.summary[col.name]),
+                 "attrs": col.attrs.get("tf", {})} if col.name in self.summary else None for col in self.table.columns]
 
     @cached_property
-    def money_totals(self) -> list[tuple[str, str]]:
-        return [(str(self.table.columns[k].header), money_text(v)) for k, v in self.summary.items()
-                if k != "count" and k in self.table.columns.names()]
+    def total_texts(self) -> list[tuple[str, str]]:
+        """(column header, total as shown) for the caption."""
+        return [(str(self.table.columns[k].header), self._total_text(self.table.columns[k], v))
+                for k, v in self.summary.items() if k != "count" and k in self.table.columns.names()
+                and self.table.columns[k].visible]
 
     @property
     def noun_count(self) -> str:
