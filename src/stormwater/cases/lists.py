@@ -110,3 +110,14 @@ def clock_text(view: ClockView | None) -> str:
     return f"{view.due.isoformat()} ({view.standing.value})"
 
 
+
+
+def status_choices(kinds) -> list[tuple[str, str]]:
+    """The statuses of the state machines of ``kinds`` (cases.machines), each value once, in table order."""
+    from .machines import machine_for
+
+    seen: dict[str, str] = {}
+    for k in kinds:
+        for value, label in machine_for(k).labels.items():
+            seen.setdefault(value, label)
+    return list(seen.items())

@@ -45,6 +45,9 @@ class PermitTable(ListTable):
     def value_disturbance_sqft(self, value):
         return value
 
+    def value_clock_due(self, value):
+        return value
+
     def render_clock_due(self, record):
         return clock_cell(self.clocks.get(record.case_id))
 

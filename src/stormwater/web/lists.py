@@ -36,7 +36,8 @@ from django.http import FileResponse, StreamingHttpResponse
 from django.template.defaultfilters import date as date_filter
 from django.utils import timezone
 from django.utils.functional import cached_property
-from django.utils.html import format_html
+from django.utils.html import format_html, strip_tags
+from django.utils.safestring import SafeData
 from django_tables2.rows import BoundRow
 from django_tables2.utils import call_with_appropriate
 
@@ -407,4 +408,6 @@ def _plain(value):
         return timezone.localtime(value).replace(tzinfo=None)
     if value is None or isinstance(value, (int, float, Decimal, date, bool)):
         return value
+    if isinstance(value, SafeData):  # a cell whose only form is its HTML (render_FOO without value_FOO)
+        return strip_tags(value).strip()
     return str(value)
