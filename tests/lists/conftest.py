@@ -92,3 +92,29 @@ def make_permits(db, personas):
             out.append(app)
         return out
     return _make
+
+
+@pytest.fixture
+def make_projects(make_permits):
+    """make_projects(n, start=0, inspected=…) → n construction files (on permit files of make_permits) under way
+    since Apr 13, 2026 with an erosion-control inspection at ``inspected`` (default Apr 13, 2026 10:00) every
+    7 days (CGP 2022 Part 4.2(a)) — made directly: the lists only read them."""
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    from stormwater.cases.services import case_open
+    from stormwater.construction import workflow as cwf
+    from stormwater.construction.models import ConstructionProject, Inspection
+
+    def _make(n, start=0, owner_user=None, inspected=datetime(2026, 4, 13, 10, tzinfo=ZoneInfo("America/New_York"))):
+        out = []
+        for app in make_permits(n, start=start, owner_user=owner_user):
+            case = case_open(kind=cwf.CONSTRUCTION_MACHINE.kind, title=app.site_address, acting_user=None, year=2026)
+            p = ConstructionProject.objects.create(case=case, permit=app, frequency="7day",
+                                                   started_on=date(2026, 4, 13))
+            Inspection.objects.create(project=p, kind="erosion_routine", inspected_at=inspected, location="site",
+                                      inspector_name="Ivy", inspector_credentials="CPESC", weather="dry",
+                                      precipitation_24h_in=Decimal("0"), evaluation="compliant")
+            out.append(p)
+        return out
+    return _make

@@ -95,3 +95,29 @@ def test_relief_list_reads_the_same_queries_at_10_and_200(client_for, personas, 
     make_relief(10, applicant=personas["outsider"])
     same_queries(client_for(personas["staff"]), ["/relief/?per_page=200&q=rain"],
                  lambda: make_relief(190, applicant=personas["outsider"]))
+
+
+def test_construction_files_by_next_inspection(client_for, personas, town, make_projects, at):
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    late, = make_projects(1)
+    soon, = make_projects(1, start=5, inspected=datetime(2026, 4, 18, 10, tzinfo=ZoneInfo("America/New_York")))
+    at(date(2026, 4, 21))  # 7 days after Apr 13 has passed; 7 days after Apr 18 has not
+    staff = client_for(personas["inspector"])
+    rows = csv_rows(staff.get("/construction/?inspection=overdue&export=csv"))
+    assert [r[0] for r in rows[1:]] == [late.case.number]
+    rows = csv_rows(staff.get("/construction/?inspection=scheduled&sort=inspection_due&export=csv"))
+    assert [r[0] for r in rows[1:]] == [late.case.number, soon.case.number]
+    html = staff.get("/construction/").content.decode()
+    assert "2 construction files" in html and "overdue" in html
+    assert late.case.number not in client_for(personas["outsider"]).get("/construction/").content.decode()
+
+
+def test_construction_list_reads_the_same_queries_at_10_and_200(client_for, personas, town, make_projects,
+                                                                 same_queries, at):
+    at(date(2026, 5, 1))
+    make_projects(10)
+    same_queries(client_for(personas["inspector"]), ["/construction/?per_page=200",
+                                                     "/construction/?inspection=overdue&sort=-inspection_due"],
+                 lambda: make_projects(190, start=10))
