@@ -118,3 +118,35 @@ def make_projects(make_permits):
             out.append(p)
         return out
     return _make
+
+
+@pytest.fixture
+def make_sites(db, personas, settings, tmp_path):
+    """make_sites(n, start=0, recorded_on=…, owner_user=owner, bmps=2) → n stewardship sites whose final O&M plan was
+    recorded with proof on ``recorded_on`` (the first certification is due on its anniversary, § 380-14 C(2)(l)),
+    each with ``bmps`` BMPs."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from stormwater.stewardship import services as sv
+    from stormwater.stewardship.contents import OM_ITEMS
+    from stormwater.stewardship.models import Bmp
+
+    settings.MEDIA_ROOT = tmp_path / "media"
+    pdf = b"%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"
+    items = {i.key: f"§{n + 1}" for n, i in enumerate(OM_ITEMS)}
+
+    def _make(n, start=0, recorded_on=date(2025, 5, 15), owner_user=None, bmps=2):
+        out = []
+        for i in range(start, start + n):
+            s = sv.site_open(name=f"Basin {i:04d}", address=f"{i} Elm St", owner_user=owner_user or personas["owner"],
+                             acting_user=personas["staff"])
+            plan = sv.om_plan_submit(site=s, items=items, final=True, acting_user=personas["staff"],
+                                     upload=SimpleUploadedFile("om.pdf", pdf, content_type="application/pdf"))
+            sv.om_plan_record(plan=plan, recorded_on=recorded_on, book="25000", page=str(i), acting_user=personas["staff"],
+                              proof_upload=SimpleUploadedFile("rec.pdf", pdf, content_type="application/pdf"))
+            Bmp.objects.bulk_create([Bmp(site=s, name=f"BMP {i}-{k}", source_type="Bioretention",
+                                         region1_category="Bioretention", subwatershed=f"SW{k % 2}",
+                                         added_on=recorded_on) for k in range(bmps)])
+            out.append(s)
+        return out
+    return _make
