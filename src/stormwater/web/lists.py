@@ -202,15 +202,22 @@ class ListPage:
     totals: dict = {}  # column name → aggregate over every matching row (Sum("amount") …)
     default_sort: tuple[str, ...] = ()  # column names ("-due") when the URL names none
     per_page: int = PER_PAGE
+    prefix: str = ""  # a second list on one page names its parameters "<prefix>-q", "<prefix>-sort" …
 
-    def __init__(self, request, queryset: QuerySet, **filter_kwargs):
+    def __init__(self, request, queryset: QuerySet, *, prefix: str | None = None, **filter_kwargs):
         self.request = request
-        self.filterset = self.filter_class(request.GET or None, queryset=queryset, request=request, **filter_kwargs)
+        if prefix is not None:
+            self.prefix = prefix
+        self.filterset = self.filter_class(request.GET, queryset=queryset, request=request,
+                                           prefix=self.prefix or None, **filter_kwargs)
         self.table = self.table_class(self.filterset.qs)
-        asked = [s for s in request.GET.getlist("sort") if s]
+        asked = [s for s in request.GET.getlist(self.param("sort")) if s]
         self.table.order_by = asked or self.default_sort or None
         self.queryset = self._stable(self.table.data.data)
         self.table.data.data = self.queryset  # the page and the export read the same ordered rows
+
+    def param(self, name: str) -> str:
+        return f"{self.prefix}-{name}" if self.prefix else name
 
     @staticmethod
     def _stable(qs: QuerySet) -> QuerySet:
@@ -235,12 +242,12 @@ class ListPage:
     def page(self):
         per = self.per_page
         try:
-            per = int(self.request.GET.get("per_page") or per)
+            per = int(self.request.GET.get(self.param("per_page")) or per)
         except ValueError:
             pass
         per = per if per in PER_PAGE_CHOICES else self.per_page
         try:
-            n = max(1, int(self.request.GET.get("page") or 1))
+            n = max(1, int(self.request.GET.get(self.param("page")) or 1))
         except ValueError:
             n = 1
         pages = max(1, -(-self.count // per))
@@ -279,6 +286,14 @@ class ListPage:
         return out
 
     @property
+    def sort_name(self) -> str:
+        return self.param("sort")
+
+    @property
+    def sort_id(self) -> str:
+        return f"{self.prefix or 'list'}-sort"
+
+    @property
     def sort_value(self) -> str:
         return str(self.table.order_by[0]) if self.table.order_by else ""
 
@@ -306,19 +321,32 @@ class ListPage:
 
     @property
     def filtered(self) -> bool:
-        return any(v for k, v in self.request.GET.items() if k in self.filterset.filters)
+        names = {self.filterset.form.add_prefix(n) for n in self.filterset.filters}
+        return any(v for k, v in self.request.GET.items() if k in names)
 
     # URLs: the query kept, one thing changed ------------------------------------------------------------------
     def url(self, **changes) -> str:
         q = self.request.GET.copy()
-        for k in ("export",):
-            q.pop(k, None)
+        q.pop(self.param("export"), None)
         for k, v in changes.items():
-            q.pop(k, None)
+            q.pop(self.param(k), None)
             if v not in (None, ""):
-                q[k] = str(v)
+                q[self.param(k)] = str(v)
         s = q.urlencode()
         return f"?{s}" if s else self.request.path
+
+    def _mine(self, key: str) -> bool:
+        return key.startswith(f"{self.prefix}-") if self.prefix else "-" not in key
+
+    @property
+    def clear_url(self) -> str:
+        """This list's filters, sort and page cleared; another list's on the same page kept."""
+        q = self.request.GET.copy()
+        for k in list(q):
+            if self._mine(k):
+                q.pop(k)
+        s = q.urlencode()
+        return f"{self.request.path}?{s}" if s else self.request.path
 
     def page_url(self, n: int) -> str:
         return self.url(page=n)
@@ -330,7 +358,8 @@ class ListPage:
     @property
     def kept_params(self) -> list[tuple[str, str]]:
         """Parameters the filter form does not show but must keep (per_page)."""
-        return [(k, v) for k, v in self.request.GET.items() if k in ("per_page",)]
+        keep = {self.param("per_page")} | {k for k in self.request.GET if not self._mine(k)}  # other lists' too
+        return [(k, v) for k, vals in self.request.GET.lists() for v in vals if k in keep]
 
     @cached_property
     def pager(self) -> dict:
@@ -350,7 +379,7 @@ class ListPage:
     # downloads ----------------------------------------------------------------------------------------------
     def export_response(self):
         """The download asked for by ``?export=csv|xlsx``, else None: every matching row in the page's order."""
-        fmt = self.request.GET.get("export")
+        fmt = self.request.GET.get(self.param("export"))
         if fmt not in EXPORT_FORMATS:
             return None
         name = f"{self.export_name}-{timezone.localdate():%Y-%m-%d}"
