@@ -37,7 +37,7 @@ from django.template.defaultfilters import date as date_filter
 from django.utils import timezone
 from django.utils.functional import cached_property
 from django.utils.html import format_html, strip_tags
-from django.utils.safestring import SafeData
+from django.utils.safestring import SafeData, mark_safe
 from django_tables2.rows import BoundRow
 from django_tables2.utils import call_with_appropriate
 
@@ -124,11 +124,31 @@ class BadgeColumn(tables.Column):
 
 
 class ListTable(tables.Table):
-    """The base of every list's table: sortable by default, cells from the accessor, no row counter."""
+    """The base of every list's table: sortable by default, cells from the accessor, no row counter. A cell that
+    posts (revoke, settle …) builds its form with ``post_button`` (the CSRF token from ``self.request``)."""
 
     class Meta:
         orderable = True
         attrs = {"class": "list"}
+
+    def post_button(self, action: str, label: str, *, hidden: dict | None = None, aria_label: str = "",
+                    primary: bool = False):
+        from django.middleware.csrf import get_token
+
+        fields = format_html('<input type="hidden" name="csrfmiddlewaretoken" value="{}">', get_token(self.request))
+        for k, v in (hidden or {}).items():
+            fields += format_html('<input type="hidden" name="{}" value="{}">', k, v)
+        return format_html('<form method="post" action="{}" class="list-act">{}<button type="submit"{}{}>{}</button>'
+                           '</form>', action, fields, mark_safe(' class="primary"') if primary else "",
+                           format_html(' aria-label="{}"', aria_label) if aria_label else "", label)
+
+
+class ActionsColumn(tables.Column):
+    """A column of buttons (never sorted, never exported); the table's ``render_<name>`` draws them."""
+
+    def __init__(self, verbose_name="Act", **kwargs):
+        kwargs.update(empty_values=(), orderable=False, exclude_from_export=True)
+        super().__init__(verbose_name, **kwargs)
 
 
 # --- filters ------------------------------------------------------------------------------------------------
@@ -211,6 +231,7 @@ class ListPage:
         self.filterset = self.filter_class(request.GET, queryset=queryset, request=request,
                                            prefix=self.prefix or None, **filter_kwargs)
         self.table = self.table_class(self.filterset.qs)
+        self.table.request = request
         asked = [s for s in request.GET.getlist(self.param("sort")) if s]
         self.table.order_by = asked or self.default_sort or None
         self.queryset = self._stable(self.table.data.data)
