@@ -21,7 +21,7 @@ class JobFilter(ListFilter):
 
 class JobTable(ListTable):
     title = tables.Column("Job", linkify=("job_detail", [tables.A("pk")]))
-    pk = tables.Column("#", accessor="pk")
+    number = tables.Column("#", accessor="pk")
     state = tables.Column("State")
     progress = tables.Column("Progress", empty_values=(), order_by=("done",))
     started_by = tables.Column("Started by", accessor="started_by__username", default="the system")
