@@ -17,7 +17,7 @@ from django.db.models import BooleanField, Case, DateField, Value, When
 from django.utils import timezone
 from django.utils.html import format_html
 
-from stormwater.web.lists import DATE_FORMAT, choice_filter
+from stormwater.web.lists import DUE_FORMAT, choice_filter
 
 from .models import Clock
 from .selectors import ClockView, clock_view
@@ -98,7 +98,7 @@ def clock_cell(view: ClockView | None, *, today: date | None = None, with_label:
     bad = view.standing.value in ("overdue", "due today")
     from django.template.defaultfilters import date as date_filter
 
-    return format_html('{}{} <span class="badge{}">{}</span>', label, date_filter(view.due, DATE_FORMAT),
+    return format_html('{}{} <span class="badge{}">{}</span>', label, date_filter(view.due, DUE_FORMAT),
                        " bad" if bad else "", view.standing.value)
 
 

@@ -12,7 +12,7 @@ from django.utils import timezone
 from django.utils.html import format_html
 
 from stormwater.cases.lists import due_expression
-from stormwater.web.lists import (DATE_FORMAT, DateColumn, ListFilter, ListPage, ListTable, NumberColumn, SearchFilter,
+from stormwater.web.lists import (DUE_FORMAT, DateColumn, ListFilter, ListPage, ListTable, NumberColumn, SearchFilter,
                                   choice_filter)
 
 from .inventory import REGION1_CATEGORIES
@@ -69,7 +69,7 @@ class SiteTable(ListTable):
         late = due.due_on < timezone.localdate()
         from django.template.defaultfilters import date as date_filter
 
-        return format_html('year {} due {}{}', due.seq, date_filter(due.due_on, DATE_FORMAT),
+        return format_html('year {} due {}{}', due.seq, date_filter(due.due_on, DUE_FORMAT),
                            format_html(' <span class="badge bad">{}</span>', "overdue") if late else "")
 
     def value_cert_due(self, value):

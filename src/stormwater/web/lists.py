@@ -51,6 +51,7 @@ EXCEL_MAX_ROWS = 1_048_576  # Excel's rows on one worksheet (header included); m
 _CHUNK = 2000  # rows read from the database at a time while exporting
 DATE_FORMAT = "M j, Y"  # one place: how a date shows in a list cell
 DATETIME_FORMAT = "M j, Y H:i"
+DUE_FORMAT = "D M j, Y"  # a deadline: with its weekday
 
 
 # --- columns ------------------------------------------------------------------------------------------------
