@@ -113,7 +113,7 @@ class ParcelList(ListPage):
 
     def __init__(self, request, queryset):
         staff = request.user.can(Perm.BILLING_VIEW_ALL)
-        self.totals = {"balance": Sum("balance", output_field=MONEY_FIELD)} if staff else {}
+        self.totals = {"balance": Sum(ledger_sum(account__parcel=OuterRef("pk")), output_field=MONEY_FIELD)} if staff else {}
         super().__init__(request, parcels_annotated(queryset, balance=staff))
         if not staff:
             self.table.columns.hide("balance")

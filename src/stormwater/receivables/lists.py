@@ -53,7 +53,7 @@ class AccountList(ListPage):
     filter_class = AccountFilter
     noun = ("account", "accounts")
     export_name = "accounts"
-    totals = {"balance": Sum("balance", output_field=MONEY_FIELD)}
+    totals = {"balance": Sum(ledger_sum(account=OuterRef("pk")), output_field=MONEY_FIELD)}
     default_sort = ("number",)
 
     def __init__(self, request, queryset):

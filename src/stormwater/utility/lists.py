@@ -118,7 +118,7 @@ class BillList(ListPage):
     filter_class = BillFilter
     noun = ("bill", "bills")
     export_name = "bills"
-    totals = {"amount": Sum("amount", output_field=MONEY_FIELD), "balance": Sum("balance", output_field=MONEY_FIELD)}
+    totals = {"amount": Sum("amount", output_field=MONEY_FIELD), "balance": Sum(ledger_sum(bill=OuterRef("pk")), output_field=MONEY_FIELD)}
     default_sort = ("-period_start", "number")
 
     def __init__(self, request, queryset):

@@ -220,7 +220,10 @@ class ListPage:
     filter_class: type[ListFilter]
     noun: tuple[str, str] = ("record", "records")
     export_name: str = "records"
-    totals: dict = {}  # column name → aggregate over every matching row (Sum("amount") …)
+    # Column name → aggregate over every matching row (Sum("amount") …). A total of an annotation that is a subquery
+    # (a balance) repeats the expression (Sum(ledger_sum(…))) instead of naming the annotation: Django 5.2 then
+    # wraps the query and leaves the annotation out of the inner SELECT (SQLite summed the string 'balance' to 0).
+    totals: dict = {}
     default_sort: tuple[str, ...] = ()  # column names ("-due") when the URL names none
     per_page: int = PER_PAGE
     prefix: str = ""  # a second list on one page names its parameters "<prefix>-q", "<prefix>-sort" …
