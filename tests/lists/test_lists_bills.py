@@ -51,6 +51,12 @@ def test_status_paid_partly_unpaid_and_overdue(client_for, personas, billed):
     assert house_bill.number not in overdue and len(overdue) == everyone - 1
     page = c.get("/bills/?status=unpaid").content.decode()
     assert f"{everyone - 2} bills match the filters" in page and "overdue" in page
+    # The balance total is over the matching bills: what they were billed less what was paid on them.
+    from stormwater.utility.models import LedgerEntry
+    owed = sum((e.amount for e in LedgerEntry.objects.filter(bill__isnull=False)), D(0))
+    assert f"balance (posted) ${owed:,.2f}" in c.get("/bills/").content.decode()
+    partly_bill = Bill.objects.get(account=shops)
+    assert f"balance (posted) ${partly_bill.amount - D('100.00'):,.2f}" in c.get("/bills/?status=partly").content.decode()
 
 
 def test_totals_are_over_every_matching_row_not_the_page(client_for, personas, billed):
@@ -62,21 +68,21 @@ def test_totals_are_over_every_matching_row_not_the_page(client_for, personas, b
     r = c.get("/bills/?per_page=25&export=csv")
     rows = csv_rows(r)
     assert len(rows) - 1 == every.count()
-    assert sum(D(x[8]) for x in rows[1:]) == billed_total
+    assert sum(D(x[6]) for x in rows[1:]) == billed_total
 
 
 def test_export_is_what_is_shown_same_filter_same_order(client_for, personas, billed):
     c = client_for(personas["clerk"])
     html = c.get("/bills/?q=Test&sort=-amount").content.decode()
     rows = csv_rows(c.get("/bills/?q=Test&sort=-amount&export=csv"))
-    amounts = [D(r[8]) for r in rows[1:]]
+    amounts = [D(r[6]) for r in rows[1:]]
     assert amounts == sorted(amounts, reverse=True)
     assert html.index(rows[1][0]) < html.index(rows[-1][0])
     wb = load_workbook(io.BytesIO(b"".join(c.get("/bills/?q=Test&sort=-amount&export=xlsx").streaming_content)))
     ws = wb.worksheets[0]
     xrows = list(ws.iter_rows(values_only=True))
     assert [x[0] for x in xrows[1:]] == [r[0] for r in rows[1:]]
-    assert isinstance(xrows[1][8], (int, float))  # money is a number in Excel
+    assert isinstance(xrows[1][6], (int, float))  # money is a number in Excel
 
 
 def test_an_owner_sees_only_their_bills(client_for, personas, billed):

@@ -9,7 +9,7 @@ from django.utils.html import format_html
 from django.utils import timezone
 
 from stormwater.parcels.models import CLASS_CHOICES
-from stormwater.web.lists import (DateColumn, ListFilter, ListPage, ListTable, MoneyColumn, NumberColumn,
+from stormwater.web.lists import (DateColumn, ListFilter, ListPage, ListTable, MoneyColumn,
                                   SearchFilter, choice_filter, date_filter_field)
 
 from .balances import BALANCE_CHOICES, HALF_CENT, MONEY_FIELD, balance_filter, ledger_sum
@@ -19,6 +19,8 @@ PAID, PARTLY, UNPAID, LIEN = "paid", "partly", "unpaid", "lien"
 STATUS_CHOICES = [(UNPAID, "Unpaid"), (PARTLY, "Partly paid"), (PAID, "Paid (no principal owed)"),
                   (LIEN, "Committed to the tax bill (lien)")]
 STATUS_LABELS = dict(STATUS_CHOICES)
+SHORT_CLASS = {"small_residential": "Small residential", "large_residential": "Large residential",
+               "nonresidential": "Nonresidential", "exempt": "Exempt"}
 
 
 def bills_annotated(qs: QuerySet[Bill]) -> QuerySet[Bill]:
@@ -88,11 +90,9 @@ class BillTable(ListTable):
     number = tables.Column("Bill", linkify=("bill_detail", [tables.A("number")]))
     address = tables.Column("Parcel", accessor="parcel__address")
     account = tables.Column("Account", accessor="account__number")
-    period_start = DateColumn("Period from")
     issue_date = DateColumn("Issued")
     owner_name = tables.Column("Billed to")
     property_class = tables.Column("Class")
-    erus = NumberColumn("ERUs")
     amount = MoneyColumn("Amount")
     balance = MoneyColumn("Balance (posted)")
     status = tables.Column("Paid?")
@@ -108,7 +108,7 @@ class BillTable(ListTable):
         return STATUS_LABELS.get(value, value) + (" (overdue)" if _overdue(record) else "")
 
     def render_property_class(self, value):
-        return dict(CLASS_CHOICES).get(value, value)
+        return SHORT_CLASS.get(value, value)
 
     value_property_class = render_property_class
 
@@ -119,7 +119,7 @@ class BillList(ListPage):
     noun = ("bill", "bills")
     export_name = "bills"
     totals = {"amount": Sum("amount", output_field=MONEY_FIELD), "balance": Sum(ledger_sum(bill=OuterRef("pk")), output_field=MONEY_FIELD)}
-    default_sort = ("-period_start", "number")
+    default_sort = ("-issue_date", "number")
 
     def __init__(self, request, queryset):
         super().__init__(request, bills_annotated(queryset))

@@ -93,6 +93,7 @@ class DateColumn(tables.Column):
 
     def __init__(self, *args, time: bool = False, **kwargs):
         self.time = time
+        kwargs.setdefault("attrs", {"th": {"class": "date"}, "td": {"class": "date"}})
         super().__init__(*args, **kwargs)
 
     def _local(self, value):
