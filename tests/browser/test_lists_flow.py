@@ -93,6 +93,7 @@ def test_parcels_and_permits_lists_at_a_desk(page, live_server, demo_town, shot,
     assert 0 < n and all(t == "Small residential" for t in page.locator("td[data-label='Class']").all_inner_texts())
     shot("lists-03-parcels-1366")
     page.goto(f"{live_server.url}/permits/")
+    page.get_by_text("More filters").click()
     page.get_by_label(re.compile("Final action due")).select_option("running")
     page.get_by_role("button", name="Show").click()
     page.wait_for_url(re.compile(r"clock=running"))

@@ -311,6 +311,20 @@ class ListPage:
                 out += [(col.name, f"{col.header}, ascending"), (f"-{col.name}", f"{col.header}, descending")]
         return out
 
+    MAIN_FILTERS = 2  # the search and the first filter stay in view; the others fold under "More filters"
+
+    @cached_property
+    def main_fields(self):
+        return list(self.filterset.form)[:self.MAIN_FILTERS]
+
+    @cached_property
+    def more_fields(self):
+        return list(self.filterset.form)[self.MAIN_FILTERS:]
+
+    @property
+    def more_in_use(self) -> int:
+        return sum(1 for f in self.more_fields if f.value() not in (None, "", []))
+
     @property
     def sort_name(self) -> str:
         return self.param("sort")
