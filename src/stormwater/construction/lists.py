@@ -17,7 +17,7 @@ from stormwater.web.lists import (DATETIME_FORMAT, DateColumn, ListFilter, ListP
                                   choice_filter, date_filter_field)
 
 from . import workflow as wf
-from .selectors import next_due_many
+from .selectors import next_due_by_project
 
 INSPECTION_CHOICES = [("overdue", "Overdue"), ("week", "Due within 7 days"), ("scheduled", "Any due date"),
                       ("none", "None due (not started, suspended or complete)")]
@@ -75,7 +75,7 @@ class ConstructionList(ListPage):
     default_sort = ("-number",)
 
     def __init__(self, request, queryset):
-        dues = next_due_many(queryset.filter(certificate_on__isnull=True))
+        dues = next_due_by_project(queryset.filter(certificate_on__isnull=True))
         qs = queryset.annotate(inspection_due=due_expression(
             {pk: d.due_at for pk, d in dues.items() if d is not None}, output_field=DateTimeField()))
         super().__init__(request, qs)

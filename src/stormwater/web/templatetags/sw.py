@@ -17,3 +17,9 @@ def ratio(value):
 def money(value):
     """$ amounts with thousands separators: 2828.11 → 2,828.11."""
     return fmt_display(Decimal(str(value))) if value not in (None, "") else ""
+
+
+@register.filter
+def abs_money(value):
+    """The size of an amount, for a difference shown with its own sign: -12.5 → 12.50."""
+    return fmt_display(abs(Decimal(str(value)))) if value not in (None, "") else ""
