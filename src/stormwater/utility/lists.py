@@ -5,15 +5,16 @@ from __future__ import annotations
 
 import django_tables2 as tables
 from django.db.models import Case, CharField, Exists, F, OuterRef, Q, QuerySet, Subquery, Sum, Value, When
+from django.urls import reverse
 from django.utils.html import format_html
 from django.utils import timezone
 
 from stormwater.parcels.models import CLASS_CHOICES
-from stormwater.web.lists import (DateColumn, ListFilter, ListPage, ListTable, MoneyColumn,
+from stormwater.web.lists import (DateColumn, ListFilter, ListPage, ListTable, MoneyColumn, NumberColumn,
                                   SearchFilter, choice_filter, date_filter_field)
 
 from .balances import BALANCE_CHOICES, HALF_CENT, MONEY_FIELD, balance_filter, ledger_sum
-from .models import Bill, Component, EntryKind, Installment, LedgerEntry
+from .models import Bill, Component, EntryKind, Installment, LedgerEntry, RunState
 
 PAID, PARTLY, UNPAID, LIEN = "paid", "partly", "unpaid", "lien"
 STATUS_CHOICES = [(UNPAID, "Unpaid"), (PARTLY, "Partly paid"), (PAID, "Paid (no principal owed)"),
@@ -125,4 +126,52 @@ class BillList(ListPage):
         super().__init__(request, bills_annotated(queryset))
 
 
-__all__ = ["BillList", "bills_annotated", "STATUS_CHOICES"]
+class BillRunFilter(ListFilter):
+    q = SearchFilter(fields=["period_label", "resolution__label"], label="Search (period, rate resolution)")
+    state = choice_filter("state", "State", RunState.choices)
+    issued_from = date_filter_field("issue_date", "gte", "Issue date on or after")
+    issued_to = date_filter_field("issue_date", "lte", "Issue date on or before")
+
+
+class BillRunTable(ListTable):
+    period = tables.Column("Period", accessor="period_label", order_by=("period_start",))
+    state = tables.Column("State")
+    issue_date = DateColumn("Issue date")
+    resolution = tables.Column("Rates", accessor="resolution", order_by=("resolution__effective_from",))
+    bill_count = NumberColumn("Bills")
+    total_billed = MoneyColumn("Total billed")
+
+    def render_period(self, value, record):
+        return format_html('<a href="{}">{} (run {})</a>', reverse("bill_run_detail", args=[record.pk]), value,
+                           record.pk)
+
+    def value_period(self, value, record):
+        return f"{value} (run {record.pk})"
+
+    def render_state(self, value, record):
+        return format_html('<span class="badge state-{}">{}</span>', record.state, record.get_state_display())
+
+    def value_state(self, value, record):
+        return record.get_state_display()
+
+    def value_resolution(self, value):
+        return str(value)
+
+
+class BillRunList(ListPage):
+    """Every bill run (issue 16; the run states of docs/billing-runs.md). The totals count issued runs only: a
+    voided run or a discarded proof bills no one (its bills stay as rows, owed by no one)."""
+
+    table_class = BillRunTable
+    filter_class = BillRunFilter
+    noun = ("bill run", "bill runs")
+    export_name = "bill-runs"
+    totals = {"bill_count": Sum("bill_count", filter=Q(state=RunState.ISSUED)),
+              "total_billed": Sum("total_billed", filter=Q(state=RunState.ISSUED), output_field=MONEY_FIELD)}
+    default_sort = ("-period", "-issue_date")
+
+    def __init__(self, request, queryset):
+        super().__init__(request, queryset.select_related("resolution"))
+
+
+__all__ = ["BillList", "BillRunList", "bills_annotated", "STATUS_CHOICES"]

@@ -18,7 +18,7 @@ from stormwater.web.paging import paginate
 from . import exports
 from .documents import bill_pdf
 from .forms import BillRunForm, ResolutionForm
-from .lists import BillList
+from .lists import BillList, BillRunList
 from .billrun import approval_refusal, gone_run_message, preparing_job
 from .models import Bill, BillRun, RateResolution, RunState
 from .proof import DIFFERENCE_KINDS, ProofDifferences
@@ -51,8 +51,10 @@ def resolution_new(request):
 
 @require_perm(Perm.BILLING_VIEW_ALL)
 def bill_run_list(request):
-    return render(request, "utility/runs.html", {"runs": BillRun.objects.select_related("resolution"),
-                                                 "can_run": request.user.can(Perm.BILLING_RUN)})
+    """Every bill run on the one list mechanism (``utility.lists.BillRunList``): period, state, issue dates."""
+    lst = BillRunList(request, BillRun.objects.all())
+    return lst.export_response() or render(request, "utility/runs.html", {
+        "lst": lst, "can_run": request.user.can(Perm.BILLING_RUN)})
 
 
 MSG_PREPARING = ("The proof of {label} is being prepared in the background (run {run}): its progress shows below, "
