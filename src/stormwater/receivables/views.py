@@ -14,7 +14,6 @@ from stormwater.parcels.models import Parcel
 from stormwater.utility.documents import render_pdf
 from stormwater.utility.models import Account, BillRun
 from stormwater.web.files import csv_response, download, table_response
-from stormwater.web.paging import paginate
 from stormwater.web.postdata import date_value
 
 from . import exports
@@ -22,6 +21,7 @@ from .access import account_get_for_user, accounts_for_user
 from .forms import AsOfForm, BackBillForm, BatchForm, CloseForm, CommitForm, LienPaidForm, PaymentForm, ReverseForm
 from .ledger import account_position
 from .lists import AccountList, PaymentList
+from .reportlists import AgingList, CommitmentList, DemandList
 from .models import Commitment, CommitmentLine, Demand, Payment
 from . import selectors
 from .services import (BatchRejected, CollectionError, back_bill_issue, closed_through, commitment_create,
@@ -115,11 +115,9 @@ def demands(request):
         for e in errors:
             messages.error(request, e)
         return redirect("demands")
-    candidates = selectors.demand_report(as_of=as_of)
-    paged = paginate(request, candidates)  # the page and the totals in one statement
-    return render(request, "receivables/demands.html", {
-        "as_of": as_of, "totals": candidates.totals(), **paged,
-        "served": Demand.objects.select_related("account")[:100]})
+    lst = DemandList(request, accounts_for_user(user=request.user))
+    return lst.export_response() or render(request, "receivables/demands.html", {
+        "as_of": lst.as_of, "lst": lst, "served": Demand.objects.select_related("account")[:100]})
 
 
 @require_perm(Perm.COLLECT)
@@ -143,11 +141,9 @@ def commitments(request):
             return redirect("commitment_detail", commitment_id=c.pk)
         except CollectionError as e:
             form.add_error(None, str(e))
-    candidates = selectors.commitment_report(as_of=as_of)
-    paged = paginate(request, candidates)  # the page and the totals in one statement
-    return render(request, "receivables/commitments.html", {
-        "as_of": as_of, "form": form, "totals": candidates.totals(), **paged,
-        "commitments": Commitment.objects.all()[:50]})
+    lst = CommitmentList(request, accounts_for_user(user=request.user))
+    return lst.export_response() or render(request, "receivables/commitments.html", {
+        "as_of": as_of, "form": form, "lst": lst, "commitments": Commitment.objects.all()[:50]})
 
 
 @require_perm(Perm.COLLECT)
@@ -220,19 +216,22 @@ def aging_report(request, fmt: str = "html", which: str = "aging"):
     """Aging or the delinquency list as of a day: totals over every account, the rows a page at a time,
     the whole list streamed as CSV or Excel. Set-based (receivables.positions): a constant number of
     queries whatever the number of accounts."""
-    as_of = AsOfForm(request.GET).day()
-    report = (selectors.aging_report(as_of=as_of) if which == "aging"
-              else selectors.delinquency_report(as_of=as_of))
-    if fmt in ("csv", "xlsx"):
+    if fmt in ("csv", "xlsx"):  # the whole report (the older download URLs); the page's own is ?export=
+        as_of = AsOfForm(request.GET).day()
+        report = (selectors.aging_report(as_of=as_of) if which == "aging"
+                  else selectors.delinquency_report(as_of=as_of))
         name = f"{which}-{as_of}"
         return table_response(fmt, name=name, sheet=name, columns=exports.AGING_COLUMNS,
                               rows=exports.aging_rows(report), money_columns=exports.AGING_MONEY)
-    paged = paginate(request, report)  # the page and the totals in one statement
-    totals = report.totals()
+    lst = AgingList(request, accounts_for_user(user=request.user), which=which)
+    response = lst.export_response()
+    if response:
+        return response
+    totals = lst.report.totals()
     peak = max([v for v in totals.buckets.values() if v > 0] + [1])
     bars = [(k, v, int(280 * max(v, 0) / peak)) for k, v in totals.buckets.items()]
-    return render(request, "receivables/aging.html", {"as_of": as_of, "which": which, "totals": totals,
-                                                      "bars": bars, **paged})
+    return render(request, "receivables/aging.html", {"as_of": lst.as_of, "which": which, "totals": totals,
+                                                      "bars": bars, "lst": lst})
 
 
 @require_perm(Perm.BILLING_VIEW_ALL)

@@ -38,6 +38,7 @@ from django.utils import timezone
 from django.utils.functional import cached_property
 from django.utils.html import format_html, strip_tags
 from django.utils.safestring import SafeData, mark_safe
+from django_tables2.data import TableData
 from django_tables2.rows import BoundRow
 from django_tables2.utils import call_with_appropriate
 
@@ -343,7 +344,7 @@ class ListPage:
     @cached_property
     def footer(self) -> list | None:
         """The totals row, cell by cell under the table's columns; None where the list has no totals."""
-        if not self.totals:
+        if not any(k != "count" for k in self.summary):
             return None
         return [{"label": col.header, "value": self._total_text(col, self.summary[col.name]),
                  "attrs": col.attrs.get("tf", {})} if col.name in self.summary else None for col in self.table.columns]
@@ -469,6 +470,79 @@ class ListPage:
         resp = FileResponse(tmp, content_type=CONTENT_TYPES["xlsx"])
         resp["Content-Disposition"] = f'attachment; filename="{name}.xlsx"'
         return resp
+
+
+class ReportData(TableData):
+    """django-tables2's data over a set-based report (``receivables.positions.PositionReport``: raw SQL, a page
+    and its totals in one statement, streamed exports) instead of a queryset: its length is the report's count,
+    a slice is one page read by the report, and an order is the report's own SQL (``ReportListPage.sql_order``),
+    never a sort in Python."""
+
+    def __len__(self):
+        return self.data.count()
+
+    def order_by(self, aliases):
+        keys = []
+        for alias in aliases:
+            name = alias.lstrip("-")
+            sql = self.table.sql_order.get(name)
+            if sql:
+                keys.append(f"{sql} {'DESC' if alias.startswith('-') else 'ASC'}")
+        self.data.order_by = ", ".join([*keys, *self.table.sql_tiebreak])
+
+
+class ReportListPage(ListPage):
+    """A list over a set-based report: the same filters, headers, pager, totals and downloads as every other
+    list (the same templates), the rows and totals computed by the report's SQL (a constant number of queries:
+    the totals, then the page). The filter set runs over ``queryset`` (accounts): when one of its filters is set,
+    the report is computed for the matching accounts only (an SQL subquery inside the report's statement). A
+    filter whose ``method`` is ``report_option`` does not touch the queryset: ``make_report`` reads it from
+    ``self.options`` (the as-of date …). Subclasses give ``make_report(accounts)``, the table's ``sql_order``
+    (column → one SQL term of the report's inner query) and ``report_totals(totals)`` (column → total)."""
+
+    per_page = 100  # web/paging.REPORT_PAGE_SIZE: the reports' page before the list mechanism
+
+    def __init__(self, request, queryset: QuerySet, *, prefix: str | None = None):
+        from stormwater.receivables.positions import ALL, AccountFilter
+
+        self.request = request
+        if prefix is not None:
+            self.prefix = prefix
+        self.filterset = self.filter_class(request.GET, queryset=queryset, request=request, prefix=self.prefix or None)
+        qs = self.filterset.qs
+        form = self.filterset.form
+        self.options = {k: v for k, v in form.cleaned_data.items() if v not in (None, "")} if form.is_bound else {}
+        accounts = AccountFilter(subquery=qs.values("pk").query.sql_with_params()) if qs.query.has_filters() else ALL
+        self.report = self.make_report(accounts)
+        self.table = self.table_class(ReportData(self.report))
+        self.table.request = request
+        asked = [s for s in request.GET.getlist(self.param("sort")) if s]
+        self.table.order_by = asked or self.default_sort or None
+        if not self.table.order_by:
+            self.report.order_by = ", ".join(self.table.sql_tiebreak)
+
+    def make_report(self, accounts):
+        raise NotImplementedError
+
+    def report_totals(self, totals) -> dict:
+        raise NotImplementedError
+
+    @cached_property
+    def summary(self) -> dict:
+        t = self.report.totals()
+        return {"count": t.count, **self.report_totals(t)}
+
+    def export_rows(self):
+        cols = self.export_columns()
+        yield [str(c.header) for c in cols]
+        for record in self.report:  # streamed by the report (a server-side cursor on PostgreSQL)
+            row = BoundRow(record, table=self.table)
+            yield [_plain(row.get_cell_value(c.name)) for c in cols]
+
+
+def report_option(queryset, name, value):
+    """The ``method`` of a report's filter that is not a filter of accounts (the as-of date …)."""
+    return queryset
 
 
 def _plain(value):
