@@ -101,9 +101,44 @@ def test_parcels_and_permits_lists_at_a_desk(page, live_server, demo_town, shot,
     shot("lists-04-permits-1366")
 
 
+def test_collections_aging_and_bill_runs_at_a_desk(page, live_server, demo_town, shot, login):
+    """The set-based reports behind the same list: search by address, sort by a bucket's header (in SQL), the
+    download is what is shown; the bill runs list with its states."""
+    page.set_viewport_size({"width": 1366, "height": 900})
+    login("collector", DEMO_PASSWORD)
+    page.goto(f"{live_server.url}/collections/aging/?as_of=2026-12-31")
+    everyone = _count(page)
+    assert everyone > 50 and "Page 1 of" in page.locator(".list-pager").inner_text()
+    shot("lists-07-aging-1366")
+    page.get_by_role("link", name=re.compile("^Total")).click()
+    page.wait_for_url(re.compile(r"sort=total"))
+    page.get_by_role("link", name=re.compile("^Total")).click()
+    page.wait_for_url(re.compile(r"sort=-total"))
+    assert page.locator("th[aria-sort]").get_attribute("aria-sort") == "descending"
+    shown = page.locator("td[data-label='Account']").all_inner_texts()
+    rows = _csv(page, page.get_by_role("link", name="CSV (.csv)"))
+    assert len(rows) - 1 == everyone and [r[0] for r in rows[1:len(shown) + 1]] == shown
+    totals = [float(r[7]) for r in rows[1:]]
+    assert totals == sorted(totals, reverse=True)
+    street = rows[1][1].split(" ", 1)[1]
+    page.get_by_role("searchbox").fill(street)
+    page.get_by_role("button", name="Show").click()
+    page.wait_for_url(re.compile(r"q="))
+    n = _count(page)
+    assert 0 < n < everyone and all(street in a for a in page.locator("td[data-label='Address']").all_inner_texts())
+    assert len(_csv(page, page.get_by_role("link", name="CSV (.csv)"))) - 1 == n
+    shot("lists-08-aging-search-1366")
+    page.goto(f"{live_server.url}/bill-runs/")
+    assert _count(page) >= 1 and "Issued" in page.locator("table.list").inner_text()
+    shot("lists-09-bill-runs-1366")
+
+
 @pytest.mark.parametrize("who,path", [("clerk", "/bills/?status=unpaid"), ("staff", "/parcels/"),
                                       ("director", "/users/?role=all"), ("staff", "/relief/"),
-                                      ("collector", "/payments/"), ("director", "/jobs/")])
+                                      ("collector", "/payments/"), ("director", "/jobs/"),
+                                      ("collector", "/collections/aging/?as_of=2026-12-31"),
+                                      ("collector", "/collections/demands/?as_of=2026-11-20"),
+                                      ("collector", "/bill-runs/")])
 def test_lists_on_a_phone_stack_inside_the_screen(page, live_server, demo_town, shot, login, who, path):
     page.set_viewport_size({"width": 390, "height": 844})
     login(who, DEMO_PASSWORD)
