@@ -46,6 +46,8 @@ def test_search_narrows_the_accounts_not_their_figures(client_for, personas, bil
     c = client_for(personas["collector"])
     everyone = {r[0]: r for r in csv_rows(c.get(f"/collections/aging/?as_of={AS_OF}&export=csv"))[1:]}
     assert len(everyone) == Account.objects.count()
+    plain = c.get(f"/collections/aging/?as_of={AS_OF}").content.decode()
+    assert "match the filters" not in plain and f"{len(everyone)} accounts;" in plain  # the as-of day is no filter
     one = Account.objects.filter(parcel__parcel_id="M-00003").get()
     page = c.get("/collections/aging/", {"as_of": AS_OF, "q": "3 Main St"}).content.decode()
     assert shown_accounts(page) == [one.number] and "1 account match" in page

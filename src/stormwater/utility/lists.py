@@ -139,7 +139,7 @@ class BillRunTable(ListTable):
     issue_date = DateColumn("Issue date")
     resolution = tables.Column("Rates", accessor="resolution", order_by=("resolution__effective_from",))
     bill_count = NumberColumn("Bills")
-    total_billed = MoneyColumn("Total billed")
+    total_billed = MoneyColumn("Billed")
 
     def render_period(self, value, record):
         return format_html('<a href="{}">{} (run {})</a>', reverse("bill_run_detail", args=[record.pk]), value,

@@ -501,6 +501,7 @@ class ReportListPage(ListPage):
     (column → one SQL term of the report's inner query) and ``report_totals(totals)`` (column → total)."""
 
     per_page = 100  # web/paging.REPORT_PAGE_SIZE: the reports' page before the list mechanism
+    settings: tuple[str, ...] = ("as_of",)  # parameters that set the report rather than filter it (not "filters")
 
     def __init__(self, request, queryset: QuerySet, *, prefix: str | None = None):
         from stormwater.receivables.positions import ALL, AccountFilter
@@ -523,6 +524,22 @@ class ReportListPage(ListPage):
 
     def make_report(self, accounts):
         raise NotImplementedError
+
+    @property
+    def filtered(self) -> bool:
+        names = {self.filterset.form.add_prefix(n) for n in self.filterset.filters if n not in self.settings}
+        return any(v for k, v in self.request.GET.items() if k in names)
+
+    @property
+    def clear_url(self) -> str:
+        """The filters cleared, the report's settings (the as-of date) kept."""
+        keep = {self.param(n) for n in self.settings}
+        q = self.request.GET.copy()
+        for k in list(q):
+            if self._mine(k) and k not in keep:
+                q.pop(k)
+        s = q.urlencode()
+        return f"{self.request.path}?{s}" if s else self.request.path
 
     def report_totals(self, totals) -> dict:
         raise NotImplementedError
