@@ -59,3 +59,20 @@ def test_constant_queries(client_for, personas, make_runs, same_queries):
     same_queries(c, ["/bill-runs/", "/bill-runs/?state=issued&sort=-total_billed&per_page=200"],
                  lambda: make_runs(190, start=10))
     assert "200 bill runs" in c.get("/bill-runs/").content.decode()
+
+
+def test_billing_problems_search_sort_and_export(client_for, personas, town, add_parcels, resolution):
+    """Billing problems (the reports slice's set-based check) on the list: search by reason, export what is shown."""
+    add_parcels(3, prefix="N", imp=None, land_use_code="340", dwelling_units=None)  # no impervious area
+    c = client_for(personas["staff"])
+    page = c.get("/billing-problems/").content.decode()
+    n = int(page.split("Parcels that cannot be billed (")[1].split(")")[0])
+    assert n >= 4 and f"{n} parcels;" in page  # the test town's owner-less parcels and the three
+    rows = csv_rows(c.get("/billing-problems/?q=impervious+area+measured&export=csv"))
+    assert rows[0] == ["Parcel", "Address", "Why"]
+    got = [r[0] for r in rows[1:]]
+    assert got == sorted(got) and {"N-00000", "N-00001", "N-00002"} <= set(got)
+    assert all("No impervious area measured" in r[2] for r in rows[1:])
+    searched = c.get("/billing-problems/?q=impervious+area+measured&sort=-parcel_id").content.decode()
+    assert f"Parcels that cannot be billed ({n})" in searched and f"{len(got)} parcels match the filters" in searched
+    assert searched.index("N-00002") < searched.index("N-00000")

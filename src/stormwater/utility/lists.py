@@ -174,4 +174,46 @@ class BillRunList(ListPage):
         super().__init__(request, queryset.select_related("resolution"))
 
 
-__all__ = ["BillList", "BillRunList", "bills_annotated", "STATUS_CHOICES"]
+class ProblemFilter(ListFilter):
+    q = SearchFilter(fields=["parcel_id", "address", "owner__name", "problem"],
+                     label="Search (parcel, address, owner or why)")
+
+
+class ProblemTable(ListTable):
+    parcel_id = tables.Column("Parcel", linkify=("parcel_detail", [tables.A("parcel_id")]))
+    address = tables.Column("Address")
+    problem = tables.Column("Why", attrs={"td": {"class": "problem"}})
+
+
+class ProblemList(ListPage):
+    """Parcels a bill run on ``as_of`` could not bill, with why (never a silent $0). Which parcels and why is
+    ``selectors.billing_problems`` (set-based: every parcel through the one fee path in a constant number of
+    queries); the list hands its answer to SQL (``problem``: one ``WHEN parcel_id IN (…)`` per distinct reason)
+    so that search, sort, paging and exports act on it like any list."""
+
+    table_class = ProblemTable
+    filter_class = ProblemFilter
+    noun = ("parcel", "parcels")
+    export_name = "billing-problems"
+    default_sort = ("parcel_id",)
+    per_page = 100  # as the report was paged before the list mechanism
+
+    def __init__(self, request, *, as_of):
+        from stormwater.cases.lists import due_expression
+        from stormwater.parcels.models import Parcel
+
+        from .selectors import ERR_NO_RESOLUTION, billing_problems, resolution_in_force
+
+        qs = Parcel.objects.all()
+        self.all_count = None  # every problem, whatever the search (None: count them with the page)
+        if resolution_in_force(as_of) is None:  # every parcel, for one reason
+            qs = qs.annotate(problem=Value(ERR_NO_RESOLUTION.format(day=as_of), output_field=CharField()))
+        else:
+            why = {p.parcel_id: p.problem for p in billing_problems(as_of=as_of)}
+            self.all_count = len(why)
+            qs = qs.filter(parcel_id__in=list(why)).annotate(
+                problem=due_expression(why, field="parcel_id", output_field=CharField()))
+        super().__init__(request, qs)
+
+
+__all__ = ["BillList", "BillRunList", "ProblemList", "bills_annotated", "STATUS_CHOICES"]

@@ -13,19 +13,17 @@ from stormwater.accounts.roles import Perm
 from stormwater.parcels.models import Parcel
 from stormwater.townconfig import town_config
 from stormwater.web.files import download
-from stormwater.web.paging import paginate
 
 from . import exports
 from .documents import bill_pdf
 from .forms import BillRunForm, ResolutionForm
-from .lists import BillList, BillRunList
+from .lists import BillList, BillRunList, ProblemList
 from .billrun import approval_refusal, gone_run_message, preparing_job
 from .models import Bill, BillRun, RateResolution, RunState
 from .proof import DIFFERENCE_KINDS, ProofDifferences
 from .selectors import bill_installments, bill_page_get_for_user, bills_for_user, parcel_fee, resolution_in_force
 from .services import (BillingError, bill_run_approve, bill_run_discard, bill_run_mark_mailed, bill_run_prepare_later,
                        bill_run_start, bill_run_void, resolution_adopt)
-from .selectors import billing_problems as billing_problems_of
 
 
 @require_perm(Perm.RATES_VIEW)
@@ -207,8 +205,7 @@ def bill_download(request, number: str):
 def billing_problems(request):
     """Parcels the next bill run could not bill, with why (never a silent $0)."""
     today = date.today()
-    problems = billing_problems_of(as_of=today)
-    return render(request, "utility/problems.html", {"count": len(problems), "today": today,
-                                                     **paginate(request, problems)})
+    lst = ProblemList(request, as_of=today)
+    return lst.export_response() or render(request, "utility/problems.html", {"lst": lst, "today": today})
 
 
