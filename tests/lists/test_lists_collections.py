@@ -92,12 +92,22 @@ def test_demand_and_commitment_candidates_search_and_keep_their_forms(client_for
     assert shown_accounts(page) == [one.number]
     r = c.post("/collections/demands/", {"account": [one.number], "served_on": "2026-11-20"})
     assert r.status_code == 302
+    served = c.get("/collections/demands/", {"as_of": "2026-11-20", "served-q": one.parcel.address}).content.decode()
+    assert "1 demand served match" in served and "/pdf/" in served
+    assert shown_accounts(served).count(one.number) == 1  # served (no longer a candidate: its demand charge is owed)
+    rows = csv_rows(c.get("/collections/demands/", {"served-export": "csv"}))
+    assert rows[0] == ["Mailed", "Account", "Demand charge", "Total due"] and [r[1] for r in rows[1:]] == [one.number]
     page = c.get("/collections/commitments/", {"as_of": "2026-12-10"}).content.decode()
     assert '<form method="post" id="commit"' in page and 'form="commit" name="demand"' in page
     assert shown_accounts(page)[:1] == [one.number] and "1 demand" in page
     rows = csv_rows(c.get("/collections/commitments/", {"as_of": "2026-12-10", "export": "csv"}))
     assert rows[0] == ["Account", "Owner", "Demand mailed", "Owed"] and rows[1][:3] == [
         one.number, one.parcel.owner.name, "2026-11-20"]
+    r = c.post("/collections/commitments/?as_of=2026-12-10", {"demand": [one.demands.get().pk],
+                                                          "tax_fiscal_year": 2028, "committed_on": "2026-12-10"})
+    assert r.status_code == 302
+    made = c.get("/collections/commitments/", {"as_of": "2026-12-10"}).content.decode()
+    assert "1 commitment;" in made and "FY2028" in made and "0 demands" in made
 
 
 def _queries(client, url) -> int:

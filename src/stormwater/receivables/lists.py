@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import django_filters
 import django_tables2 as tables
-from django.db.models import Exists, OuterRef, QuerySet, Sum
+from django.db.models import Count, Exists, OuterRef, QuerySet, Subquery, Sum
 from django.db.models.functions import Coalesce
+from django.urls import reverse
 from django.utils.html import format_html
 
 from stormwater.utility.balances import BALANCE_CHOICES, MONEY_FIELD, balance_filter, ledger_sum
-from stormwater.web.lists import (DateColumn, ListFilter, ListPage, ListTable, MoneyColumn, SearchFilter,
-                                  choice_filter, date_filter_field)
+from stormwater.web.lists import (DateColumn, ListFilter, ListPage, ListTable, MoneyColumn, NumberColumn,
+                                  SearchFilter, choice_filter, date_filter_field)
 
-from .models import Payment, PaymentMethod, PaymentReversal
+from .models import Commitment, CommitmentLine, Demand, Payment, PaymentMethod, PaymentReversal
 
 
 # --- accounts -------------------------------------------------------------------------------------------------
@@ -107,4 +108,82 @@ class PaymentList(ListPage):
         qs = (queryset if queryset is not None else Payment.objects.all()).select_related(
             "account", "batch", "reversal").annotate(is_reversed=Exists(PaymentReversal.objects.filter(
                 payment=OuterRef("pk"))))
+        super().__init__(request, qs)
+
+
+# --- demands served and commitments made (the demands and commitments pages) ---------------------------------
+
+class DemandServedFilter(ListFilter):
+    q = SearchFilter(fields=["account__number", "account__parcel__address", "account__parcel__owner__name",
+                             "account__unit__owner__name"], label="Search (account, address or owner)")
+    committed = choice_filter(None, "Committed to the tax bill", [("no", "Not yet"), ("yes", "Committed")],
+                              method="_committed")
+    served_from = date_filter_field("served_on", "gte", "Mailed on or after")
+    served_to = date_filter_field("served_on", "lte", "Mailed on or before")
+
+    def _committed(self, qs, name, value):
+        return qs.filter(commitment_line__isnull=value == "no")
+
+
+class DemandServedTable(ListTable):
+    served_on = DateColumn("Mailed")
+    account = tables.Column("Account", accessor="account__number",
+                            linkify=lambda record: f"/accounts/{record.account.number}/")
+    demand_charge = MoneyColumn("Demand charge")
+    total_due = MoneyColumn("Total due")
+    statement = tables.Column("Statement", empty_values=(), orderable=False, exclude_from_export=True)
+
+    def render_statement(self, record):
+        return format_html('<a href="{}" aria-label="Demand on {} (PDF)">PDF</a>',
+                           reverse("demand_pdf", args=[record.pk]), record.account.number)
+
+
+class DemandServedList(ListPage):
+    """Every demand served (Ch. 295 Art. IV billing ¶D), no longer the latest 100."""
+
+    table_class = DemandServedTable
+    filter_class = DemandServedFilter
+    noun = ("demand served", "demands served")
+    export_name = "demands-served"
+    totals = {"demand_charge": Sum("demand_charge"), "total_due": Sum("total_due")}
+    default_sort = ("-served_on",)
+    prefix = "served"
+
+    def __init__(self, request, queryset=None):
+        super().__init__(request, (queryset if queryset is not None else Demand.objects.all()).select_related("account"))
+
+
+class CommitmentMadeFilter(ListFilter):
+    tax_fiscal_year = django_filters.NumberFilter(field_name="tax_fiscal_year", label="Tax bill fiscal year (FY)")
+    committed_from = date_filter_field("committed_on", "gte", "Committed on or after")
+    committed_to = date_filter_field("committed_on", "lte", "Committed on or before")
+
+
+class CommitmentMadeTable(ListTable):
+    committed_on = DateColumn("Committed")
+    tax_fiscal_year = tables.Column("Tax bill", linkify=("commitment_detail", [tables.A("pk")]))
+    line_count = NumberColumn("Accounts")
+    line_total = MoneyColumn("Total committed")
+
+    def render_tax_fiscal_year(self, value):
+        return f"FY{value}"
+
+    value_tax_fiscal_year = render_tax_fiscal_year
+
+
+class CommitmentMadeList(ListPage):
+    """Every commitment to the Board of Assessors (billing ¶D), no longer the latest 50."""
+
+    table_class = CommitmentMadeTable
+    filter_class = CommitmentMadeFilter
+    noun = ("commitment", "commitments")
+    export_name = "commitments"
+    default_sort = ("-committed_on",)
+    prefix = "made"
+
+    def __init__(self, request, queryset=None):
+        lines = CommitmentLine.objects.filter(commitment=OuterRef("pk")).order_by().values("commitment")
+        qs = (queryset if queryset is not None else Commitment.objects.all()).annotate(
+            line_count=Coalesce(Subquery(lines.annotate(n=Count("pk")).values("n")), 0),
+            line_total=Subquery(lines.annotate(t=Sum("total")).values("t"), output_field=MONEY_FIELD))
         super().__init__(request, qs)

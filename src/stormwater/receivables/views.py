@@ -20,7 +20,7 @@ from . import exports
 from .access import account_get_for_user, accounts_for_user
 from .forms import AsOfForm, BackBillForm, BatchForm, CloseForm, CommitForm, LienPaidForm, PaymentForm, ReverseForm
 from .ledger import account_position
-from .lists import AccountList, PaymentList
+from .lists import AccountList, CommitmentMadeList, DemandServedList, PaymentList
 from .reportlists import AgingList, CommitmentList, DemandList
 from .models import Commitment, CommitmentLine, Demand, Payment
 from . import selectors
@@ -116,8 +116,9 @@ def demands(request):
             messages.error(request, e)
         return redirect("demands")
     lst = DemandList(request, accounts_for_user(user=request.user))
-    return lst.export_response() or render(request, "receivables/demands.html", {
-        "as_of": lst.as_of, "lst": lst, "served": Demand.objects.select_related("account")[:100]})
+    served = DemandServedList(request)
+    return lst.export_response() or served.export_response() or render(request, "receivables/demands.html", {
+        "as_of": lst.as_of, "lst": lst, "served": served})
 
 
 @require_perm(Perm.COLLECT)
@@ -142,8 +143,9 @@ def commitments(request):
         except CollectionError as e:
             form.add_error(None, str(e))
     lst = CommitmentList(request, accounts_for_user(user=request.user))
-    return lst.export_response() or render(request, "receivables/commitments.html", {
-        "as_of": as_of, "form": form, "lst": lst, "commitments": Commitment.objects.all()[:50]})
+    made = CommitmentMadeList(request)
+    return lst.export_response() or made.export_response() or render(request, "receivables/commitments.html", {
+        "as_of": as_of, "form": form, "lst": lst, "made": made})
 
 
 @require_perm(Perm.COLLECT)
