@@ -134,7 +134,7 @@ class DemandServedTable(ListTable):
     statement = tables.Column("Statement", empty_values=(), orderable=False, exclude_from_export=True)
 
     def render_statement(self, record):
-        return format_html('<a href="{}" aria-label="Demand on {} (PDF)">PDF</a>',
+        return format_html('<a href="{}" aria-label="PDF of the demand on {}">PDF</a>',
                            reverse("demand_pdf", args=[record.pk]), record.account.number)
 
 
