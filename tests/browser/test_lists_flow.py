@@ -150,7 +150,7 @@ def test_lists_on_a_phone_stack_inside_the_screen(page, live_server, demo_town, 
     sort = page.get_by_label("Sort by").first  # the page's first list (a second list has its own)
     values = [o for o in sort.locator("option").evaluate_all("os => os.map(o => o.value)") if o.startswith("-")]
     sort.select_option(values[0])
-    page.get_by_role("button", name="Show").click()
+    page.get_by_role("button", name="Show").first.click()
     page.wait_for_url(re.compile(r"sort=" + re.escape(values[0])))
     _fits(page, 390)
     axe_name = f"lists-06-{name}-sorted-390"
