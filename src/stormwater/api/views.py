@@ -11,9 +11,10 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from stormwater.accounts.access import public, require_perm
 from stormwater.accounts.roles import Perm, Role
 
+from .lists import TokenList
 from .models import ApiToken
 from .openapi import openapi_document
-from .tokens import TokenError, api_token_issue, api_token_revoke, api_tokens
+from .tokens import TokenError, api_token_issue, api_token_revoke
 
 
 @public
@@ -111,7 +112,10 @@ def api_tokens_page(request):
         else:
             issued = {"token": token, "secret": secret}
             form = {"name": "", "role": form["role"]}
-    return render(request, "api/tokens.html", {"tokens": api_tokens(), "issued": issued, "form": form,
+    lst = TokenList(request)
+    if request.method == "GET" and (resp := lst.export_response()) is not None:
+        return resp
+    return render(request, "api/tokens.html", {"lst": lst, "issued": issued, "form": form,
                                                "roles": Role.choices}, status=200)
 
 

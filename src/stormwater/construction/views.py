@@ -23,6 +23,7 @@ from stormwater.web.preview import preview_documents
 from stormwater.web.postdata import act, date_value, money_value
 
 from . import selectors, services
+from .lists import ConstructionList
 from .models import EROSION_KINDS, ControlKind, Evaluation, InspectionKind, SuretyForm
 
 
@@ -45,15 +46,16 @@ def _get(request, number):
 
 @require_perm()
 def construction_list(request):
-    projects = selectors.projects_for_user(request.user).order_by("-case__opened_at")[:200]
-    rows = [(p, selectors.next_due(p)) for p in projects]
+    lst = ConstructionList(request, selectors.projects_for_user(request.user))
+    if (resp := lst.export_response()) is not None:
+        return resp
     openable = []
     if request.user.can(Perm.CONSTRUCTION_MANAGE):
         openable = PermitApplication.objects.filter(
             case__status__in=[permit_wf.Status.APPROVED, permit_wf.Status.APPROVED_WITH_CONDITIONS],
             construction__isnull=True).select_related("case")
     return render(request, "construction/list.html", {
-        "rows": rows, "openable": openable, "now": timezone.now(),
+        "lst": lst, "openable": openable, "now": timezone.now(),
         "engineers": User.objects.filter(role__in=["consultant", "owner", "inspector", "staff"]).order_by("username"),
         "overdue": selectors.inspections_overdue() if request.user.can(Perm.INSPECT) else []})
 

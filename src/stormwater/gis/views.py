@@ -21,16 +21,23 @@ from stormwater.web.files import download
 
 from . import assessor as assessor_mod
 from .forms import ROLE_CHOICES, ChangeForm, UploadForm, assessor_mapping_from_post, layers_mapping_from_post
+from .lists import ImportList, SurveyList
 from .models import GisImport
-from .selectors import (eru_determination, gis_import_get, gis_imports, histogram_svg_bars, survey_changes,
+from .selectors import (eru_determination, gis_import_get, histogram_svg_bars, survey_changes,
                         survey_csv, survey_geopackage, survey_get, surveys, upload_sources)
 from .services import ERR_ALREADY, ERR_NOT_CHECKED, gis_import_upload, import_folder
 
 
 @require_perm(Perm.GIS_VIEW)
 def gis_home(request):
+    """The surveys and (for those who import) the imports, each on the one list mechanism (``gis.lists``)."""
+    survey_list = SurveyList(request)
+    import_list = ImportList(request) if request.user.can(Perm.GIS_IMPORT) else None
+    resp = survey_list.export_response() or (import_list.export_response() if import_list else None)
+    if resp is not None:
+        return resp
     return render(request, "gis/home.html", {
-        "surveys": surveys(), "imports": gis_imports() if request.user.can(Perm.GIS_IMPORT) else [],
+        "survey_list": survey_list, "import_list": import_list, "survey_count": survey_list.count,
         "can_import": request.user.can(Perm.GIS_IMPORT), "change_form": ChangeForm()})
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
-from django.db.models import Prefetch
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -15,8 +14,6 @@ from django.views.decorators.http import require_POST
 from stormwater.accounts.access import public, require_perm
 from stormwater.accounts.models import User
 from stormwater.accounts.roles import Perm
-from stormwater.cases.models import Clock
-from stormwater.cases.selectors import clock_view
 from stormwater.rules.applicability import EXEMPTIONS, OtherWork, determine, to_sqft
 from stormwater.web.files import document_response, download
 from stormwater.web.forms import add_refusal
@@ -29,6 +26,7 @@ from . import workflow as wf
 from .checklist import BY_KEY, ITEMS, OTHER_TAGS
 from .forms import (MAX_EXTENSION_DAYS, AppealForm, ApplicabilityForm, ApplicationForm, ConsultantForm, DecisionForm,
                     RuleHearingForm)
+from .lists import PermitList
 from .models import AccountEntryKind, ProjectChange, RuleHearing, Waiver
 from .selectors import (account_entries, account_of, current_engagement, fee_schedule_in_force, is_applicant,
                         is_design_engineer, may_act_for_applicant, may_upload, permit_clocks, permit_get_for_applicant, permit_get_for_user,
@@ -85,14 +83,10 @@ def permit_applicability(request):
 
 @require_perm()
 def permit_list(request):
-    # One query for the files, one for their action clocks, one each for tolls and extensions.
-    action_clocks = Clock.objects.filter(kind=wf.ACTION).prefetch_related("tolls", "extensions")
-    apps = (permits_for_user(request.user).order_by("-case__opened_at")
-            .prefetch_related(Prefetch("case__clocks", queryset=action_clocks, to_attr="action_clocks")))
-    today = timezone.localdate()
-    rows = [(a, clock_view(a.case.action_clocks[-1], today=today) if a.case.action_clocks else None)
-            for a in apps[:200]]
-    return render(request, "permits/list.html", {"rows": rows, "can_apply": request.user.can(Perm.PERMIT_APPLY)})
+    """Every file the user may see (``permits_for_user``) on the one list mechanism (``permits.lists``)."""
+    lst = PermitList(request, permits_for_user(request.user))
+    return lst.export_response() or render(request, "permits/list.html", {
+        "lst": lst, "can_apply": request.user.can(Perm.PERMIT_APPLY)})
 
 
 @require_perm(Perm.PERMIT_APPLY)

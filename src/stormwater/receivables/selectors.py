@@ -16,8 +16,8 @@ from typing import Sequence
 from stormwater.utility.models import Account
 
 from .models import Demand
-from .positions import (AGING_BUCKETS, AccountFigures, AccountReport, PositionReport, _as_date, _date_param,
-                        _figures)
+from .positions import (ALL, AGING_BUCKETS, AccountFigures, AccountFilter, AccountReport, PositionReport, _as_date,
+                        _date_param, _figures)
 from .services import DEMAND_TO_COMMITMENT_DAYS
 
 __all__ = ["AGING_BUCKETS", "AgingRow", "aging", "aging_report", "commitment_candidates", "commitment_report",
@@ -108,8 +108,8 @@ def bill_standing(bill, *, as_of: date) -> BillStanding:
     return BillStanding(status, label, max(remaining, ZERO), max(paid, ZERO), pos.total)
 
 
-def commitment_report(*, as_of: date) -> CommitmentReport:
-    return CommitmentReport(as_of=as_of)
+def commitment_report(*, as_of: date, accounts: AccountFilter = ALL) -> CommitmentReport:
+    return CommitmentReport(as_of=as_of, accounts=accounts)
 
 
 # --- whole lists (the JSON API's older callers, tests): the same SQL, model objects in one more query ------

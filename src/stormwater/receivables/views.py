@@ -14,15 +14,17 @@ from stormwater.parcels.models import Parcel
 from stormwater.utility.documents import render_pdf
 from stormwater.utility.models import Account, BillRun
 from stormwater.web.files import csv_response, download, table_response
-from stormwater.web.paging import paginate
 from stormwater.web.once import submit_once
+from stormwater.web.paging import paginate
 from stormwater.web.postdata import date_value
 
 from . import exports
-from .access import account_get_for_user
+from .access import account_get_for_user, accounts_for_user
 from .forms import (AsOfForm, BackBillForm, BatchForm, CloseForm, CommitForm, LienPaidForm, PaymentForm, ReverseForm,
                     duplicate_message)
 from .ledger import account_position
+from .lists import AccountList, CommitmentMadeList, DemandServedList, PaymentList
+from .reportlists import AgingList, CommitmentList, DemandList
 from .models import Commitment, CommitmentLine, Demand, Payment
 from . import selectors
 from .processor import processor_file_post
@@ -74,7 +76,8 @@ def collections_home(request):
                     batch_form.add_error(None, err)
     return render(request, "receivables/home.html", {
         "pay_form": pay_form, "batch_form": batch_form, "closed_through": closed_through(),
-        "payments": Payment.objects.select_related("account", "batch", "reversal")[:25]}, status=status)
+        "payments": Payment.objects.select_related("account", "batch", "reversal")[:25],
+        "payment_count": Payment.objects.count()}, status=status)
 
 
 @require_perm()
@@ -133,11 +136,10 @@ def demands(request):
         for e in errors:
             messages.error(request, e)
         return redirect("demands")
-    candidates = selectors.demand_report(as_of=as_of)
-    paged = paginate(request, candidates)  # the page and the totals in one statement
-    return render(request, "receivables/demands.html", {
-        "as_of": as_of, "totals": candidates.totals(), **paged,
-        "served": Demand.objects.select_related("account")[:100]})
+    lst = DemandList(request, accounts_for_user(user=request.user))
+    served = DemandServedList(request)
+    return lst.export_response() or served.export_response() or render(request, "receivables/demands.html", {
+        "as_of": lst.as_of, "lst": lst, "served": served})
 
 
 @require_perm(Perm.COLLECT)
@@ -161,11 +163,10 @@ def commitments(request):
             return redirect("commitment_detail", commitment_id=c.pk)
         except CollectionError as e:
             form.add_error(None, str(e))
-    candidates = selectors.commitment_report(as_of=as_of)
-    paged = paginate(request, candidates)  # the page and the totals in one statement
-    return render(request, "receivables/commitments.html", {
-        "as_of": as_of, "form": form, "totals": candidates.totals(), **paged,
-        "commitments": Commitment.objects.all()[:50]})
+    lst = CommitmentList(request, accounts_for_user(user=request.user))
+    made = CommitmentMadeList(request)
+    return lst.export_response() or made.export_response() or render(request, "receivables/commitments.html", {
+        "as_of": as_of, "form": form, "lst": lst, "made": made})
 
 
 @require_perm(Perm.COLLECT)
@@ -238,22 +239,39 @@ def aging_report(request, fmt: str = "html", which: str = "aging"):
     """Aging or the delinquency list as of a day: totals over every account, the rows a page at a time,
     the whole list streamed as CSV or Excel. Set-based (receivables.positions): a constant number of
     queries whatever the number of accounts."""
-    as_of = AsOfForm(request.GET).day()
-    report = (selectors.aging_report(as_of=as_of) if which == "aging"
-              else selectors.delinquency_report(as_of=as_of))
-    if fmt in ("csv", "xlsx"):
+    if fmt in ("csv", "xlsx"):  # the whole report (the older download URLs); the page's own is ?export=
+        as_of = AsOfForm(request.GET).day()
+        report = (selectors.aging_report(as_of=as_of) if which == "aging"
+                  else selectors.delinquency_report(as_of=as_of))
         name = f"{which}-{as_of}"
         return table_response(fmt, name=name, sheet=name, columns=exports.AGING_COLUMNS,
                               rows=exports.aging_rows(report), money_columns=exports.AGING_MONEY)
-    paged = paginate(request, report)  # the page and the totals in one statement
-    totals = report.totals()
+    lst = AgingList(request, accounts_for_user(user=request.user), which=which)
+    response = lst.export_response()
+    if response:
+        return response
+    totals = lst.report.totals()
     peak = max([v for v in totals.buckets.values() if v > 0] + [1])
     bars = [(k, v, int(280 * max(v, 0) / peak)) for k, v in totals.buckets.items()]
-    return render(request, "receivables/aging.html", {"as_of": as_of, "which": which, "totals": totals,
-                                                      "bars": bars, **paged})
+    return render(request, "receivables/aging.html", {"as_of": lst.as_of, "which": which, "totals": totals,
+                                                      "bars": bars, "lst": lst})
 
 
 @require_perm(Perm.BILLING_VIEW_ALL)
 def water_sewer_export(request, run_id: int):
     run = get_object_or_404(BillRun, pk=run_id)
     return csv_response(exports.WATER_SEWER_COLUMNS, exports.water_sewer_rows(run), name=f"water-sewer-import-run{run.pk}")
+
+
+@require_perm()
+def account_list(request):
+    """Every account the user may see (``accounts_for_user``) on the one list mechanism (``receivables.lists``)."""
+    lst = AccountList(request, accounts_for_user(user=request.user))
+    return lst.export_response() or render(request, "receivables/accounts.html", {"lst": lst})
+
+
+@require_perm(Perm.BILLING_VIEW_ALL)
+def payment_list(request):
+    """Every payment posted, with its reversal, on the one list mechanism: filters, totals, exports."""
+    lst = PaymentList(request)
+    return lst.export_response() or render(request, "receivables/payments.html", {"lst": lst})

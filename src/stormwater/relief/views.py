@@ -26,6 +26,7 @@ from . import actions
 from . import services as sv
 from . import workflow as wf
 from .forms import DECISION_FORMS, AbatementForm, CreditApplicationForm, LienAbatementForm, decision_form
+from .lists import ReliefList
 from .models import AbatementGround, AppealOutcome, CreditType, Decision
 from .selectors import (abatement_windows, bill_abatable, bill_owed, detail_of, late_met, parcel_of, policy_in_force,
                         relief_case_get_for_user, relief_cases_for_user, work_queue)
@@ -35,15 +36,16 @@ FAIL = (sv.ReliefError, TransitionError, DocumentError, ValueError)
 
 @require_perm()
 def relief_home(request):
-    """Staff: the work queue (every running clock, due first; missed Town deadlines flagged).
-    Owners: their cases with their clocks, and where to apply."""
+    """Staff: the work queue (every running clock, due first; missed Town deadlines flagged), then every case on
+    the one list mechanism (``relief.lists``). Owners: their cases on the same list, and where to apply."""
     u = request.user
     staff = u.can(Perm.RELIEF_VIEW_ALL)
-    cases = relief_cases_for_user(u).order_by("-opened_at")[:200]
+    lst = ReliefList(request, relief_cases_for_user(u))
+    if (resp := lst.export_response()) is not None:
+        return resp
     queue = work_queue() if staff else []
-    mine = [(c, case_clocks(c, running_only=True)) for c in cases] if not staff else []
     return render(request, "relief/home.html", {
-        "staff": staff, "queue": queue, "cases": cases, "mine": mine, "can_apply": u.can(Perm.RELIEF_APPLY),
+        "staff": staff, "queue": queue, "lst": lst, "can_apply": u.can(Perm.RELIEF_APPLY),
         "missed": sum(1 for r in queue if r.missed), "today": timezone.localdate()})
 
 

@@ -19,6 +19,7 @@ from stormwater.web.postdata import attempt
 
 from . import catalog, documents, selectors, services
 from .forms import FINDING_CHOICES, DecideForm, MeetingForm, parse_findings
+from .lists import MeetingList
 from .models import LidAnswer, PreApplicationMeeting
 
 def _ctx(request, app, **extra):
@@ -197,8 +198,11 @@ def workbench_decide(request, number: str):
 
 @require_perm()
 def meeting_list(request):
+    lst = MeetingList(request, selectors.meetings_for_user(request.user))
+    if (resp := lst.export_response()) is not None:
+        return resp
     return render(request, "workbench/meetings.html", {
-        "meetings": selectors.meetings_for_user(request.user), "form": MeetingForm(),
+        "lst": lst, "form": MeetingForm(),
         "can_review": request.user.can(Perm.PERMIT_REVIEW)})
 
 
