@@ -72,8 +72,8 @@ def resolution(db):
 @pytest.fixture
 def town(db, personas):
     """A handful of parcels of every class with one survey; owner persona owns the house."""
-    from stormwater.parcels.models import (AssociationUnit, ImperviousSurvey, Owner, Parcel, ParcelImpervious,
-                                           PropertyAssociation)
+    from stormwater.parcels.models import (AssociationInstrument, AssociationUnit, ImperviousSurvey, InstrumentShare,
+                                           Owner, Parcel, ParcelImpervious, PropertyAssociation)
 
     survey = ImperviousSurvey.objects.create(name="Survey 2026", surveyed_on=date(2026, 4, 1))
     mine = Owner.objects.create(name="Olivia Owner", mailing_address="1 Elm St\nLongmeadow, MA 01106",
@@ -101,9 +101,13 @@ def town(db, personas):
         "no_area": mk("03-01-3", "340", None, None),
         "condo": mk("04-01-1", "102", 12, 10200),  # large residential, 3 ERUs
     }
-    assoc = PropertyAssociation.objects.create(parcel=t["condo"], name="Test Condominium", instrument="Book 1 Page 2")
+    # Units on file by label (no unit parcels), as before instruments had a history (parcels migration 0003).
+    assoc = PropertyAssociation.objects.create(parcel=t["condo"], name="Test Condominium")
+    deed = AssociationInstrument.objects.create(association=assoc, reference="Book 1 Page 2",
+                                                recorded_on=date(2010, 1, 4), effective_on=date(2010, 1, 4))
     for unit, pct, owner in (("A", "33.3333", mine), ("B", "33.3333", biz), ("C", "33.3334", biz)):
-        AssociationUnit.objects.create(association=assoc, unit=unit, percent=Decimal(pct), owner=owner)
+        u = AssociationUnit.objects.create(association=assoc, unit=unit, owner=owner)
+        InstrumentShare.objects.create(instrument=deed, unit=u, percent=Decimal(pct))
     t["survey"] = survey
     return t
 

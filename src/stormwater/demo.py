@@ -18,8 +18,8 @@ from django.db import transaction
 
 from stormwater.accounts.models import User
 from stormwater.accounts.roles import Role
-from stormwater.parcels.models import (AssociationUnit, ImperviousSurvey, Owner, Parcel, ParcelImpervious,
-                                       PropertyAssociation)
+from stormwater.parcels.models import (AssociationInstrument, AssociationUnit, ImperviousSurvey, InstrumentShare,
+                                       Owner, Parcel, ParcelImpervious, PropertyAssociation)
 from stormwater.rules import town
 from stormwater.rules.fees import TABLE_1_BLOCKS
 
@@ -113,12 +113,14 @@ def demo_load(*, parcels: int = 400, seed: int = 1783, issue_run: bool = True) -
     # A condominium association whose recorded instrument splits the fee (Ch. 295 Art. IV ¶G).
     condo = parcel(use="102", units=12, imp=26400, lot=90000, own=owner("Laurel Commons Condominium Trust", True),
                    addr="250 Laurel St")
-    assoc = PropertyAssociation.objects.create(parcel=condo, name="Laurel Commons Condominium",
-                                               instrument="Hampden Registry of Deeds Book 15872 Page 311",
-                                               recorded_on=date(2009, 6, 12))
+    assoc = PropertyAssociation.objects.create(parcel=condo, name="Laurel Commons Condominium")
+    deed = AssociationInstrument.objects.create(
+        association=assoc, reference="Hampden Registry of Deeds Book 15872 Page 311", recorded_on=date(2009, 6, 12),
+        effective_on=date(2009, 6, 12), note="Master deed")
     pcts = [Decimal("8.3334")] * 4 + [Decimal("8.3333")] * 8
     for i, pct in enumerate(pcts, 1):
-        AssociationUnit.objects.create(association=assoc, unit=str(i), percent=pct, owner=owner())
+        unit = AssociationUnit.objects.create(association=assoc, unit=str(i), owner=owner())
+        InstrumentShare.objects.create(instrument=deed, unit=unit, percent=pct)
     # Nonresidential: commercial, industrial, mixed use, institutions, public buildings.
     commercial = [("325", "Longmeadow Shops (retail)", 61000), ("340", "Bay Path professional offices", 22000),
                   ("332", "Auto service station", 9100), ("326", "Restaurant", 7400), ("343", "Bank branch", 8800),

@@ -5,6 +5,7 @@ from decimal import Decimal
 from django.conf import settings
 from django.db import models
 
+from stormwater.appendonly import AppendOnlyModel
 from stormwater.rules.classes import PropertyClass
 
 CLASS_CHOICES = [(c.value, c.label) for c in PropertyClass]
@@ -77,21 +78,30 @@ class ParcelImpervious(models.Model):
 
 
 class PropertyAssociation(models.Model):
-    """A condominium or other association whose recorded instrument divides the fee (Ch. 295 Art. IV ¶G)."""
+    """A condominium or other association whose recorded instrument divides the fee (Ch. 295 Art. IV ¶G).
+
+    ``parcel`` is the master parcel (the one the impervious area is measured on and the fee computed for). The
+    instruments the association has submitted are ``instruments`` (each dated, none ever replaced): the one in
+    force on a date decides the units' shares (``selectors.instrument_in_force``)."""
 
     parcel = models.OneToOneField(Parcel, on_delete=models.PROTECT, related_name="association")
     name = models.CharField(max_length=200)
-    instrument = models.CharField(max_length=200, help_text="Hampden Registry of Deeds book/page or Land Court doc.")
-    recorded_on = models.DateField(null=True, blank=True)
 
     def __str__(self) -> str:
         return self.name
 
 
 class AssociationUnit(models.Model):
+    """One unit of an association: what a unit's account is addressed to (``utility.Account.unit``), kept across
+    instruments so the unit's account and its history stay one. ``parcel`` is the unit's own parcel in the
+    Assessors' records (a condominium unit is assessed separately); ``owner`` is whom the unit is billed to, taken
+    from that parcel's owner of record each time an instrument naming the unit is recorded. Its share is on the
+    instruments (``InstrumentShare``), never here."""
+
     association = models.ForeignKey(PropertyAssociation, on_delete=models.PROTECT, related_name="units")
     unit = models.CharField(max_length=40)
-    percent = models.DecimalField(max_digits=7, decimal_places=4)
+    parcel = models.OneToOneField(Parcel, null=True, blank=True, on_delete=models.PROTECT,
+                                  related_name="association_unit", help_text="The unit's own parcel (Assessors' id)")
     owner = models.ForeignKey(Owner, null=True, blank=True, on_delete=models.PROTECT, related_name="units")
 
     class Meta:
@@ -99,7 +109,48 @@ class AssociationUnit(models.Model):
         constraints = [models.UniqueConstraint(fields=["association", "unit"], name="unit_once_per_association")]
 
     def __str__(self) -> str:
-        return f"Unit {self.unit} ({self.percent}%)"
+        return f"Unit {self.unit}"
+
+
+class AssociationInstrument(AppendOnlyModel):
+    """A copy of an instrument recorded in the Hampden Registry of Deeds or Land Court, submitted to the DPW, that
+    defines each unit's percentage of common ownership (Ch. 295 Art. IV ¶G): a master deed, or an amendment.
+
+    Each recording is a new row (append-only: an amended master deed is a new instrument, the earlier ones kept and
+    shown). The one in force on a day is the one with the latest ``effective_on`` on or before it (the later
+    recording on a tie)."""
+
+    association = models.ForeignKey(PropertyAssociation, on_delete=models.PROTECT, related_name="instruments")
+    reference = models.CharField(max_length=200,
+                                 help_text="Hampden Registry of Deeds book/page or Land Court document number")
+    recorded_on = models.DateField(help_text="Recorded at the Registry")
+    effective_on = models.DateField(db_index=True, help_text="Bills for periods from this day use its shares")
+    note = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                   related_name="+")
+
+    class Meta:
+        ordering = ["-effective_on", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.reference} (recorded {self.recorded_on}, effective {self.effective_on})"
+
+
+class InstrumentShare(AppendOnlyModel):
+    """One unit's percentage of common ownership under one instrument (Ch. 295 Art. IV ¶G). The shares of an
+    instrument total exactly 100 % (``services.validate_shares``)."""
+
+    instrument = models.ForeignKey(AssociationInstrument, on_delete=models.PROTECT, related_name="shares")
+    unit = models.ForeignKey(AssociationUnit, on_delete=models.PROTECT, related_name="shares")
+    percent = models.DecimalField(max_digits=7, decimal_places=4)
+
+    class Meta:
+        ordering = ["unit__unit"]
+        constraints = [models.UniqueConstraint(fields=["instrument", "unit"], name="unit_once_per_instrument")]
+
+    def __str__(self) -> str:
+        return f"{self.unit.unit}: {self.percent}%"
 
 
 HUNDRED = Decimal(100)

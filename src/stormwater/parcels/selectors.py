@@ -10,7 +10,8 @@ from django.http import Http404
 from stormwater.accounts.roles import Perm
 from stormwater.rules.classes import Classification, ClassificationError, PropertyClass, classify
 
-from .models import ImperviousSurvey, Parcel, ParcelImpervious
+from .models import (AssociationInstrument, ImperviousSurvey, InstrumentShare, Parcel, ParcelImpervious,
+                     PropertyAssociation)
 
 
 def parcels_for_user(*, user) -> QuerySet[Parcel]:
@@ -71,3 +72,58 @@ def impervious_as_of(*, as_of: date, pk_range: tuple[int, int] | None = None) ->
 def parcel_impervious(parcel: Parcel, *, as_of: date) -> ParcelImpervious | None:
     return (ParcelImpervious.objects.filter(parcel=parcel, survey__surveyed_on__lte=as_of)
             .select_related("survey").order_by("-survey__surveyed_on", "-survey_id").first())
+
+
+# --- property associations (Ch. 295 Art. IV ¶G) --------------------------------------------------------------
+
+def _in_force_ids(*, on: date, master_pks: list[int] | None = None,
+                  pk_range: tuple[int, int] | None = None) -> dict[int, int]:
+    """Master parcel pk → the pk of its association's instrument in force on ``on``: the latest ``effective_on`` on
+    or before that day, the later recording on a tie. One query; associations are few (a town has dozens)."""
+    rows = AssociationInstrument.objects.filter(effective_on__lte=on)
+    if master_pks is not None:
+        rows = rows.filter(association__parcel_id__in=master_pks)
+    if pk_range is not None:
+        rows = rows.filter(association__parcel_id__gte=pk_range[0], association__parcel_id__lte=pk_range[1])
+    out: dict[int, int] = {}
+    for master, pk in rows.order_by("effective_on", "id").values_list("association__parcel_id", "pk"):
+        out[master] = pk  # ordered: the last one in force wins
+    return out
+
+
+def instrument_in_force(association: PropertyAssociation, *, on: date) -> AssociationInstrument | None:
+    """The association's instrument that divides the fee of a bill made on ``on`` (Ch. 295 Art. IV ¶G)."""
+    return (association.instruments.filter(effective_on__lte=on).order_by("-effective_on", "-id")
+            .prefetch_related("shares__unit__owner", "shares__unit__parcel").first())
+
+
+def shares_in_force(*, on: date, pk_range: tuple[int, int] | None = None) -> dict[int, list[InstrumentShare]]:
+    """Master parcel pk → the unit shares of its instrument in force on ``on`` (each with ``unit``, its ``owner``
+    and ``instrument``, ``association``), ordered by unit. Two queries, whatever the number of associations: the
+    bill run's read (``utility.billrun.prepare``)."""
+    ids = _in_force_ids(on=on, pk_range=pk_range)
+    out: dict[int, list[InstrumentShare]] = {}
+    if not ids:
+        return out
+    for sh in (InstrumentShare.objects.filter(instrument_id__in=ids.values())
+               .select_related("unit__owner", "instrument__association").order_by("instrument_id", "unit__unit")):
+        out.setdefault(sh.instrument.association.parcel_id, []).append(sh)
+    return out
+
+
+def unit_parcels_in_force(*, on: date) -> set[int]:
+    """Pks of the parcels that are units under an instrument in force on ``on``: each is billed through its
+    association's master parcel for its share (Ch. 295 Art. IV ¶G), never on its own as well."""
+    ids = _in_force_ids(on=on)
+    return set(InstrumentShare.objects.filter(instrument_id__in=ids.values(), unit__parcel__isnull=False)
+               .values_list("unit__parcel_id", flat=True))
+
+
+def association_of(parcel: Parcel) -> PropertyAssociation | None:
+    return PropertyAssociation.objects.filter(parcel=parcel).first()
+
+
+def association_history(association: PropertyAssociation) -> list[AssociationInstrument]:
+    """Every instrument on file, newest effective first, each with its shares (the page's and API's history)."""
+    return list(association.instruments.order_by("-effective_on", "-id").select_related("created_by")
+                .prefetch_related("shares__unit__owner", "shares__unit__parcel"))

@@ -89,8 +89,13 @@ class Account(models.Model):
 
     @property
     def property_id(self) -> str:
-        """The parcel id, with the unit for an association unit (``04-01-1-UB``, as in the account number)."""
-        return f"{self.parcel.parcel_id}-U{self.unit.unit}" if self.unit_id else self.parcel.parcel_id
+        """The parcel id: the unit's own parcel id for a unit recorded with its parcel (``04-01-1-101``); for a
+        unit on file by label only, the master's id with the unit (``04-01-1-UB``, as in the account number)."""
+        if not self.unit_id:
+            return self.parcel.parcel_id
+        if self.unit.parcel_id:
+            return self.unit.parcel.parcel_id
+        return f"{self.parcel.parcel_id}-U{self.unit.unit}"
 
 
 class RunState(models.TextChoices):

@@ -11,8 +11,8 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from stormwater.audit.services import actor_or_none, audit_record
-from stormwater.parcels.models import AssociationUnit, Parcel
-from stormwater.parcels.selectors import impervious_as_of
+from stormwater.parcels.models import Parcel
+from stormwater.parcels.selectors import impervious_as_of, shares_in_force, unit_parcels_in_force
 from stormwater.rules.classes import PropertyClass
 from stormwater.rules.money import ZERO, allocate, fmt, fmt_display, split_equal
 
@@ -80,7 +80,7 @@ class _Slice:
     last: int
     parcels: int
     to_bill: list = field(default_factory=list)        # (parcel row, Fee, impervious ft²)
-    units: dict = field(default_factory=dict)          # parcel pk → [AssociationUnit]
+    units: dict = field(default_factory=dict)          # master parcel pk → [InstrumentShare] in force
     problems: list = field(default_factory=list)       # (parcel pk, parcel id, message)
     exempt: int = 0
     no_fee: int = 0
@@ -101,6 +101,10 @@ class _Pricer:
         self.credits = credits_in_force(on=run.issue_date)
         self.blocks_json: dict = {}
         self.splits: dict = {}
+        # Ch. 295 Art. IV ¶G: an association's units are billed through its master parcel for their shares under the
+        # instrument in force on the issue date (the day of the bill's other facts: the survey, the credits); a
+        # unit's own parcel is not billed as well (counted with the parcels owing no fee of their own).
+        self.unit_parcels = unit_parcels_in_force(on=run.issue_date)
 
     def slice(self, rows: list[tuple], after: int) -> _Slice:
         lo, hi = rows[0][0], rows[-1][0]
@@ -108,11 +112,12 @@ class _Pricer:
         run = self.run
         impervious = impervious_as_of(as_of=run.issue_date, pk_range=(lo, hi))
         credits = self.credits
-        for u in (AssociationUnit.objects.filter(association__parcel_id__gte=lo, association__parcel_id__lte=hi)
-                  .select_related("association", "owner").order_by("association__parcel_id", "unit")):
-            s.units.setdefault(u.association.parcel_id, []).append(u)
+        s.units = shares_in_force(on=run.issue_date, pk_range=(lo, hi))
         for row in rows:
             pk, pid, owner_id, luc, du, pw, rm, ov, ovr, lot = row[:10]
+            if pk in self.unit_parcels:
+                s.no_fee += 1
+                continue
             credit, note = credits.get(pk, (ZERO, ""))
             facts = ParcelFacts(has_owner=owner_id is not None, land_use_code=luc, dwelling_units=du, public_way=pw,
                                 road_maintenance=rm, class_override=ov, class_override_reason=ovr, lot_sqft=lot,
@@ -129,9 +134,9 @@ class _Pricer:
                 s.no_fee += 1
                 continue
             units = s.units.get(pk)
-            if units and any(u.owner_id is None for u in units):
+            if units and any(sh.unit.owner_id is None for sh in units):
                 s.problems.append((pk, pid, "An association unit has no record owner: "
-                                            + ", ".join(u.unit for u in units if u.owner_id is None)))
+                                            + ", ".join(sh.unit.unit for sh in units if sh.unit.owner_id is None)))
                 continue
             s.to_bill.append((row, fee, imp))
         return s
@@ -156,7 +161,7 @@ def _slice_accounts(s: _Slice) -> dict[tuple[int, int | None], int]:
     new = []
     for row, _, _ in s.to_bill:
         p, pid = row[0], row[1]
-        for unit in s.units.get(p) or [None]:
+        for unit in [sh.unit for sh in s.units.get(p) or []] or [None]:
             if (p, unit.pk if unit else None) not in existing:
                 new.append(Account(number=f"SW-{pid}" + (f"-U{unit.unit}" if unit else ""), parcel_id=p, unit=unit))
     if new:
@@ -194,11 +199,12 @@ def _write_slice(run: BillRun, pricer: _Pricer, s: _Slice) -> BillRunChunk | Non
             owner_name, owner_addr, water_account = row[10], row[11], row[12]
             units = s.units.get(pk)
             if units:
-                targets = list(zip(units, allocate(fee.annual_fee, [u.percent for u in units])))
+                targets = list(zip(units, allocate(fee.annual_fee, [sh.percent for sh in units])))
             else:
                 targets = [(None, fee.annual_fee)]
             blocks = pricer.blocks(fee)
-            for unit, amount in targets:
+            for share, amount in targets:
+                unit = share.unit if share else None
                 acct = accounts[(pk, unit.pk if unit else None)]
                 if acct in billed:
                     already += 1
@@ -206,9 +212,10 @@ def _write_slice(run: BillRun, pricer: _Pricer, s: _Slice) -> BillRunChunk | Non
                 expl = fee.explanation
                 number = f"{label}-{pid}"
                 if unit:
-                    a = unit.association
-                    expl += (f"\nProperty association {a.name} (instrument {a.instrument}): unit {unit.unit} is "
-                             f"{unit.percent}% of ${fmt(fee.annual_fee)} = ${fmt(amount)} (Ch. 295 Art. IV ¶G).")
+                    inst = share.instrument
+                    expl += (f"\nProperty association {inst.association.name} (instrument {inst.reference}, "
+                             f"recorded {inst.recorded_on}): unit {unit.unit} is {share.percent}% of "
+                             f"${fmt(fee.annual_fee)} = ${fmt(amount)} (Ch. 295 Art. IV ¶G).")
                     number += f"-U{unit.unit}"
                 rev = revision.get(acct, 1)
                 if rev > 1:
@@ -217,7 +224,7 @@ def _write_slice(run: BillRun, pricer: _Pricer, s: _Slice) -> BillRunChunk | Non
                               unit.owner.name if unit else owner_name,
                               unit.owner.mailing_address if unit else owner_addr,
                               fee.property_class.value, imp, fee.erus, fee.gross_fee,
-                              fee.credit_percent, unit.percent if unit else None, amount, blocks, expl,
+                              fee.credit_percent, share.percent if unit else None, amount, blocks, expl,
                               fee.over_last_block, False, "" if unit else water_account, rev])
                 total += amount
         ids = allocate_ids(Bill, len(bills))
