@@ -19,6 +19,7 @@ urlpatterns = [
     path("parcels/", parcels_views.parcel_list, name="parcel_list"),
     path("parcels/<str:parcel_id>/", parcels_views.parcel_detail, name="parcel_detail"),
     path("parcels/<str:parcel_id>/class/", parcels_views.parcel_class_override, name="parcel_class_override"),
+    path("parcels/<str:parcel_id>/association/", parcels_views.parcel_association, name="parcel_association"),
     # Utility: rates, bill runs, bills
     path("rates/", utility_views.resolution_list, name="resolution_list"),
     path("rates/new/", utility_views.resolution_new, name="resolution_new"),
@@ -45,6 +46,8 @@ urlpatterns = [
             name="api_calc_engineering"),
     path("api/parcels/", parcels_api.api_parcel_list, name="api_parcel_list"),
     path("api/parcels/<str:parcel_id>/", parcels_api.api_parcel_detail, name="api_parcel_detail"),
+    path("api/parcels/<str:parcel_id>/association/", parcels_api.api_parcel_association,
+         name="api_parcel_association"),
     path("api/bills/<str:number>/", utility_api.api_bill_detail, name="api_bill_detail"),
     path("api/bill-runs/", utility_api.api_bill_run_issue, name="api_bill_run_issue"),
     path("api/bill-runs/<int:run_id>/", utility_api.api_bill_run_detail, name="api_bill_run_detail"),

@@ -37,7 +37,7 @@ def test_a_new_instrument_is_recorded_after_a_bill_run_and_the_earlier_one_is_ke
     # Wrong before: re-recording deleted the unit rows, which billed units' accounts protect (ProtectedError).
     issue(2027, date(2026, 9, 10))
     unit_parcels(town, "A", "B", "C")
-    inst = association_record(parcel=town["condo"], reference="Book 24001 Page 12", recorded_on=date(2026, 11, 20),
+    inst, created = association_record(parcel=town["condo"], reference="Book 24001 Page 12", recorded_on=date(2026, 11, 20),
                               effective_on=date(2027, 7, 1), acting_user=personas["staff"],
                               shares=rows(("04-01-1-A", "50"), ("04-01-1-B", "25"), ("04-01-1-C", "25.0000")))
     assoc = town["condo"].association

@@ -71,6 +71,13 @@ ENGINEERING = {
 PARCEL = obj({"parcel_id": STR, "address": STR, "owner": nullable(STR), "land_use_code": nullable(STR),
               "dwelling_units": nullable({"type": "integer"}), "lot_sqft": nullable(STR),
               "class_override": nullable(STR)}, ["parcel_id"])
+SHARE_OUT = obj({"unit": STR, "unit_parcel_id": nullable(STR), "owner": nullable(STR), "share_percent": STR})
+INSTRUMENT = obj({"id": {"type": "integer"}, "reference": STR, "recorded_on": DATE, "effective_on": DATE, "note": STR,
+                  "in_force": BOOL, "shares": array(SHARE_OUT), "total_percent": STR},
+                 ["id", "reference", "recorded_on", "effective_on", "shares"])
+ASSOCIATION = obj({"parcel_id": STR, "association": nullable(obj({"name": STR}, ["name"])), "as_of": DATE,
+                   "in_force": nullable(INSTRUMENT), "instruments": array(INSTRUMENT)},
+                  ["parcel_id", "association", "in_force", "instruments"])
 BILL = obj({"number": STR, "account": STR, "parcel_id": STR, "period_start": DATE, "period_end": DATE,
             "issue_date": DATE, "amount": MONEY_OUT, "installments": array(ANY_OBJECT)}, ["number", "amount"])
 CLOCK = obj({"kind": STR, "label": STR, "due": nullable(STR), "standing": STR})
@@ -123,6 +130,25 @@ ENDPOINTS: dict[str, list[Op] | dict[str, list[Op]]] = {
                            query={"q": {**STR, "description": "parcel id, address or owner name"}},
                            response=obj({"parcels": array(PARCEL)}, ["parcels"]))],
     "api_parcel_detail": [Op("get", "One parcel with its impervious area, class and fee", response=PARCEL)],
+    "api_parcel_association": [
+        Op("get", "The property association on a master parcel: its instrument in force and every instrument on "
+                  "file (Ch. 295 Art. IV ¶G); whoever may see the parcel",
+           query={"on": {**DATE, "description": "the day the instrument is in force on (default today)"}},
+           response=ASSOCIATION),
+        Op("post", "Record a new instrument of the association (Ch. 295 Art. IV ¶G): unit parcels and shares totalling "
+                   "exactly 100 %; parcel editors (Director, staff, Assessors). Refusals name the row and field",
+           body=obj({"name": {**STR, "description": "the association's name (required for a first instrument)"},
+                     "reference": {**STR, "description": "Registry book/page or Land Court document number"},
+                     "recorded_on": DATE,
+                     "effective_on": {**DATE, "description": "bills made from this day use it (default: recorded_on)"},
+                     "note": TEXT,
+                     "shares": array(obj({"unit_parcel_id": STR, "share_percent": num(0, 100)},
+                                         ["unit_parcel_id", "share_percent"]), "one per unit", minItems=1)},
+                    ["reference", "recorded_on", "shares"]),
+           body_required=True, ok=201, extra_ok=(200,), query={"dry_run": enum("0", "1", "true", "false")},
+           response=ANY_OBJECT,
+           description="201: recorded; 200: a dry run, or the same instrument already on file (nothing recorded "
+                       "twice); 400 {error, problems: [{row, field, message}]}.")],
     "api_bill_detail": [Op("get", "One bill (an owner: only their own)", response=BILL)],
     "api_bill_run_issue": [Op(
         "post", "Issue the bill run of a fiscal year (idempotent: a re-run bills nothing twice), or prepare its proof",

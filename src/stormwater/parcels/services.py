@@ -177,20 +177,35 @@ def _unit_label(master: Parcel, unit: Parcel) -> str:
     return pid
 
 
-@transaction.atomic
-def association_record(*, parcel: Parcel, reference: str, recorded_on: date | None, effective_on: date | None = None,
-                       shares: list[dict], name: str = "", note: str = "", acting_user) -> AssociationInstrument:
-    """Record a property association's instrument as submitted to the DPW (Ch. 295 Art. IV ¶G): a new dated
-    instrument with its unit shares; the earlier ones stay (append-only) and govern the bills made before this one's
-    ``effective_on`` (default: ``recorded_on``). ``shares``: [{"row", "unit_parcel_id", "share_percent"}]; the
-    100 % check (``check_instrument``) and the instrument's own fields are checked first, every refusal naming
-    its row and field (``AssociationRefused``); nothing is written then.
+@dataclass
+class CheckedInstrument:
+    """An instrument that passed every check, not yet written (``association_preview``; ``association_record``)."""
 
-    Each unit is an ``AssociationUnit`` kept across instruments (its account and bills stay one): found by its
-    parcel, or a unit of this association with the same label and no parcel yet (units on file before unit parcels
-    were recorded) is tied to it, else created. Its billed owner is the unit parcel's owner of record now.
-    One audit row (``association.instrument``)."""
+    parcel: Parcel
+    association: PropertyAssociation | None
+    name: str
+    reference: str
+    recorded_on: date
+    effective_on: date
+    note: str
+    shares: list[CheckedShare]
 
+    def as_json(self) -> dict:
+        return {"parcel_id": self.parcel.parcel_id,
+                "name": self.name or (self.association.name if self.association else ""),
+                "reference": self.reference, "recorded_on": self.recorded_on.isoformat(),
+                "effective_on": self.effective_on.isoformat(), "note": self.note,
+                "shares": [{"row": c.row, "unit_parcel_id": c.parcel.parcel_id,
+                            "unit": _unit_label(self.parcel, c.parcel),
+                            "owner": c.parcel.owner.name if c.parcel.owner else None,
+                            "share_percent": str(c.percent)} for c in self.shares],
+                "total_percent": str(sum((c.percent for c in self.shares), Decimal(0)))}
+
+
+def association_check(*, parcel: Parcel, reference: str, recorded_on: date | None, effective_on: date | None = None,
+                      shares: list[dict], name: str = "", note: str = "") -> CheckedInstrument:
+    """Every check of ``association_record``, writing nothing: → the instrument as it would be recorded (the dry
+    run of the page, the API and the import); ``AssociationRefused`` naming each row and field otherwise."""
     problems: list[dict] = []
     reference = (reference or "").strip()
     if not reference:
@@ -204,8 +219,6 @@ def association_record(*, parcel: Parcel, reference: str, recorded_on: date | No
         if recorded_on > today:
             problems.append({"row": None, "field": "recorded_on",
                              "message": ERR_RECORDED_FUTURE.format(day=recorded_on, today=today)})
-    effective_on = effective_on or recorded_on
-    parcel = Parcel.objects.select_for_update().get(pk=parcel.pk)
     assoc = PropertyAssociation.objects.filter(parcel=parcel).first()
     name = (name or "").strip()[:200]
     if assoc is None and not name:
@@ -218,38 +231,73 @@ def association_record(*, parcel: Parcel, reference: str, recorded_on: date | No
     problems += share_problems
     if problems:
         raise AssociationRefused(problems)
+    return CheckedInstrument(parcel=parcel, association=assoc, name=name, reference=reference,
+                             recorded_on=recorded_on, effective_on=effective_on or recorded_on,
+                             note=(note or "").strip(), shares=checked)
+
+
+def _same_as(inst: AssociationInstrument | None, c: CheckedInstrument) -> bool:
+    if inst is None or (inst.reference, inst.recorded_on, inst.effective_on) != (c.reference, c.recorded_on,
+                                                                                 c.effective_on):
+        return False
+    return ({(s.unit.parcel_id, s.percent) for s in inst.shares.select_related("unit")}
+            == {(x.parcel.pk, x.percent) for x in c.shares})
+
+
+@transaction.atomic
+def association_record(*, parcel: Parcel, reference: str, recorded_on: date | None, effective_on: date | None = None,
+                       shares: list[dict], name: str = "", note: str = "",
+                       acting_user) -> tuple[AssociationInstrument, bool]:
+    """Record a property association's instrument as submitted to the DPW (Ch. 295 Art. IV ¶G): a new dated
+    instrument with its unit shares; the earlier ones stay (append-only) and govern the bills made before this one's
+    ``effective_on`` (default: ``recorded_on``). ``shares``: [{"row", "unit_parcel_id", "share_percent"}]; every
+    check first (``association_check``: the 100 % check and the instrument's own fields), each refusal naming its
+    row and field (``AssociationRefused``); nothing is written then. → (instrument, created): the same instrument
+    submitted again (same reference, dates and shares as the association's latest) is not recorded twice.
+
+    Each unit is an ``AssociationUnit`` kept across instruments (its account and bills stay one): found by its
+    parcel, or a unit of this association with the same label and no parcel yet (units on file before unit parcels
+    were recorded) is tied to it, else created. Its billed owner is the unit parcel's owner of record now.
+    One audit row (``association.instrument``)."""
+    parcel = Parcel.objects.select_for_update().get(pk=parcel.pk)
+    c = association_check(parcel=parcel, reference=reference, recorded_on=recorded_on, effective_on=effective_on,
+                          shares=shares, name=name, note=note)
+    assoc = c.association
+    if assoc is not None:
+        latest = assoc.instruments.order_by("-id").first()
+        if _same_as(latest, c):
+            return latest, False
     if assoc is None:
-        assoc = PropertyAssociation.objects.create(parcel=parcel, name=name)
-    elif name and name != assoc.name:
-        assoc.name = name
+        assoc = PropertyAssociation.objects.create(parcel=parcel, name=c.name)
+    elif c.name and c.name != assoc.name:
+        assoc.name = c.name
         assoc.save(update_fields=["name"])
     inst = AssociationInstrument.objects.create(
-        association=assoc, reference=reference, recorded_on=recorded_on, effective_on=effective_on,
-        note=(note or "").strip(), created_by=actor_or_none(acting_user))
+        association=assoc, reference=c.reference, recorded_on=c.recorded_on, effective_on=c.effective_on,
+        note=c.note, created_by=actor_or_none(acting_user))
     by_parcel = {u.parcel_id: u for u in assoc.units.filter(parcel__isnull=False)}
     by_label = {u.unit: u for u in assoc.units.filter(parcel__isnull=True)}
     rows = []
-    for c in checked:
-        unit = by_parcel.get(c.parcel.pk)
-        label = _unit_label(parcel, c.parcel)
+    for x in c.shares:
+        unit = by_parcel.get(x.parcel.pk)
         if unit is None:
-            unit = by_label.pop(label, None)
+            unit = by_label.pop(_unit_label(parcel, x.parcel), None)
             if unit is None:
-                unit = AssociationUnit.objects.create(association=assoc, unit=label, parcel=c.parcel,
-                                                      owner=c.parcel.owner)
+                unit = AssociationUnit.objects.create(association=assoc, unit=_unit_label(parcel, x.parcel),
+                                                      parcel=x.parcel, owner=x.parcel.owner)
             else:
-                unit.parcel = c.parcel
-        if unit.owner_id != c.parcel.owner_id or unit.parcel_id != c.parcel.pk:
-            unit.owner = c.parcel.owner
+                unit.parcel = x.parcel
+        if unit.owner_id != x.parcel.owner_id or unit.parcel_id != x.parcel.pk:
+            unit.owner = x.parcel.owner
             unit.save(update_fields=["owner", "parcel"])
-        rows.append(InstrumentShare(instrument=inst, unit=unit, percent=c.percent))
+        rows.append(InstrumentShare(instrument=inst, unit=unit, percent=x.percent))
     InstrumentShare.objects.bulk_create(rows)
     audit_record(actor=acting_user, action="association.instrument", obj=assoc,
-                 why=f"Instrument {reference}, recorded {recorded_on}, effective {effective_on}",
+                 why=f"Instrument {c.reference}, recorded {c.recorded_on}, effective {c.effective_on}",
                  data={"instrument": inst.pk, "name": assoc.name,
-                       "shares": [{"unit_parcel_id": c.parcel.parcel_id, "share_percent": str(c.percent)}
-                                  for c in checked]})
-    return inst
+                       "shares": [{"unit_parcel_id": x.parcel.parcel_id, "share_percent": str(x.percent)}
+                                  for x in c.shares]})
+    return inst, True
 
 
 @transaction.atomic
