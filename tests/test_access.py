@@ -123,3 +123,26 @@ def test_only_classifiers_may_override_a_class(client_for, personas, billed):
     assert r.status_code == 403
     billed["shops"].refresh_from_db()
     assert billed["shops"].class_override == ""
+
+
+def test_an_associations_instrument_is_read_by_who_sees_the_parcel_and_recorded_by_parcel_editors(client_for, personas,
+                                                                                                   town):
+    # Ch. 295 Art. IV ¶G (issue 17): a unit owner reads the instrument; only parcel editors record one.
+    from stormwater.parcels.models import AssociationInstrument
+
+    body = {"reference": "Book 7 Page 7", "recorded_on": "2026-11-02",
+            "shares": [{"unit_parcel_id": "02-01-1", "share_percent": "100"}]}
+    owner = client_for(personas["owner"])  # owns unit A of the condominium
+    got = owner.get("/api/parcels/04-01-1/association/").json()
+    assert got["in_force"]["reference"] == "Book 1 Page 2"
+    assert owner.post("/api/parcels/04-01-1/association/", body, content_type="application/json").status_code == 403
+    assert owner.post("/parcels/04-01-1/association/", {"reference": "x"}).status_code == 403
+    assert "Record new instrument" not in owner.get("/parcels/04-01-1/").content.decode()
+    assert client_for(personas["outsider"]).get("/api/parcels/04-01-1/association/").status_code == 404
+    for role in ("collector", "clerk", "inspector"):
+        r = client_for(personas[role]).post("/api/parcels/04-01-1/association/", body, content_type="application/json")
+        assert r.status_code == 403, role
+    assert AssociationInstrument.objects.count() == 1
+    r = client_for(personas["assessor"]).post("/api/parcels/04-01-1/association/", body,
+                                              content_type="application/json")
+    assert r.status_code == 201 and AssociationInstrument.objects.count() == 2
