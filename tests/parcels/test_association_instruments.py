@@ -158,3 +158,19 @@ def test_instruments_and_shares_are_append_only(town):
     inst.reference = "changed"
     with pytest.raises(ValueError):
         inst.save()
+
+
+def test_a_unit_sold_is_billed_to_its_new_owner_after_the_assessor_import(town, resolution, personas):
+    from stormwater.gis.assessor import AssessorRecord
+    from stormwater.gis.services import assessor_records_import
+
+    unit_parcels(town, "A", "B")
+    association_record(parcel=town["condo"], reference="Book 5 Page 5", recorded_on=date(2026, 11, 2),
+                       acting_user=personas["staff"], shares=rows(("04-01-1-A", "60"), ("04-01-1-B", "40")))
+    assessor_records_import(records=[AssessorRecord("04-01-1-A", "A Condo Way", "New Buyer", "9 Main St", "102", 1,
+                                                    None)], problems=[], source="assessor.csv", acting_user=None)
+    a = AssociationUnit.objects.get(parcel__parcel_id="04-01-1-A")
+    assert a.owner.name == "New Buyer"
+    assert AuditEvent.objects.filter(action="association_unit.owner").count() == 1
+    issue(2028, date(2027, 9, 10))
+    assert Bill.objects.get(account__unit=a).owner_name == "New Buyer"

@@ -295,6 +295,11 @@ def assessor_records_import(*, records: list[assessor_mod.AssessorRecord], probl
             counts = {"created": len(result.created), "updated": len(result.updated), "unchanged": result.unchanged,
                       "owners_created": result.owners_created}
             changed = result.created or result.updated or result.owners_created
+            if result.updated:  # a condominium unit's parcel changed hands: bill the unit to its new owner (¶G)
+                from stormwater.parcels.services import association_unit_owners_refresh
+
+                association_unit_owners_refresh(parcel_ids=result.updated, acting_user=acting_user,
+                                                why=f"Assessor import: {source}")
             import_record_create(
                 kind="assessor", source=source, path=path,
                 content_checksum=content_checksum([{k: v for k, v in r.as_json().items() if k != "rows"}

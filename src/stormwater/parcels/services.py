@@ -266,6 +266,8 @@ def association_record(*, parcel: Parcel, reference: str, recorded_on: date | No
     if assoc is not None:
         latest = assoc.instruments.order_by("-id").first()
         if _same_as(latest, c):
+            association_unit_owners_refresh(parcel_ids=[x.parcel.parcel_id for x in c.shares], acting_user=acting_user,
+                                            why=f"Instrument {c.reference} submitted again")
             return latest, False
     if assoc is None:
         assoc = PropertyAssociation.objects.create(parcel=parcel, name=c.name)
@@ -298,6 +300,26 @@ def association_record(*, parcel: Parcel, reference: str, recorded_on: date | No
                        "shares": [{"unit_parcel_id": x.parcel.parcel_id, "share_percent": str(x.percent)}
                                   for x in c.shares]})
     return inst, True
+
+
+@transaction.atomic
+def association_unit_owners_refresh(*, parcel_ids: list[str] | None = None, acting_user, why: str) -> int:
+    """A unit is billed to its own parcel's owner of record (Ch. 295 Art. IV ¶G: "each individual owner"): bring
+    the units whose parcel's owner changed (an assessor import; ``parcel_ids`` limits it to those parcels) up to
+    date, one audit row each. → the number of units changed."""
+    units = AssociationUnit.objects.filter(parcel__isnull=False, parcel__owner__isnull=False).select_related("parcel")
+    if parcel_ids is not None:
+        units = units.filter(parcel__parcel_id__in=parcel_ids)
+    n = 0
+    for u in units:
+        if u.owner_id != u.parcel.owner_id:
+            old = u.owner_id
+            u.owner_id = u.parcel.owner_id
+            u.save(update_fields=["owner"])
+            audit_record(actor=acting_user, action="association_unit.owner", obj=u, why=why,
+                         data={"unit_parcel_id": u.parcel.parcel_id, "old_owner": old, "new_owner": u.owner_id})
+            n += 1
+    return n
 
 
 @transaction.atomic
