@@ -75,6 +75,8 @@ SHARE_OUT = obj({"unit": STR, "unit_parcel_id": nullable(STR), "owner": nullable
 INSTRUMENT = obj({"id": {"type": "integer"}, "reference": STR, "recorded_on": DATE, "effective_on": DATE, "note": STR,
                   "in_force": BOOL, "shares": array(SHARE_OUT), "total_percent": STR},
                  ["id", "reference", "recorded_on", "effective_on", "shares"])
+MASTER_PARCEL = {"type": "string", "description": "the association's master parcel id (Assessors')",
+                 "example": "04-01-1"}
 ASSOCIATION = obj({"parcel_id": STR, "association": nullable(obj({"name": STR}, ["name"])), "as_of": DATE,
                    "in_force": nullable(INSTRUMENT), "instruments": array(INSTRUMENT)},
                   ["parcel_id", "association", "in_force", "instruments"])
@@ -134,7 +136,7 @@ ENDPOINTS: dict[str, list[Op] | dict[str, list[Op]]] = {
         Op("get", "The property association on a master parcel: its instrument in force and every instrument on "
                   "file (Ch. 295 Art. IV ¶G); whoever may see the parcel",
            query={"on": {**DATE, "description": "the day the instrument is in force on (default today)"}},
-           response=ASSOCIATION),
+           params={"parcel_id": MASTER_PARCEL}, response=ASSOCIATION),
         Op("post", "Record a new instrument of the association (Ch. 295 Art. IV ¶G): unit parcels and shares totalling "
                    "exactly 100 %; parcel editors (Director, staff, Assessors). Refusals name the row and field",
            body=obj({"name": {**STR, "description": "the association's name (required for a first instrument)"},
@@ -146,7 +148,7 @@ ENDPOINTS: dict[str, list[Op] | dict[str, list[Op]]] = {
                                          ["unit_parcel_id", "share_percent"]), "one per unit", minItems=1)},
                     ["reference", "recorded_on", "shares"]),
            body_required=True, ok=201, extra_ok=(200,), query={"dry_run": enum("0", "1", "true", "false")},
-           response=ANY_OBJECT,
+           params={"parcel_id": MASTER_PARCEL}, response=ANY_OBJECT,
            description="201: recorded; 200: a dry run, or the same instrument already on file (nothing recorded "
                        "twice); 400 {error, problems: [{row, field, message}]}.")],
     "api_bill_detail": [Op("get", "One bill (an owner: only their own)", response=BILL)],
