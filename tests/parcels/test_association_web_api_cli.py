@@ -122,7 +122,8 @@ def test_the_page_checks_then_records_typed_rows(client_for, personas, units):
     page = c.get("/parcels/04-01-1/").content.decode()
     assert "Association instrument" in page and "Book 1 Page 2" in page and "Record new instrument" in page
     form = {"reference": "Book 24001 Page 12", "recorded_on": "2026-11-20", "effective_on": "",
-            "shares": "04-01-1-A, 50\n04-01-1-B, 30\n\n04-01-1-101, 20\n", "action": "check"}
+            "shares": "unit_parcel_id,share_percent\n04-01-1-A, 50\n04-01-1-B\t30\n\n04-01-1-101; 20\n",
+            "action": "check"}
     r = c.post("/parcels/04-01-1/association/", form)
     assert r.status_code == 200 and "Checked: nothing recorded yet" in r.content.decode()
     assert AssociationInstrument.objects.count() == 1

@@ -42,5 +42,7 @@ class InstrumentForm(forms.Form):
             if not line.strip():
                 continue
             pid, _, pct = line.replace("\t", ",").replace(";", ",").partition(",")
+            if not out and pid.strip().lower() == "unit_parcel_id":
+                continue  # the header row of a pasted CSV
             out.append({"row": n, "unit_parcel_id": pid.strip(), "share_percent": pct.strip()})
         return out
