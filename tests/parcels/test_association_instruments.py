@@ -37,9 +37,11 @@ def test_a_new_instrument_is_recorded_after_a_bill_run_and_the_earlier_one_is_ke
     # Wrong before: re-recording deleted the unit rows, which billed units' accounts protect (ProtectedError).
     issue(2027, date(2026, 9, 10))
     unit_parcels(town, "A", "B", "C")
-    inst, created = association_record(parcel=town["condo"], reference="Book 24001 Page 12", recorded_on=date(2026, 11, 20),
-                              effective_on=date(2027, 7, 1), acting_user=personas["staff"],
-                              shares=rows(("04-01-1-A", "50"), ("04-01-1-B", "25"), ("04-01-1-C", "25.0000")))
+    inst, created = association_record(
+        parcel=town["condo"], reference="Book 24001 Page 12", recorded_on=date(2026, 11, 20),
+        effective_on=date(2027, 7, 1), acting_user=personas["staff"],
+        shares=rows(("04-01-1-A", "50"), ("04-01-1-B", "25"), ("04-01-1-C", "25.0000")))
+    assert created
     assoc = town["condo"].association
     assert [i.reference for i in assoc.instruments.order_by("effective_on")] == ["Book 1 Page 2", "Book 24001 Page 12"]
     assert instrument_in_force(assoc, on=date(2027, 6, 30)).reference == "Book 1 Page 2"
@@ -56,7 +58,8 @@ def test_a_new_instrument_is_recorded_after_a_bill_run_and_the_earlier_one_is_ke
 
 def test_the_bill_run_divides_the_fee_by_the_instrument_in_force_on_its_issue_date(town, resolution, personas):
     issue(2027, date(2026, 9, 10))
-    fy27 = {b.account.unit.unit: b.amount for b in Bill.objects.filter(parcel=town["condo"]).select_related("account__unit")}
+    fy27 = {b.account.unit.unit: b.amount
+            for b in Bill.objects.filter(parcel=town["condo"]).select_related("account__unit")}
     assert fy27 == {"A": D("53.16"), "B": D("53.16"), "C": D("53.16")}
     unit_parcels(town, "A", "B", "101")
     association_record(parcel=town["condo"], reference="Doc. 2026-0099", recorded_on=date(2026, 11, 20),
@@ -97,8 +100,8 @@ def refusal(town, personas, shares, **kw):
 def test_the_shares_must_total_exactly_100_percent(town, personas):
     unit_parcels(town, "A", "B")
     e = refusal(town, personas, rows(("04-01-1-A", "50"), ("04-01-1-B", "49.9999")))
-    assert e.problems == [{"row": None, "field": "share_percent",
-                           "message": "the shares total 99.9999 %, not exactly 100 % (the instrument divides the whole)"}]
+    assert e.problems == [{"row": None, "field": "share_percent", "message":
+                           "the shares total 99.9999 %, not exactly 100 % (the instrument divides the whole)"}]
     e = refusal(town, personas, rows(("04-01-1-A", "50.00001"), ("04-01-1-B", "49.99999")))
     assert {(p["row"], p["field"]) for p in e.problems} == {(2, "share_percent"), (3, "share_percent")}
     assert "more than 4 decimal places" in str(e)

@@ -102,7 +102,8 @@ def test_cli_imports_the_shares_through_the_pipeline_with_a_dry_run_first(units,
 @pytest.mark.parametrize("text, says", [
     ("unit,share\n04-01-1-A,100\n", "no column unit_parcel_id or share_percent"),
     ("unit_parcel_id,share_percent\n04-01-1-A,60\n04-01-1-B,30\n", "the shares total 90 %"),
-    ("unit_parcel_id,share_percent\n04-01-1-A,60\n04-01-1-A,40\n", "row 3 (unit_parcel_id): 04-01-1-A is already on row 2"),
+    ("unit_parcel_id,share_percent\n04-01-1-A,60\n04-01-1-A,40\n",
+     "row 3 (unit_parcel_id): 04-01-1-A is already on row 2"),
     ("unit_parcel_id,share_percent\n04-01-1-A,sixty\n04-01-1-B,40\n", "row 2 (share_percent)"),
     ("unit_parcel_id,share_percent\n04-01-1-A,60\n04-01-1-B\n", "fewer fields than the header"),
 ])
@@ -117,7 +118,7 @@ def test_cli_refuses_a_bad_file_naming_row_and_column_and_changes_nothing(units,
     assert ImportRecord.objects.get(kind="association_instrument").outcome == "refused"
 
 
-def test_the_page_checks_then_records_typed_rows(client_for, personas, units):
+def test_the_page_checks_then_records_typed_rows(client_for, personas, units, resolution):
     c = client_for(personas["staff"])
     page = c.get("/parcels/04-01-1/").content.decode()
     assert "Association instrument" in page and "Book 1 Page 2" in page and "Record new instrument" in page
@@ -135,8 +136,11 @@ def test_the_page_checks_then_records_typed_rows(client_for, personas, units):
     assert "Instrument Book 24001 Page 12 recorded: 3 units" in r.content.decode()
     inst = AssociationInstrument.objects.latest("id")
     assert inst.effective_on == date(2026, 11, 20) and inst.created_by == personas["staff"]
-    # The unit's own parcel page says it is billed through the master parcel.
-    assert "billed through the master parcel" in c.get("/parcels/04-01-1-101/").content.decode()
+    # The unit's own parcel page says it is billed through the master parcel, for its share of the master's fee
+    # (3 ERUs × $53.16 = $159.48, allocated 79.74 / 47.84 / 31.90 as the bill run does).
+    unit_page = c.get("/parcels/04-01-1-101/").content.decode()
+    assert "billed through the master parcel" in unit_page and "$31.90 a year" in unit_page
+    assert "20.0000% of the fee of the master parcel" in unit_page
 
 
 def test_the_page_checks_then_records_an_uploaded_file(client_for, personas, units, settings, tmp_path):

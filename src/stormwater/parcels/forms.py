@@ -19,7 +19,8 @@ class InstrumentForm(forms.Form):
     (``parcels.services.association_check``); this form only reads what was typed."""
 
     name = forms.CharField(max_length=200, required=False, label="Association's name",
-                           help_text="Required for the parcel's first instrument; leave blank to keep the name on file.")
+                           help_text="Required for the parcel's first instrument; leave blank to keep the name on "
+                                     "file.")
     reference = forms.CharField(max_length=200, required=False, label="Recorded instrument",
                                 help_text="Hampden Registry of Deeds book and page, or Land Court document number.")
     recorded_on = forms.DateField(required=False, widget=DATE, label="Recorded on")
