@@ -189,6 +189,8 @@ OTP_TOTP_ISSUER = _totp_issuer
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "America/New_York"
+# One date format for people ("Dec 2, 2026"; stormwater/formats/en/formats.py, issue 16); forms still read ISO.
+FORMAT_MODULE_PATH = ["stormwater.formats"]
 USE_I18N = False
 USE_TZ = True
 

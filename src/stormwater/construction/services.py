@@ -23,6 +23,8 @@ from stormwater.permits import workflow as permit_wf
 from stormwater.permits.models import PermitApplication
 from stormwater.rules.inspections import notice_is_timely, report_missing_fields
 from stormwater.rules.money import ZERO, fmt
+from stormwater.formats import day as show_day, moment as show_moment
+from stormwater.rules.money import fmt_usd
 
 from . import documents
 from . import workflow as wf
@@ -264,7 +266,7 @@ def rain_event_record(*, project: ConstructionProject, ended_at: datetime, rain_
     ev = RainEvent.objects.create(project=project, ended_at=ended_at, rain_in=rain_in, snow_in=snow_in,
                                   source=source.strip(), recorded_by=acting_user)
     event_record(case=project.case, kind="rain", acting_user=acting_user, on=timezone.localtime(ended_at).date(),
-                 why=f"{rain_in} in rain, {snow_in} in snow in 24 h ending {timezone.localtime(ended_at):%Y-%m-%d %H:%M}"
+                 why=f"{rain_in} in rain, {snow_in} in snow in 24 h ending {show_moment(ended_at)}"
                      f" ({source})")
     return ev
 
@@ -280,7 +282,7 @@ def inspection_notice_give(*, project: ConstructionProject, kind: str, scheduled
     n = InspectionNotice.objects.create(project=project, kind=kind, scheduled_at=scheduled_at, noticed_at=now,
                                         given_by=acting_user, note=note)
     event_record(case=project.case, kind="inspection.notice", acting_user=acting_user,
-                 why=f"Notice of {K(kind).label} on {timezone.localtime(scheduled_at):%Y-%m-%d %H:%M} (§ 380-16 C(3))")
+                 why=f"Notice of {K(kind).label} on {show_moment(scheduled_at)} (§ 380-16 C(3))")
     return n
 
 
@@ -425,7 +427,7 @@ def area_ceased(*, area: DisturbedArea, on: date, acting_user) -> DisturbedArea:
     area.ceased_on, area.stabilized_on = on, None
     area.save(update_fields=["ceased_on", "stabilized_on"])
     event_record(case=area.project.case, kind="area", acting_user=acting_user, on=on,
-                 why=f"Work ceased on {area.name}: stabilize by {stabilization_due(on)} (§ 380-11 C(3)(a))")
+                 why=f"Work ceased on {area.name}: stabilize by {show_day(stabilization_due(on))} (§ 380-11 C(3)(a))")
     return area
 
 
@@ -470,7 +472,7 @@ def violation_notice_issue(*, project: ConstructionProject, description: str, co
     v.notice_document = doc
     v.save(update_fields=["notice_document"])
     event_record(case=p.case, kind="violation", acting_user=acting_user, on=found_on,
-                 why=f"Violation V{v.pk}: {v.description} — correct by {correct_by}", data={"violation": v.pk})
+                 why=f"Violation V{v.pk}: {v.description} — correct by {show_day(correct_by)}", data={"violation": v.pk})
     audit_record(actor=acting_user, action="construction.violation", obj=v)
     _send_on_commit(project=p, subject=f"Notice of violation {p.case.number}-V{v.pk}", body=v.description,
                     filename=doc.original_name, pdf=pdf, acting_user=acting_user)
@@ -577,7 +579,7 @@ def enforcement_refer(*, project: ConstructionProject, reason: str, acting_user,
     case_transition(case=p.case, to=S.ENFORCEMENT, acting_user=acting_user, on=on, why=f"Enforcement: {reason}")
     pdf = documents.letter_pdf(project=p, subject=f"Referral for enforcement: {p.case.number}", on=on,
                                paragraphs=[reason, "Unresolved violations: " + "; ".join(
-                                   f"V{v.pk} {v.description} (correct by {v.correct_by})" for v in _unresolved(p)),
+                                   f"V{v.pk} {v.description} (correct by {show_day(v.correct_by)})" for v in _unresolved(p)),
                                    "The Town may pursue all civil and criminal remedies (§ 380-19) and use the surety "
                                    "to complete the work (§ 380-16 C(4)(e)[4], § 380-17 A)."],
                                citation="Ch. 380 § 380-16 C(4)(f)[2]; § 380-19.")
@@ -630,7 +632,7 @@ def surety_post(*, project: ConstructionProject, form: str, amount: Decimal, est
                               counsel_approved_on=counsel_approved_on, finance_approved_on=finance_approved_on,
                               posted_on=posted_on, document=doc)
     event_record(case=p.case, kind="surety", acting_user=acting_user, on=posted_on,
-                 why=f"Surety posted: {s.get_form_display()} ${fmt(amount)} (estimate ${fmt(estimated_cost)})")
+                 why=f"Surety posted: {s.get_form_display()} {fmt_usd(amount)} (estimate {fmt_usd(estimated_cost)})")
     audit_record(actor=acting_user, action="construction.surety_post", obj=s, data={"amount": fmt(amount)})
     return s
 

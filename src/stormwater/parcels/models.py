@@ -6,6 +6,7 @@ from django.conf import settings
 from django.db import models
 
 from stormwater.rules.classes import PropertyClass
+from stormwater.rules.calendar import fmt_day
 
 CLASS_CHOICES = [(c.value, c.label) for c in PropertyClass]
 
@@ -61,7 +62,7 @@ class ImperviousSurvey(models.Model):
         ordering = ["-surveyed_on", "-id"]
 
     def __str__(self) -> str:
-        return f"{self.name} ({self.surveyed_on})"
+        return f"{self.name} ({fmt_day(self.surveyed_on)})"
 
 
 class ParcelImpervious(models.Model):

@@ -2,6 +2,9 @@ from __future__ import annotations
 
 from django import forms
 
+from stormwater.rules.calendar import fmt_day
+from stormwater.rules.money import fmt_usd
+
 from .models import AbatementGround, Disposition
 
 
@@ -34,7 +37,7 @@ class AbatementForm(forms.Form):
         super().__init__(*a, **kw)
         if bills:
             self.fields["bill"] = forms.ChoiceField(choices=[(b.number, f"{b.number} · {b.parcel.address} · "
-                                                                        f"${b.amount} issued {b.issue_date}")
+                                                                        f"{fmt_usd(b.amount)} issued {fmt_day(b.issue_date)}")
                                                              for b in bills], label="Bill")
 
 
