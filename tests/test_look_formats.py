@@ -26,6 +26,7 @@ BAD_FORMS = {
     # A "$" before a number that is not $1,234.56: "$70761.26", "$5", "$4.4312", "$-5.00", "$ 5", "$$5".
     "money": re.compile(r"\$(?=[\s$-]*\d)(?!\d{1,3}(?:,\d{3})*\.\d{2}(?!\d))"),
 }
+HUMAN_DATE_IN_URL = re.compile(r"\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?(?:\s|%20|\+)+\d")
 SKIP_TAGS = {"script", "style", "textarea", "code", "pre", "kbd", "samp", "template"}
 
 
@@ -36,10 +37,17 @@ class _Text(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.skip = 0
         self.parts: list[str] = []
+        self.machine: list[str] = []   # problems in what the browser reads: date inputs and links
 
     def handle_starttag(self, tag, attrs):
         if tag in SKIP_TAGS:
             self.skip += 1
+        a = dict(attrs)
+        if tag == "input" and a.get("type") in ("date", "datetime-local") and a.get("value"):
+            if not re.fullmatch(r"\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2})?)?", a["value"]):
+                self.machine.append(f"date input {a.get('name')!r} holds {a['value']!r}, not an ISO date")
+        if tag == "a" and a.get("href") and HUMAN_DATE_IN_URL.search(a["href"]):
+            self.machine.append(f"a link carries a date for people: {a['href']!r}")
 
     def handle_endtag(self, tag):
         if tag in SKIP_TAGS and self.skip:
@@ -54,6 +62,13 @@ def visible_text(html: str) -> str:
     p = _Text()
     p.feed(html)
     return " ".join(" ".join(p.parts).split())
+
+
+def machine_values(html: str) -> list[str]:
+    """Dates the browser reads must stay ISO: date inputs' values and links' query strings."""
+    p = _Text()
+    p.feed(html)
+    return p.machine
 
 
 def bad_forms(text: str) -> list[str]:
@@ -76,6 +91,14 @@ def test_the_scan_finds_the_other_forms(text, bad):
     assert [f.split(":")[0] for f in bad_forms(text)] == bad
 
 
+def test_the_scan_skips_form_values_and_code_but_not_dates_the_browser_reads():
+    html = ('<p>Due Dec 2, 2026</p><input type="date" name="on" value="2026-12-02"><textarea>2026-12-02</textarea>'
+            '<code>{"due": "2026-12-02"}</code><a href="/x/?as_of=2026-12-02">ok</a>')
+    assert bad_forms(visible_text(html)) == [] and machine_values(html) == []
+    broken = '<input type="date" name="on" value="Dec 2, 2026"><a href="/x/?as_of=Dec 2, 2026">x</a>'
+    assert len(machine_values(broken)) == 2
+
+
 def test_every_page_shows_one_date_and_one_money_format(client, look_town):
     findings, visited = [], set()
     for who, start in look_town.starts():
@@ -92,7 +115,7 @@ def test_every_page_shows_one_date_and_one_money_format(client, look_town):
         for path, name, status, html in crawl(fetch, start, per_name=3):
             assert status < 500, f"{who}: {path} answered {status}"
             visited.add(name)
-            for f in bad_forms(visible_text(html)):
+            for f in bad_forms(visible_text(html)) + machine_values(html):
                 findings.append(f"[{who or 'signed out'}] {path}\n    {f}")
     assert not findings, f"{len(findings)} other date/money forms on screen:\n" + "\n".join(findings[:80])
     missing = page_names() - visited - look_town.not_crawled()

@@ -106,6 +106,7 @@ MIDDLEWARE = [
     "stormwater.accounts.middleware.IdleTimeoutMiddleware",  # staff sessions end when idle (town.toml)
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "stormwater.web.security.ContentSecurityPolicyMiddleware",  # CSP, Referrer-Policy (docs/portal.md)
+    "stormwater.cases.middleware.CaseNumberRedirectMiddleware",  # old case numbers redirect (issue 16)
 ]
 
 ROOT_URLCONF = "stormwater.urls"
@@ -240,9 +241,14 @@ DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "stormwater@longmeadow
 TOWN_NAME = os.environ.get("TOWN_NAME", "Town of Longmeadow")
 
 # GIS maps: a background tile URL such as https://tile.openstreetmap.org/{z}/{x}/{y}.png (blank = none;
-# the maps draw the stored polygons and work offline without it), and its attribution text.
-GIS_TILE_URL = os.environ.get("GIS_TILE_URL", "")
-GIS_TILE_ATTRIBUTION = os.environ.get("GIS_TILE_ATTRIBUTION", "")
+# the maps draw the stored polygons and work offline without it), and its attribution text. In production the
+# default is MassGIS's statewide color orthophotos (USGS 2019, a free cached tile service, issue 16); set
+# GIS_TILE_URL= (empty) to draw without a basemap, or another service. Development and tests fetch no tiles.
+MASSGIS_ORTHO_TILES = ("https://tiles.arcgis.com/tiles/hGdibHYSPO59RG1h/arcgis/rest/services/USGS_Orthos_2019/"
+                       "MapServer/tile/{z}/{y}/{x}")
+GIS_TILE_URL = os.environ.get("GIS_TILE_URL", MASSGIS_ORTHO_TILES if PRODUCTION else "")
+GIS_TILE_ATTRIBUTION = os.environ.get("GIS_TILE_ATTRIBUTION",
+                                      "Imagery: MassGIS / USGS color orthophotos 2019" if GIS_TILE_URL else "")
 
 LOGGING = {
     "version": 1,

@@ -384,7 +384,7 @@ def inspection_report_file(*, project: ConstructionProject, report: ReportInput,
                 PunchItem.objects.create(project=p, inspection=insp, text=text.strip())
     day = timezone.localtime(insp.inspected_at).date()
     pdf = documents.inspection_report_pdf(insp)
-    doc = _keep_pdf(p, pdf, tag="inspection_report", title=f"Inspection report: {kind.label} ({day})",
+    doc = _keep_pdf(p, pdf, tag="inspection_report", title=f"Inspection report: {kind.label} ({show_day(day)})",
                     filename=f"{p.case.number}-inspection-{insp.pk}-{day}.pdf", acting_user=acting_user)
     insp.document = doc
     insp.save(update_fields=["document"])
@@ -520,7 +520,7 @@ def stop_work_issue(*, project: ConstructionProject, violations: list[Violation]
     order = StopWorkOrder.objects.create(project=p, issued_on=on, reason=reason)
     order.violations.set(violations)
     pdf = documents.stop_work_pdf(order)
-    order.document = _keep_pdf(p, pdf, tag="stop_work_order", title=f"Stop-work order ({on})",
+    order.document = _keep_pdf(p, pdf, tag="stop_work_order", title=f"Stop-work order ({show_day(on)})",
                                filename=f"{p.case.number}-stop-work-{on}.pdf", acting_user=acting_user)
     order.save(update_fields=["document"])
     _send_on_commit(project=p, subject=f"STOP-WORK ORDER {p.case.number}", body=reason,
@@ -563,7 +563,7 @@ def stop_work_lift(*, project: ConstructionProject, work_approved_note: str, act
                                            f"{on:%B %-d, %Y}: the violations are corrected and the work previously "
                                            f"completed is approved ({work_approved_note.strip()}). Work may resume."],
                                citation="Ch. 380 § 380-16 C(4)(e)[5].")
-    _keep_pdf(p, pdf, tag="stop_work_lifted", title=f"Stop-work order lifted ({on})",
+    _keep_pdf(p, pdf, tag="stop_work_lifted", title=f"Stop-work order lifted ({show_day(on)})",
               filename=f"{p.case.number}-stop-work-lifted-{on}.pdf", acting_user=acting_user)
     return order
 
@@ -583,7 +583,7 @@ def enforcement_refer(*, project: ConstructionProject, reason: str, acting_user,
                                    "The Town may pursue all civil and criminal remedies (§ 380-19) and use the surety "
                                    "to complete the work (§ 380-16 C(4)(e)[4], § 380-17 A)."],
                                citation="Ch. 380 § 380-16 C(4)(f)[2]; § 380-19.")
-    doc = _keep_pdf(p, pdf, tag="enforcement", title=f"Referral for enforcement ({on})",
+    doc = _keep_pdf(p, pdf, tag="enforcement", title=f"Referral for enforcement ({show_day(on)})",
                     filename=f"{p.case.number}-enforcement-{on}.pdf", acting_user=acting_user)
     return EnforcementReferral.objects.create(project=p, referred_on=on, reason=reason, document=doc)
 

@@ -108,3 +108,92 @@ def people(text):
         return "" if text is None else text
     s = _ISO_MOMENT.sub(_people_moment, str(text))
     return _BARE_DOLLARS.sub(lambda m: f"{m.group(1)}${int(m.group(2)):,}.{m.group(3)}", s)
+
+
+# ---- references: every record a page names is a link to its page (issue 16 "Record pages") ------------------
+# The page of each kind of case (cases.Case.kind → URL name); a waiver and a failure-to-maintain notice are shown
+# on their parent's page (a permit; a stewardship site) at the section named.
+CASE_PAGES = {"permit": ("permit_detail", ""), "construction": ("construction_detail", ""),
+              "stewardship": ("site_detail", ""), "credit": ("relief_detail", ""), "abatement": ("relief_detail", ""),
+              "appeal": ("relief_detail", ""), "lien_abatement": ("relief_detail", ""),
+              "waiver": ("permit_detail", "#waivers"), "maintenance": ("site_detail", "#notices")}
+
+
+def case_url(case) -> str:
+    """The page of a case (its parent's section for waivers and maintenance notices); "" if none."""
+    from django.urls import NoReverseMatch, reverse
+
+    name, anchor = CASE_PAGES.get(case.kind, ("", ""))
+    if not name:
+        return ""
+    number = case.parent.number if anchor and case.parent_id else case.number
+    try:
+        return reverse(name, args=[number]) + anchor
+    except NoReverseMatch:
+        return ""
+
+
+@register.simple_tag
+def case_ref(case, label: str = ""):
+    """``{% case_ref case %}`` → a link to the case's page, named by its number (or ``label``)."""
+    from django.utils.html import format_html
+
+    if case is None:
+        return ""
+    url = case_url(case)
+    text = label or case.number
+    return format_html('<a class="case-ref" href="{}">{}</a>', url, text) if url else text
+
+
+def _may_open_parcel(user, parcel) -> bool:
+    from stormwater.accounts.roles import Perm
+
+    if user is None or not user.is_authenticated:
+        return False
+    if user.can(Perm.PARCEL_VIEW_ALL):
+        return True
+    owner = getattr(parcel, "owner", None)
+    return owner is not None and owner.user_id == user.pk
+
+
+@register.simple_tag(takes_context=True)
+def parcel_ref(context, parcel, with_address: bool = True):
+    """``{% parcel_ref parcel %}`` → "01-02-3 · 12 Main St" linked to the parcel's page when the person may open
+    it (staff; an owner their own parcel); the public page of the parcel otherwise."""
+    from django.urls import reverse
+    from django.utils.html import format_html
+
+    if parcel is None:
+        return ""
+    text = f"{parcel.parcel_id} · {parcel.address}" if with_address and parcel.address else parcel.parcel_id
+    user = context.get("user")
+    name = "parcel_detail" if _may_open_parcel(user, parcel) else "portal_parcel"
+    return format_html('<a href="{}">{}</a>', reverse(name, args=[parcel.parcel_id]), text)
+
+
+@register.simple_tag
+def bill_ref(bill, label: str = ""):
+    from django.urls import reverse
+    from django.utils.html import format_html
+
+    if bill is None:
+        return ""
+    return format_html('<a href="{}">{}</a>', reverse("bill_detail", args=[bill.number]), label or bill.number)
+
+
+@register.simple_tag
+def account_ref(account, label: str = ""):
+    from django.urls import reverse
+    from django.utils.html import format_html
+
+    if account is None:
+        return ""
+    return format_html('<a href="{}">{}</a>', reverse("account_statement", args=[account.number]),
+                       label or account.number)
+
+
+@register.filter
+def can(user, perm: str) -> bool:
+    """``{% if user|can:"collect" %}``: the role table (accounts.roles) in a template, e.g. to link a reference
+    only for people who may open its page."""
+    return bool(user is not None and getattr(user, "is_authenticated", False) and user.can(perm))
