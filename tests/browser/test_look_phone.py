@@ -116,7 +116,7 @@ def test_every_page_fits_a_phone_with_44px_targets_and_no_axe_violation(browser,
                 pg.set_viewport_size({"width": PHONE[0], "height": PHONE[1]})
             return resp.status, final.split("?")[0], pg.content()
 
-        for path, name, status, _html in crawl(fetch, start, per_name=2):
+        for path, name, status, _html in crawl(fetch, start, per_name=look_town.browser_pages_per_name(who)):
             assert status < 500, f"{who}: {path} answered {status}"
             visited.add(name)
         assert not errors, f"{who}: script errors {errors}"

@@ -12,6 +12,8 @@
   function esc(s) { return String(s).replace(/[&<>"']/g, function (c) {
     return {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]; }); }
 
+  function narrowScreen() { return !!(window.matchMedia && window.matchMedia("(max-width: 40rem)").matches); }
+
   function baseMap(el) {
     var map = L.map(el, {zoomSnap: 0.25, maxZoom: 22});
     var url = el.getAttribute("data-tile-url");
@@ -42,7 +44,7 @@
         }}).addTo(map);
       overlays['<span style="color:' + color + '">■</span> ' + esc(name)] = g;
     });
-    L.control.layers(null, overlays, {collapsed: false}).addTo(map);
+    L.control.layers(null, overlays, {collapsed: narrowScreen()}).addTo(map);
     if (bounds && bounds.isValid()) { map.fitBounds(bounds, {padding: [20, 20]}); }
     if (data.survey) { el.setAttribute("data-survey", data.survey.name); }
     el.setAttribute("data-ready", "1");
@@ -137,8 +139,7 @@
     Object.keys(TOWN_LAYERS).forEach(function (k) {
       if (groups[k].getLayers().length) { groups[k].addTo(map); overlays[esc(TOWN_LAYERS[k])] = groups[k]; }
     });
-    L.control.layers(null, overlays, {collapsed: window.matchMedia && window.matchMedia("(max-width: 40rem)").matches})
-      .addTo(map);
+    L.control.layers(null, overlays, {collapsed: narrowScreen()}).addTo(map);
     var b = all.length ? L.featureGroup(all).getBounds() : null;
     if (b && b.isValid()) { map.fitBounds(b, {padding: [20, 20]}); } else { map.setView([42.05, -72.57], 13); }
     var status = document.getElementById("town-map-status");
