@@ -67,10 +67,13 @@ def url_name(path: str) -> str | None:
         return None
 
 
+REFERRER: dict[str, str] = {}  # path → the page whose link led the crawl there (for messages)
+
+
 def crawl(fetch: Callable[[str], tuple[int, str, str] | None], start: list[str], *, per_name: int = 2,
           limit: int = 400) -> Iterator[tuple[str, str | None, int, str]]:
     """Breadth-first over the site: ``fetch(path)`` → (status, final path, html) or None when it is not an HTML
-    page. Yields (path, url name, status, html) of every page fetched."""
+    page. Yields (path, url name, status, html) of every page fetched; ``REFERRER[path]`` is where its link was."""
     seen: set[str] = set()
     per: dict[str | None, int] = {}
     queue = deque(start)
@@ -94,6 +97,7 @@ def crawl(fetch: Callable[[str], tuple[int, str, str] | None], start: list[str],
         yield path, name, status, html
         for link in links(html, "http://testserver" + final):
             if link not in seen:
+                REFERRER.setdefault(link, path)
                 queue.append(link)
 
 

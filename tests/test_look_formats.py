@@ -12,7 +12,7 @@ import re
 from html.parser import HTMLParser
 
 import pytest
-from pagecrawl import crawl, page_names
+from pagecrawl import REFERRER, crawl, page_names
 
 pytestmark = pytest.mark.django_db
 
@@ -114,6 +114,8 @@ def test_every_page_shows_one_date_and_one_money_format(client, look_town):
 
         for path, name, status, html in crawl(fetch, start, per_name=3):
             assert status < 500, f"{who}: {path} answered {status}"
+            if status == 403:  # a link to a page the person may not open: offer only what one can use
+                findings.append(f"[{who}] {REFERRER.get(path)} links to {path}, which answers 403")
             visited.add(name)
             for f in bad_forms(visible_text(html)) + machine_values(html):
                 findings.append(f"[{who or 'signed out'}] {path}\n    {f}")

@@ -119,3 +119,17 @@ def test_the_case_numbers_legend_explains_every_prefix_once(client_for, personas
     html = client_for(personas["owner"]).get("/case-numbers/").content.decode()
     for p in prefixes:
         assert f"<td>{p}</td>" in html
+
+
+def test_error_pages_speak_plainly_and_offer_a_way_on(client_for, personas):
+    """A page one may not open, or that is not there, answers with the site's frame and a link home (not
+    Django's bare text); under /api/ the answer stays JSON."""
+    c = client_for(personas["inspector"])
+    missing = c.get("/permits/999999/")
+    assert missing.status_code == 404
+    body = missing.content.decode()
+    assert "Page not found" in body and reverse("home") in body and reverse("case_numbers") in body
+    refused = c.get(reverse("user_list"))
+    assert refused.status_code == 403
+    assert "Your role may not open this page" in refused.content.decode()
+    assert c.get("/api/no-such-thing/").json() == {"error": "not found"}

@@ -117,7 +117,11 @@ CRUMB_SKIP = {"fund_home"}
 
 def _view_allows(user, name: str) -> bool:
     """May ``user`` open the page named ``name``? The view's own ``require_perm`` (or ``public``) decides."""
-    cb = _callback(name)
+    return _func_allows(user, _callback(name))
+
+
+def _func_allows(user, cb) -> bool:
+    """May ``user`` open the page the view function ``cb`` draws (``require_perm`` or ``public``)?"""
     if cb is None:
         return False
     if getattr(cb, "is_public", False) or getattr(getattr(cb, "view_class", None), "is_public", False):
@@ -190,7 +194,7 @@ def breadcrumbs_for(user, path: str) -> list[dict]:
         name = match.url_name
         if not name or name in CRUMB_SKIP or name == "home":
             continue
-        if sub != path and not _view_allows(user, name):
+        if sub != path and not _func_allows(user, match.func):  # a record's page needs its kwargs: ask its view
             continue
         label = _crumb_label(name, match.kwargs, parts[i - 1])
         if crumbs and crumbs[-1]["label"] == label:
