@@ -232,3 +232,24 @@ def look_town(db, settings, tmp_path):
     settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
     demo_load(parcels=60)
     return LookTown({u.username: u for u in User.objects.all()})
+@pytest.fixture
+def add_parcels(town):
+    """add_parcels(n, prefix=…, owner=…, **fields) → n more parcels (houses with 3,000 ft² of impervious
+    area in the town's survey, each with its own owner unless one is given): the "200 records" of the
+    query-count tests."""
+    from stormwater.parcels.models import Owner, Parcel, ParcelImpervious
+
+    def _add(n: int, *, prefix: str = "M", owner=None, imp=Decimal(3000), **fields):
+        start = Parcel.objects.filter(parcel_id__startswith=f"{prefix}-").count()
+        owners = [owner] * n if owner is not None else Owner.objects.bulk_create(
+            Owner(name=f"{prefix} Owner {start + i}", mailing_address=f"{start + i} Main St\nLongmeadow, MA 01106")
+            for i in range(n))
+        kw = {"land_use_code": "101", "dwelling_units": 1, "lot_sqft": Decimal(10000), **fields}
+        parcels = Parcel.objects.bulk_create(
+            Parcel(parcel_id=f"{prefix}-{start + i:05d}", address=f"{start + i} Main St", owner=owners[i], **kw)
+            for i in range(n))
+        if imp is not None:
+            ParcelImpervious.objects.bulk_create(
+                ParcelImpervious(survey=town["survey"], parcel=p, impervious_sqft=imp) for p in parcels)
+        return parcels
+    return _add

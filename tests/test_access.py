@@ -38,7 +38,13 @@ PUBLIC = {"login", "logout", "healthz",
           # credits — the public facts the fee is computed from; never owner names, bills or cases.
           "portal_home", "portal_parcel_search", "portal_parcel", "portal_parcel_geojson", "portal_signup",
           # The JSON API's contract (issue 15): the OpenAPI document and its reference page describe the API.
-          "api_openapi", "api_docs"}
+          "api_openapi", "api_docs",
+          # A person's work queue as an iCalendar feed (issue 16): calendar clients send no cookie, so the secret,
+          # revocable link is the credential (stormwater.workqueue.selectors.calendar_feed_user; 404 otherwise).
+          "work_queue_ical",
+          # The inspector's phone pages (issue 18): the service worker script and the web app manifest are static
+          # code and a static description (scope /field/); they read no records. Every field page itself is guarded.
+          "field_service_worker", "field_manifest"}
 
 
 def test_only_the_expected_urls_are_public():

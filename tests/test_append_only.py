@@ -32,16 +32,17 @@ def test_every_append_only_table_has_its_triggers(db):
     assert missing == []
 
 
-def test_no_append_only_table_has_a_conditional_unique_constraint():
-    """The SQLite guard against INSERT OR REPLACE checks every unique key of the table; a unique constraint with a
-    condition (or an expression) is not among them — give the guard its condition before adding one."""
+def test_no_append_only_table_has_a_unique_expression():
+    """The SQLite guard against INSERT OR REPLACE checks every unique key of the table, a conditional one with its
+    condition (appendonly.conditional_unique_keys); a unique constraint on an expression it cannot check — give
+    the guard a way to before adding one."""
     from django.apps import apps
     from django.db.models import UniqueConstraint
 
     from stormwater.appendonly import AppendOnlyModel
 
     odd = [f"{m._meta.db_table}.{c.name}" for m in apps.get_models() if issubclass(m, AppendOnlyModel)
-           for c in m._meta.constraints if isinstance(c, UniqueConstraint) and (c.condition or c.contains_expressions)]
+           for c in m._meta.constraints if isinstance(c, UniqueConstraint) and c.contains_expressions]
     assert odd == []
 
 
@@ -131,6 +132,22 @@ def test_sqlite_refuses_a_replace_through_another_unique_key(billed):
     before, n = _first("utility_bill"), _count("utility_bill")
     assert "append-only" in _refused(*_replace_sql("utility_bill", {**before, "id": None, "amount": "0.01"}))
     assert _first("utility_bill") == before and _count("utility_bill") == n
+
+
+@sqlite_only
+def test_sqlite_refuses_a_replace_through_a_conditional_unique_key(billed):
+    """One charge per installment (a partial unique index: kind = 'charge'): a REPLACE of a new charge for a charged
+    installment would delete the old charge; refused. A reversal of that installment (outside the condition) is
+    an ordinary insert and goes in."""
+    charge = _first("utility_ledgerentry")
+    assert charge["kind"] == "charge" and charge["installment_id"]
+    n = _count("utility_ledgerentry")
+    assert "append-only" in _refused(*_replace_sql("utility_ledgerentry", {**charge, "id": None, "amount": "0.01"}))
+    assert _first("utility_ledgerentry") == charge and _count("utility_ledgerentry") == n
+    with connection.cursor() as c:
+        c.execute(*_replace_sql("utility_ledgerentry", {**charge, "id": None, "kind": "reversal",
+                                                        "amount": f"-{charge['amount']}", "reverses_id": charge["id"]}))
+    assert _count("utility_ledgerentry") == n + 1
 
 
 def test_ordinary_inserts_still_work(billed):

@@ -56,6 +56,10 @@ def test_issue_a_bill_run_from_the_web_then_open_bill_pdf_and_exports(client_for
     assert r.status_code == 302 and r.url == f"/bill-runs/{run.pk}/"
     detail = c.get(r.url).content.decode()
     assert "Not billed: needs staff" in detail and "03-01-1" in detail
+    # The run is a proof until approved (issue 16); the Collector approves it from the same page.
+    assert "This is a proof" in detail and "Approve and issue 8 bills" in detail
+    assert c.post(f"/bill-runs/{run.pk}/approve/").status_code == 302
+    assert "Issued" in c.get(r.url).content.decode()
     bill = Bill.objects.get(parcel=town["shops"])
     pdf = c.get(f"/bills/{bill.number}/pdf/")
     assert pdf.status_code == 200 and pdf["Content-Type"] == "application/pdf" and pdf.content[:5] == b"%PDF-"
@@ -63,14 +67,14 @@ def test_issue_a_bill_run_from_the_web_then_open_bill_pdf_and_exports(client_for
         text = subprocess.run(["pdftotext", "-", "-"], input=pdf.content, capture_output=True).stdout.decode()
         for part in ("Shops LLC", "2,828.11", "59 ERUs", bill.number, "Oct 15, 2026"):
             assert part in text, part
-    csv = c.get(f"/bill-runs/{run.pk}/export.csv").content.decode().splitlines()
+    csv = c.get(f"/bill-runs/{run.pk}/export.csv").getvalue().decode().splitlines()
     assert csv[0].startswith("bill_number,account,parcel_id")
     assert len(csv) - 1 == sum(b.installments.count() for b in Bill.objects.all())
     xlsx = c.get(f"/bill-runs/{run.pk}/export.xlsx")
     from io import BytesIO
 
     from openpyxl import load_workbook
-    ws = load_workbook(BytesIO(xlsx.content)).active
+    ws = load_workbook(BytesIO(xlsx.getvalue())).active
     rows = list(ws.iter_rows(values_only=True))
     assert rows[0][0] == "bill_number" and len(rows) == len(csv)
     # Re-running from the web bills nothing twice.

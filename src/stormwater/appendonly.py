@@ -40,16 +40,56 @@ def unique_column_sets(model) -> list[tuple[str, ...]]:
     return list(dict.fromkeys(sets))
 
 
-def sqlite_create_sql(table: str, unique_sets: list[tuple[str, ...]] | None = None) -> list[str]:
+def conditional_unique_keys(model, connection=None) -> list[tuple[tuple[str, ...], str]]:
+    """(columns, condition as SQL over the table's unqualified columns) of each unique constraint with a
+    condition (a partial unique index, e.g. one charge per installment), for the INSERT OR REPLACE guard: REPLACE
+    resolves a conflict on a partial unique index too. A unique constraint on expressions is not supported."""
+    from django.db import connection as default_connection
+    from django.db.models import UniqueConstraint
+    from django.db.models.sql.query import Query
+
+    connection = connection or default_connection
+    out = []
+    for c in model._meta.constraints:
+        if not isinstance(c, UniqueConstraint) or c.condition is None:
+            continue
+        if c.contains_expressions:
+            raise ValueError(f"{model._meta.db_table}.{c.name}: no INSERT OR REPLACE guard for a unique expression")
+        query = Query(model=model, alias_cols=False)
+        where = query.build_where(c.condition)
+        sql, params = where.as_sql(query.get_compiler(connection=connection), connection)
+        editor = connection.schema_editor()
+        out.append((tuple(model._meta.get_field(n).column for n in c.fields),
+                    sql % tuple(editor.quote_value(p) for p in params)))
+    return out
+
+
+def _on_new(condition: str, columns) -> str:
+    """``condition`` (unqualified quoted columns) about the row being inserted: each column as NEW.column."""
+    for col in sorted(columns, key=len, reverse=True):
+        condition = condition.replace(_q(col), f"NEW.{_q(col)}")
+    return condition
+
+
+def sqlite_create_sql(table: str, unique_sets: list[tuple[str, ...]] | None = None,
+                      conditional: list[tuple[tuple[str, ...], str]] = (), all_columns=()) -> list[str]:
     t = _q(table)
     sql = [f"CREATE TRIGGER {_q(f'{table}_no_{op.lower()}')} BEFORE {op} ON {t} "
            f"BEGIN SELECT RAISE(ABORT, '{APPEND_ONLY_MESSAGE}'); END;" for op in ("UPDATE", "DELETE")]
-    exists = " OR ".join(
-        f"EXISTS (SELECT 1 FROM {t} WHERE " + " AND ".join(f"{_q(c)} = NEW.{_q(c)}" for c in cols) + ")"
-        for cols in (unique_sets or [("id",)]))
-    sql.append(f"CREATE TRIGGER {_q(f'{table}_no_replace')} BEFORE INSERT ON {t} WHEN {exists} "
+    match = lambda cols: " AND ".join(f"{_q(c)} = NEW.{_q(c)}" for c in cols)  # noqa: E731
+    exists = [f"EXISTS (SELECT 1 FROM {t} WHERE {match(cols)})" for cols in (unique_sets or [("id",)])]
+    # A partial unique key conflicts only when both the existing row and the new one meet its condition.
+    exists += [f"(({_on_new(cond, all_columns)}) AND EXISTS (SELECT 1 FROM {t} WHERE {match(cols)} AND ({cond})))"
+               for cols, cond in conditional]
+    sql.append(f"CREATE TRIGGER {_q(f'{table}_no_replace')} BEFORE INSERT ON {t} WHEN {' OR '.join(exists)} "
                f"BEGIN SELECT RAISE(ABORT, '{REPLACE_MESSAGE}'); END;")
     return sql
+
+
+def sqlite_guard_sql(table: str, model, connection=None) -> list[str]:
+    """The SQLite triggers of ``model``'s table: every unique key, conditional ones with their condition."""
+    return sqlite_create_sql(table, unique_column_sets(model), conditional_unique_keys(model, connection),
+                             [f.column for f in model._meta.concrete_fields])
 
 
 def sqlite_drop_sql(table: str) -> list[str]:
@@ -76,7 +116,8 @@ def postgres_drop_trigger_sql(table: str) -> list[str]:
 
 def _create_sql(connection, table: str, model=None) -> list[str]:
     if connection.vendor == "sqlite":
-        return sqlite_drop_sql(table) + sqlite_create_sql(table, unique_column_sets(model) if model else None)
+        return sqlite_drop_sql(table) + (sqlite_guard_sql(table, model, connection) if model
+                                         else sqlite_create_sql(table))
     if connection.vendor == "postgresql":
         return postgres_create_sql(table)
     return []

@@ -87,6 +87,7 @@ INSTALLED_APPS = [
     "stormwater.portal",
     "stormwater.notices",
     "stormwater.web",
+    "stormwater.workqueue",  # issue 16: after every app whose workqueue.py it imports (WorkqueueConfig.ready)
     # Background jobs (docs/jobs.md): Django's task API and its database backend, our Job records on top.
     "django_tasks",
     "django_tasks_db",
@@ -97,6 +98,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    "stormwater.web.nulguard.NulParameterMiddleware",  # NUL in a parameter → 400 (PostgreSQL cannot store it)
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",

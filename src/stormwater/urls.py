@@ -29,6 +29,11 @@ urlpatterns = [
     path("bill-runs/", utility_views.bill_run_list, name="bill_run_list"),
     path("bill-runs/new/", utility_views.bill_run_new, name="bill_run_new"),
     path("bill-runs/<int:run_id>/", utility_views.bill_run_detail, name="bill_run_detail"),
+    path("bill-runs/<int:run_id>/prepare/", utility_views.bill_run_prepare_view, name="bill_run_prepare"),
+    path("bill-runs/<int:run_id>/approve/", utility_views.bill_run_approve_view, name="bill_run_approve"),
+    path("bill-runs/<int:run_id>/discard/", utility_views.bill_run_discard_view, name="bill_run_discard"),
+    path("bill-runs/<int:run_id>/void/", utility_views.bill_run_void_view, name="bill_run_void"),
+    path("bill-runs/<int:run_id>/mailed/", utility_views.bill_run_mailed_view, name="bill_run_mailed"),
     re_path(r"^bill-runs/(?P<run_id>\d+)/export\.(?P<fmt>csv|xlsx)$", utility_views.bill_run_export,
             name="bill_run_export"),
     path("bills/", utility_views.bill_list, name="bill_list"),
@@ -47,6 +52,9 @@ urlpatterns = [
     path("api/bills/<str:number>/", utility_api.api_bill_detail, name="api_bill_detail"),
     path("api/bill-runs/", utility_api.api_bill_run_issue, name="api_bill_run_issue"),
     path("api/bill-runs/<int:run_id>/", utility_api.api_bill_run_detail, name="api_bill_run_detail"),
+    path("api/bill-runs/<int:run_id>/approve/", utility_api.api_bill_run_approve, name="api_bill_run_approve"),
+    path("api/bill-runs/<int:run_id>/void/", utility_api.api_bill_run_void, name="api_bill_run_void"),
+    path("api/bill-runs/<int:run_id>/discard/", utility_api.api_bill_run_discard, name="api_bill_run_discard"),
     # Engineering review (issue 7): spread, not include(), so each pattern is checked by test_access
     *review_urls.urlpatterns,
     # Apps with their own URL modules
@@ -85,6 +93,11 @@ urlpatterns += workbench_urlpatterns
 # Background jobs (stormwater.jobs, issue 15): the job pages and /api/jobs/; spread in, flat checked URLPatterns.
 from stormwater.jobs.urls import urlpatterns as jobs_urlpatterns  # noqa: E402
 urlpatterns += jobs_urlpatterns
+
+# The work queue (stormwater.workqueue, issue 16): every app's clocks for each role, as a page, JSON and a
+# calendar feed; spread in, flat checked URLPatterns.
+from stormwater.workqueue.urls import urlpatterns as workqueue_urlpatterns  # noqa: E402
+urlpatterns += workqueue_urlpatterns
 
 # The e-mail outbox for staff (stormwater.notices): notices to check; spread in, flat checked URLPatterns.
 from stormwater.notices.urls import urlpatterns as notices_urlpatterns  # noqa: E402

@@ -29,12 +29,14 @@ def test_staff_find_a_parcel_see_why_issue_a_run_open_a_pdf(page, live_server, d
     shot("03-parcel")
 
     menu(page, "Bill runs")
-    page.get_by_role("link", name="Issue a bill run").click()
+    page.get_by_role("link", name="Prepare a bill run").click()
     page.get_by_label("Fiscal year (FY)").fill("2027")
     page.get_by_label("Issue date").fill("2026-09-15")
-    page.get_by_role("button", name="Issue bills").click()
+    page.get_by_role("button", name="Prepare the proof").click()
     page.get_by_role("heading", name=re.compile("Bill run FY2027")).wait_for()
+    # Staff prepare the proof (issue 16); a Collector approves it (tests/browser/test_bill_run_flow.py).
     assert "Not billed: needs staff" in page.locator("main").inner_text()
+    assert "This is a proof" in page.locator("main").inner_text()
     shot("04-run")
     page.get_by_role("link", name=re.compile(r"^FY2027-")).first.click()
     page.get_by_role("heading", name=re.compile("^Bill FY2027-")).wait_for()

@@ -102,7 +102,9 @@ def test_done_when(project, approved, personas, at, settings, django_capture_on_
     text = pdftext(storm_insp.document.file.open("rb").read())
     assert "Silt fence down" in text and "CPESC #1234" in text and "0.62" in text and "2026-04-21" in text.replace(
         "April 21, 2026", "2026-04-21")
-    assert csel.next_due(project).due_on == date(2026, 5, 12)  # 14 days from the storm inspection
+    # 14 days from the inspection before the start (04-21): the storm inspection does not move the routine schedule
+    # (CGP 2022 Part 4.2(b); issue 18 — this line used to expect 05-12, 14 days from the storm inspection)
+    assert csel.next_due(project).due_on == date(2026, 5, 5)
     sent = [m for m in mail.outbox if "Inspection report" in m.subject]
     assert sent and {"director@longmeadow.example", "olivia@example.org"} <= set(sent[-1].to)
 

@@ -71,3 +71,28 @@ def test_out_of_range_inputs_raise(kwargs, field):
     with pytest.raises(ValueError) as e:
         scs_unit_hydrograph_runoff(**args)
     assert str(e.value).startswith(field + ":"), str(e.value)
+
+
+def test_the_convolution_puts_the_response_at_the_start_of_the_excess_step():
+    """Issue 19: peak times were one step late.
+
+    Hand check: an excess of 1 in during the second step (0.1-0.2 h) convolved with the unit
+    hydrograph [0, 2, 4, 2, 0] cfs/in (ordinates at 0, 0.1, … 0.4 h after the excess begins) gives
+    [0, 0, 2, 4, 2, 0] cfs: the peak (4 cfs) at 0.1 + 0.2 = 0.3 h, index 3 -- not index 4.
+    """
+    from stormwater.engineering.hydrograph import unit_hydrograph_convolve
+
+    assert unit_hydrograph_convolve([0.0, 1.0], [0.0, 2.0, 4.0, 2.0, 0.0]) == [0.0, 0.0, 2.0, 4.0, 2.0, 0.0]
+
+
+def test_the_first_runoff_step_responds_one_step_after_the_storm_starts():
+    """With CN 100 every drop runs off, so the first step's excess e0 = P × F(0.1 h) exists at once;
+    its response one step later is e0 × u1 (u1 the unit hydrograph ordinate at ΔD). Today's
+    indexing left flows[1] at zero and moved everything one step late."""
+    from stormwater.engineering.hydrograph import incremental_runoff_in
+
+    h = scs_unit_hydrograph_runoff(drainage_area_acres=640, curve_number=100, tc_hr=1.0, rainfall_in=5.0, dt_hr=0.1)
+    e0 = incremental_runoff_in(5.0, 100, "III", 0.1)[0]
+    uh = nrcs_unit_hydrograph_cfs_per_in(1.0, 1.0, 0.1)
+    assert e0 > 0
+    assert h.flows_cfs[1] == pytest.approx(e0 * uh[1])

@@ -108,3 +108,25 @@ def test_out_of_range_inputs_raise(call, field):
     with pytest.raises(ValueError) as e:
         call()
     assert str(e.value).startswith(field + ":"), str(e.value)
+
+
+def test_the_pfds_header_gives_the_site_and_its_distance_from_longmeadow(sunapee):
+    """Issue 19: any PFDS file was accepted. § 380-11 A(2)(a) asks for Atlas 14 data *for Longmeadow*.
+
+    Hand check (haversine, R = 3,958.8 mi), Longmeadow (42.05° N, 72.583° W) to Mt Sunapee NH
+    (43.3402° N, 72.0720° W): Δφ = 1.2902° = 0.022518 rad, Δλ = 0.511° = 0.008919 rad;
+    a = sin²(Δφ/2) + cos 42.05° cos 43.3402° sin²(Δλ/2) = 1.2677e-4 + 0.74279 × 0.72723 × 1.9886e-5
+      = 1.3751e-4; d = 2 R asin(√a) = 2 × 3,958.8 × 0.011727 = 92.8 mi.
+    """
+    from stormwater.engineering.rainfall import great_circle_distance_mi, pfds_site_coordinates
+
+    for p in sunapee:  # the degree sign in ISO-8859-1, in UTF-8, and after an Excel re-save
+        assert pfds_site_coordinates(p) == (43.3402, -72.072)
+    assert great_circle_distance_mi(42.05, -72.583, 43.3402, -72.072) == pytest.approx(92.8, abs=0.05)
+    newer = read_pfds_csv("Point precipitation frequency estimates (inches)\nNOAA Atlas 14 Volume 10 Version 3\n"
+                          "Latitude: 42.0453 Degree\nLongitude: -72.5661 Degree\n\n"
+                          "PRECIPITATION FREQUENCY ESTIMATES\nby duration for ARI (years):, 2\n24-hr:, 3.2\n")
+    assert pfds_site_coordinates(newer) == (42.0453, -72.5661)
+    assert pfds_site_coordinates(read_pfds_csv("Point precipitation frequency estimates (inches)\nx\n\n"
+                                               "PRECIPITATION FREQUENCY ESTIMATES\nby duration for ARI (years):, 2\n"
+                                               "24-hr:, 3.2\n")) is None

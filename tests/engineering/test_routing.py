@@ -122,3 +122,54 @@ def test_out_of_range_inputs_raise(call, field):
     with pytest.raises(ValueError) as e:
         call()
     assert str(e.value).startswith(field + ":"), str(e.value)
+
+
+# --- issue 19: what leaves by which route --------------------------------------------------------
+
+FOREBAY = StageStorage((0.0, 2.0, 3.0), (0.0, 1800.0, 2800.0))
+FOREBAY_WEIR = {"weir": RectangularWeir(2.0, 4.0, 3.33)}
+# 0.1-h steps, 0-2-4-6-4-2-0 cfs: (2 + 4 + 6 + 4 + 2) × 0.1 h × 3600 s/h = 6,480 ft³ in.
+FOREBAY_INFLOW = Hydrograph(0.1, (0.0, 2.0, 4.0, 6.0, 4.0, 2.0, 0.0))
+
+
+def test_a_forebay_started_empty_keeps_its_dead_storage_and_releases_the_rest():
+    """Water below the lowest outlet of a basin that does not infiltrate never leaves.
+
+    Hand check: 6,480 ft³ flow in; the first 1,800 ft³ fill the forebay to the weir crest (2.0 ft)
+    and stay there; the weir passes 6,480 − 1,800 = 4,680 ft³; nothing infiltrates (no exfiltration
+    outlet); 1,800 ft³ remain at the end.
+    """
+    r = storage_indication_route(FOREBAY_INFLOW, FOREBAY, FOREBAY_WEIR, tail_hr=24)
+    assert r.start_storage_cuft == 0.0
+    assert r.end_storage_cuft == pytest.approx(1800.0, abs=1.0)
+    assert r.outlet_volumes_cuft == {"weir": pytest.approx(4680.0, abs=1.0)}
+    assert r.outflow.volume_cuft == pytest.approx(4680.0, abs=1.0)
+
+
+def test_a_forebay_started_full_to_its_weir_passes_everything():
+    """Started at the weir crest (2.0 ft, 1,800 ft³ stored): 6,480 ft³ in, 6,480 ft³ over the weir,
+    the forebay ends where it started (1,800 ft³)."""
+    r = storage_indication_route(FOREBAY_INFLOW, FOREBAY, FOREBAY_WEIR, initial_stage_ft=2.0, tail_hr=24)
+    assert r.start_storage_cuft == 1800.0
+    assert r.outlet_volumes_cuft["weir"] == pytest.approx(6480.0, abs=1.0)
+    assert r.end_storage_cuft == pytest.approx(1800.0, abs=1.0)
+
+
+def test_per_route_volumes_close_the_water_balance_exactly():
+    """start storage + inflow = Σ route volumes + end storage, route by route (no residual).
+
+    An exfiltration-only basin (2 in/hr over 1,000 ft², i.e. 2/12/3600 × 1,000 = 0.0463 cfs) receives
+    0-1-1-0 cfs at 0.1-h steps = 2 × 360 = 720 ft³; everything leaves by infiltration within 10 h
+    (720 / 0.0463 / 3600 = 4.32 h), so the exfiltration route carries 720 ft³. Summing the device's
+    flow at each step's stage counts the full rate on steps where the water only touches the bottom;
+    the routed flows must be the ones continuity used.
+    """
+    basin = StageStorage((0.0, 2.0), (0.0, 2000.0))
+    inflow = Hydrograph(0.1, (0.0, 1.0, 1.0, 0.0))
+    r = storage_indication_route(inflow, basin, {"bottom": Exfiltration(0.0, 2.0, 1000.0)}, tail_hr=10)
+    assert r.outlet_volumes_cuft["bottom"] == pytest.approx(720.0, abs=0.5)
+    dt_s = 0.1 * 3600
+    assert sum(r.outlet_flows_cfs["bottom"]) * dt_s == pytest.approx(720.0, abs=0.5)
+    for res, infl in ((storage_indication_route(_inflow(), BASIN, OUTLETS), _inflow()), (r, inflow)):
+        routed = sum(res.outlet_volumes_cuft.values())
+        assert res.start_storage_cuft + infl.volume_cuft == pytest.approx(routed + res.end_storage_cuft, abs=1e-6 * infl.volume_cuft)

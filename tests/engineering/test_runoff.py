@@ -148,3 +148,21 @@ def test_out_of_range_inputs_raise_value_error_naming_the_field(call, field):
     with pytest.raises(ValueError) as e:
         call()
     assert str(e.value).startswith(field + ":"), str(e.value)
+
+
+def test_pervious_and_impervious_computed_separately():
+    """Issue 19 / HydroCAD "Weighted-Q": each part's runoff by its own CN, then area-weighted.
+
+    Hand check, half impervious (CN 98), half open space in good condition on HSG B (CN 61), P = 3 in:
+    weighted CN = (98 + 61) / 2 = 79.5, S = 1000/79.5 − 10 = 2.579 in, Ia = 0.516 in,
+    Q = (3 − 0.516)² / (3 + 0.8 × 2.579) = 6.170 / 5.063 = 1.22 in.
+    Separately: CN 98: S = 0.204, Q = (3 − 0.041)² / (3 + 0.163) = 2.768 in; CN 61: S = 6.393, Ia = 1.279,
+    Q = 1.721² / (3 + 5.115) = 0.365 in; (2.768 + 0.365) / 2 = 1.57 in.
+    """
+    from stormwater.engineering.runoff import runoff_depth_separate_in
+
+    parts = [(1.0, 98), (1.0, 61)]
+    assert runoff_depth_in(3.0, weighted_curve_number(parts)) == pytest.approx(1.219, abs=0.0005)
+    assert runoff_depth_separate_in(3.0, parts) == pytest.approx(1.567, abs=0.0005)
+    with pytest.raises(ValueError, match="^parts:"):
+        runoff_depth_separate_in(3.0, [])

@@ -61,7 +61,7 @@ def test_paved_flow_is_faster_than_unpaved():
     (lambda: sheet_flow_travel_time_hr(0.24, 301, 3.6, 0.01), "length_ft"),
     (lambda: sheet_flow_travel_time_hr(0.24, 100, 0, 0.01), "rainfall_2yr_24hr_in"),
     (lambda: sheet_flow_travel_time_hr(2.0, 100, 3.6, 0.01), "manning_n"),
-    (lambda: shallow_concentrated_velocity_fps(0.001, "paved"), "slope_ft_per_ft"),
+    (lambda: shallow_concentrated_velocity_fps(0.0, "paved"), "slope_ft_per_ft"),
     (lambda: shallow_concentrated_velocity_fps(0.01, "gravel"), "surface"),
     (lambda: channel_flow_travel_time_hr(100, 0, 10, 0.01, 0.03), "flow_area_sqft"),
     (lambda: time_of_concentration_hr([ShallowConcentratedFlow(100, 0.01, "paved"), SheetFlow(0.24, 50, 3, 0.01)]),
@@ -71,3 +71,19 @@ def test_out_of_range_inputs_raise(call, field):
     with pytest.raises(ValueError) as e:
         call()
     assert str(e.value).startswith(field + ":"), str(e.value)
+
+
+def test_a_flat_parking_lot_uses_the_figure_3_1_equation_below_its_range_and_says_so():
+    """Issue 19: slope under 0.005 ft/ft refused the whole plan.
+
+    Figure 3-1 is drawn for 0.005-0.5 ft/ft; its Appendix F equations are Manning's equation with a
+    fixed n and hydraulic radius (paved: n 0.025, r 0.2 ft), which holds at any slope. Hand check,
+    paved, s = 0.003 ft/ft, L = 200 ft: V = 20.3282 × 0.003^0.5 = 20.3282 × 0.054772 = 1.1134 ft/s;
+    Tt = 200 / (3600 × 1.1134) = 0.0499 h.
+    """
+    from stormwater.engineering.tc import shallow_concentrated_outside_figure
+
+    assert shallow_concentrated_velocity_fps(0.003, "paved") == pytest.approx(1.1134, abs=5e-5)
+    assert shallow_concentrated_travel_time_hr(200, 0.003, "paved") == pytest.approx(0.0499, abs=5e-5)
+    assert shallow_concentrated_outside_figure(0.003) and not shallow_concentrated_outside_figure(0.01)
+    assert shallow_concentrated_outside_figure(0.6)

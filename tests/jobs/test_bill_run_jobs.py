@@ -111,22 +111,22 @@ def test_the_export_jobs_write_the_same_rows_as_the_download(client_for, persona
         j.refresh_from_db()
         assert j.state == "succeeded", j.error
     got = b"".join(c.get(f"/jobs/{csv_job.pk}/file").streaming_content).decode()
-    assert got == c.get(f"/bill-runs/{run.pk}/export.csv").content.decode()
+    assert got == c.get(f"/bill-runs/{run.pk}/export.csv").getvalue().decode()
     assert csv_job.result["rows"] == Installment.objects.filter(bill__run=run).count()
     from openpyxl import load_workbook
 
     wb = load_workbook(io.BytesIO(b"".join(c.get(f"/jobs/{xlsx_job.pk}/file").streaming_content)))
     assert wb.active.max_row == csv_job.result["rows"] + 1
     ws_rows = list(csv.reader(io.StringIO(b"".join(c.get(f"/jobs/{ws_job.pk}/file").streaming_content).decode())))
-    assert ws_rows == list(csv.reader(io.StringIO(c.get(f"/bill-runs/{run.pk}/water-sewer.csv").content.decode())))
+    assert ws_rows == list(csv.reader(io.StringIO(c.get(f"/bill-runs/{run.pk}/water-sewer.csv").getvalue().decode())))
 
 
 def test_an_excel_file_starts_a_new_sheet_before_the_row_limit(tmp_path):
     from openpyxl import load_workbook
 
-    from stormwater.jobs.files import write_xlsx
+    from stormwater.web.files import xlsx_write  # the one writer: web downloads and jobs
 
-    n = write_xlsx(tmp_path / "x.xlsx", "FY2027", ["a", "amount"], ([i, "1.50"] for i in range(7)),
+    n = xlsx_write(tmp_path / "x.xlsx", "FY2027", ["a", "amount"], ([i, "1.50"] for i in range(7)),
                    frozenset({"amount"}), max_rows=3)
     wb = load_workbook(tmp_path / "x.xlsx")
     assert n == 7 and wb.sheetnames == ["FY2027", "FY2027 (2)", "FY2027 (3)", "FY2027 (4)"]

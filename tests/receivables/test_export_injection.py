@@ -56,7 +56,7 @@ def evil_town(town, resolution):
 
 
 def _xlsx_rows(resp):
-    ws = load_workbook(BytesIO(resp.content)).active
+    ws = load_workbook(BytesIO(resp.getvalue())).active
     return [[c for c in row] for row in ws.iter_rows(min_row=2)]
 
 
@@ -68,7 +68,7 @@ def _no_formula(cells):
 def test_bill_run_exports_write_owner_text_as_text(client_for, personas, evil_town):
     c = client_for(personas["collector"])
     run = BillRun.objects.get()
-    csv = c.get(f"/bill-runs/{run.pk}/export.csv").content.decode()
+    csv = c.get(f"/bill-runs/{run.pk}/export.csv").getvalue().decode()
     shops = [ln for ln in csv.splitlines() if ",02-01-1," in ln]
     assert shops and all('"\'=HYPERLINK(' in ln and "'@SUM(1+1)" in ln for ln in shops)
     assert not any(f",{x}" in csv for x in ("=HYPERLINK", '"=HYPERLINK', "@SUM"))
@@ -81,7 +81,7 @@ def test_bill_run_exports_write_owner_text_as_text(client_for, personas, evil_to
 
 def test_water_sewer_import_writes_owner_text_as_text(client_for, personas, evil_town):
     run = BillRun.objects.get()
-    lines = client_for(personas["collector"]).get(f"/bill-runs/{run.pk}/water-sewer.csv").content.decode().splitlines()
+    lines = client_for(personas["collector"]).get(f"/bill-runs/{run.pk}/water-sewer.csv").getvalue().decode().splitlines()
     assert len(lines) == 3 and all('"\'=HYPERLINK(' in ln for ln in lines[1:])
 
 
@@ -94,8 +94,30 @@ def test_commitment_exports_write_owner_text_as_text(client_for, personas, evil_
         com = commitment_create(tax_fiscal_year=2028, committed_on=date(2026, 11, 17), demands=[demand],
                                 acting_user=None)
         c = client_for(personas["collector"])
-        csv = c.get(f"/collections/commitments/{com.pk}/export.csv").content.decode().splitlines()
+        csv = c.get(f"/collections/commitments/{com.pk}/export.csv").getvalue().decode().splitlines()
         assert '"\'=HYPERLINK(' in csv[1]
         rows = _xlsx_rows(c.get(f"/collections/commitments/{com.pk}/export.xlsx"))
     assert _no_formula([cell for row in rows for cell in row]) == []
     assert rows[0][2].value == "'" + EVIL_NAME and rows[0][7].data_type == "n" and rows[0][7].value > 0
+
+
+def test_the_export_jobs_write_owner_text_as_text(client_for, personas, evil_town, run_worker, settings):
+    """The bill run's files made as jobs (jobs/kinds/exports.py) go through the same writer as the downloads:
+    the job's CSV, Excel and water/sewer import neutralise formulas too."""
+    from stormwater.jobs.services import job_start
+
+    run = BillRun.objects.get()
+    jobs = [job_start(kind="bill_run_export", params={"run": run.pk, "format": fmt}, acting_user=None)
+            for fmt in ("csv", "xlsx")]
+    jobs.append(job_start(kind="water_sewer_export", params={"run": run.pk}, acting_user=None))
+    run_worker()
+    for j in jobs:
+        j.refresh_from_db()
+        assert j.state == "succeeded", j.error
+    csv_job, xlsx_job, ws_job = [(settings.MEDIA_ROOT / j.file) for j in jobs]
+    for path in (csv_job, ws_job):
+        text = path.read_text(encoding="utf-8")
+        assert '"\'=HYPERLINK(' in text and not any(f",{x}" in text for x in ('"=HYPERLINK', "@SUM"))
+    ws = load_workbook(xlsx_job).active
+    cells = [c for row in ws.iter_rows(min_row=2) for c in row]
+    assert _no_formula(cells) == [] and any(c.value == "'" + EVIL_NAME for c in cells)

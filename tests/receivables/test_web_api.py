@@ -44,7 +44,7 @@ def test_lockbox_demands_commitment_and_aging_in_the_web_app(client_for, persona
                {"demand": [d.pk], "tax_fiscal_year": 2028, "committed_on": "2026-11-17"})
     commitment = Commitment.objects.get()
     assert r.status_code == 302 and commitment.lines.get().total == D("1455.33")
-    csv_text = c.get(f"/collections/commitments/{commitment.pk}/export.csv").content.decode()
+    csv_text = c.get(f"/collections/commitments/{commitment.pk}/export.csv").getvalue().decode()
     assert csv_text.splitlines()[0].startswith("parcel_id,account,owner") and "1455.33" in csv_text
     assert c.get(f"/collections/commitments/{commitment.pk}/export.pdf").content[:5] == b"%PDF-"
     assert c.get(f"/collections/commitments/{commitment.pk}/export.xlsx").status_code == 200
@@ -127,7 +127,7 @@ def test_water_sewer_import_lists_consolidated_bills(client_for, personas, town,
     bill_run_issue(period_label=label, period_start=start, period_end=end, issue_date=date(2026, 9, 10),
                    acting_user=None)
     run = BillRun.objects.get()
-    lines = client_for(personas["collector"]).get(f"/bill-runs/{run.pk}/water-sewer.csv").content.decode().splitlines()
+    lines = client_for(personas["collector"]).get(f"/bill-runs/{run.pk}/water-sewer.csv").getvalue().decode().splitlines()
     assert lines[0].startswith("water_account,parcel_id")
     assert len(lines) == 3 and all(ln.startswith("W-1234,02-01-1") for ln in lines[1:])
     assert Bill.objects.get(parcel=town["shops"]).water_sewer_account == "W-1234"

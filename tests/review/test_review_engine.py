@@ -62,7 +62,10 @@ def test_every_hydrograph_holds_its_runoff_volume(example):
 
 def test_the_example_meets_every_decided_standard(example):
     statuses = {s["key"]: s["status"] for s in example["standards"]}
-    assert example["overall"] == PASS, [s for s in example["standards"] if s["status"] not in (PASS, INFO)]
+    # The example carries Mt Sunapee NH's PFDS file as a stand-in (no Longmeadow file in the repository):
+    # the rainfall location row fails, as it must (§ 380-11 A(2)(a)); every other decided row passes.
+    assert example["overall"] == FAIL and statuses["rainfall_location"] == FAIL
+    assert [s["key"] for s in example["standards"] if s["status"] in (FAIL, NOT_ASSESSABLE)] == ["rainfall_location"]
     for y in (2, 10, 100):
         row = _std(example, f"peak_DP1_{y}")
         assert row["status"] == PASS
@@ -82,7 +85,7 @@ def test_the_example_meets_every_decided_standard(example):
 def test_provisional_sources_are_flagged_on_the_rows_that_use_them(example):
     tn = _std(example, "removal_TN")
     assert tn["status"] == INFO and tn["provisional"]          # RBEROST fits
-    assert _std(example, "recharge")["provisional"]            # F for HSG B from a secondary source
+    assert not _std(example, "recharge")["provisional"]        # F by HSG from MassDEP Standard 3 (issue 19)
     assert example["provisional"] is True
     names = {t["name"]: t for t in example["tables_used"]}
     assert any("RBEROST" in n and t["provisional"] for n, t in names.items())
@@ -94,6 +97,8 @@ def test_provisional_sources_are_flagged_on_the_rows_that_use_them(example):
 
 def test_routing_conserves_mass_in_the_trench_and_basin(example):
     for b in example["bmps"]:
+        if not b["routed"]:
+            continue
         for st in b["storms"].values():
             assert st["inflow_volume_cuft"] == pytest.approx(
                 st["outflow_volume_cuft"] + st["infiltrated_cuft"], rel=0.02, abs=50)
@@ -126,6 +131,7 @@ def test_without_retention_and_without_a_tss_table_tss_is_not_assessable(example
 
 def test_a_loaded_tss_table_makes_tss_assessable_and_is_named(example_data):
     table = load_performance_table(TEST_TSS_CSV, name="Test TSS table (v1)", source_note="tests")
+    next(s for s in example_data["post"] if s["id"] == "P1")["to"] = "TRENCH-1"   # no catch basins: the table has none
     r = _run(_small_trench(example_data), tables=(table,))
     tss = _std(r, "removal_TSS")
     assert tss["status"] in (PASS, FAIL) and not tss["numbers"]["missing"]
@@ -190,13 +196,13 @@ def test_unconnected_impervious_under_30_percent_uses_figure_2_4(example_data):
     assert "Fig. 2-4" in p2["cn_method"]
 
 
-def test_recharge_for_an_hsg_without_a_retrieved_factor_is_not_assessable(example_data):
-    for s in example_data["post"]:
-        for part in s["cover"]:
-            part["hsg"] = "A"
+def test_recharge_for_impervious_area_without_a_soil_group_is_not_assessable(example_data):
+    p1 = next(s for s in example_data["post"] if s["id"] == "P1")
+    p1.pop("cover")
+    p1.update(cn=85, impervious_acres=2.2)          # a direct CN with no HSG: its F is unknown
     r = _run(example_data)
     rec = _std(r, "recharge")
-    assert rec["status"] == NOT_ASSESSABLE and "HSG A" in rec["reason"]
+    assert rec["status"] == NOT_ASSESSABLE and "no hydrologic soil group" in rec["reason"]
     example_data["project"]["recharge_target_depth_in"] = 0.6
     assert _std(_run(example_data), "recharge")["status"] == PASS
 

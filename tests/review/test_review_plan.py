@@ -16,7 +16,8 @@ def test_the_example_parses(example_text):
     plan, data, fmt = plan_parse(example_text)
     assert plan.project.name.startswith("Longmeadow Commons")
     assert [s.id for s in plan.pre] == ["E1", "E2"] and [s.id for s in plan.post] == ["P1", "P2"]
-    assert [b.id for b in plan.bmps] == ["TRENCH-1", "BASIN-1"]
+    assert [b.id for b in plan.bmps] == ["TRENCH-1", "BASIN-1", "CB-1", "SEP-1"]
+    assert plan.massdep.statement("std9_om_plan").answer == "yes"
     assert plan.rainfall.storms_years == (2, 10, 100) and len(plan.rainfall.pfds_csv) == 1
 
 

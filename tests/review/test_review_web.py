@@ -34,13 +34,14 @@ def test_the_example_plan_runs_end_to_end_to_the_report(client_for, personas, ex
     # State: the file as uploaded, the results, who ran it.
     assert review.input_text == example_text and review.input_format == "yaml"
     assert review.input_name == "commercial-5-acre.yaml" and review.created_by == personas["staff"]
-    assert review.overall == "pass" and review.provisional is True
+    # The example's stand-in rainfall file (Mt Sunapee NH) fails the § 380-11 A(2)(a) location row.
+    assert review.overall == "fail" and review.provisional is True
     assert review.results["project"]["post_impervious_sqft"] == 135036
     ev = AuditEvent.objects.get(action="review.run")
-    assert ev.object_id == str(review.pk) and ev.actor == personas["staff"] and ev.data["overall"] == "pass"
+    assert ev.object_id == str(review.pk) and ev.actor == personas["staff"] and ev.data["overall"] == "fail"
 
     page = c.get(r.url).content.decode()
-    for part in ("Longmeadow Commons retail pad (example)", "Overall: <strong>Pass</strong>", "provisional",
+    for part in ("Longmeadow Commons retail pad (example)", "Overall: <strong>Fail</strong>", "Rainfall data for the site", "92.8 mi", "provisional",
                  "Peak discharge, 100-year 24-hour storm, DP1", "§ 380-11 D(2)(b)", "11,253 ft³", "11,880 ft³",
                  "Drawdown (time to empty), TRENCH-1", "12.0 h", "Total suspended solids removal",
                  "no TSS performance table is loaded", "RBEROST regression fits", "New development",
@@ -52,7 +53,7 @@ def test_the_example_plan_runs_end_to_end_to_the_report(client_for, personas, ex
     if not shutil.which("pdftotext"):
         pytest.skip("pdftotext (poppler-utils) is not installed")
     text = _pdf_text(pdf.content)
-    for part in ("Engineering review", "Longmeadow Commons retail pad (example)", "Overall: Pass", "Peak discharge",
+    for part in ("Engineering review", "Longmeadow Commons retail pad (example)", "Overall: Fail", "Peak discharge",
                  "Retention volume", "11,253", "11,880", "Not assessable", "provisional", "Emergency overflow",
                  "Groundwater recharge", "NOAA Atlas 14"):
         assert part in text, part
@@ -138,7 +139,7 @@ def test_the_api_runs_a_plan_and_reads_it_back(client_for, personas, example_tex
     r = c.post("/api/reviews/?title=API%20run", example_text, content_type="application/x-yaml")
     assert r.status_code == 201, r.content
     body = r.json()
-    assert body["overall"] == "pass" and body["title"] == "API run"
+    assert body["overall"] == "fail" and body["title"] == "API run"
     assert c.get(f"/api/reviews/{body['id']}/").json()["results"] == body["results"]
     bad = c.post("/api/reviews/", "{}", content_type="application/json")
     assert bad.status_code == 400 and bad.json()["error"].startswith("project: required")
@@ -205,9 +206,12 @@ def test_the_commands_load_a_table_and_run_a_plan(db, tmp_path, capsys):
     csv.write_text(TEST_TSS_CSV)
     call_command("bmp_table_load", str(csv), "--name", "Command table", "--source", "tests")
     assert "Loaded Command table (v1): 2 curves, TSS" in capsys.readouterr().out
-    call_command("review_run", str(EXAMPLE))
+    with pytest.raises(SystemExit) as e:     # the stand-in rainfall file fails the location row: exit 1
+        call_command("review_run", str(EXAMPLE))
+    assert e.value.code == 1
     out = capsys.readouterr().out
-    assert "Longmeadow Commons retail pad (example) -- Pass (provisional)" in out
+    assert "Longmeadow Commons retail pad (example) -- Fail (provisional)" in out
+    assert "Fail            Rainfall data for the site" in out
     assert "Pass            Retention volume: required 11,253 ft³" in out
     assert Review.objects.get().tables.get().label == "Command table (v1)"
     bad = tmp_path / "bad.yaml"
@@ -215,3 +219,28 @@ def test_the_commands_load_a_table_and_run_a_plan(db, tmp_path, capsys):
     with pytest.raises(SystemExit) as e:
         call_command("review_run", str(bad))
     assert e.value.code == 2
+
+
+def test_the_report_page_and_pdf_show_the_working_and_the_plots(client_for, personas, example_text):
+    c = client_for(personas["staff"])
+    _upload(c, example_text)
+    review = Review.objects.get()
+    page = c.get(f"/reviews/{review.pk}/").content.decode()
+    for part in ("Standards, in the order of MassDEP", "Standard 4 — Water quality", "Stage–storage–discharge",
+                 "Time of concentration (TR-55 worksheet 3)", "Post-development drainage network",
+                 "Time step, starting levels and assumptions", f"/reviews/{review.pk}/plots/10/bmp:BASIN-1.svg"):
+        assert part in page, part
+    svg = c.get(f"/reviews/{review.pk}/plots/10/bmp:BASIN-1.svg")
+    assert svg.status_code == 200 and svg["Content-Type"].startswith("image/svg+xml")
+    assert b"BASIN-1 (BMP)" in svg.content
+    assert c.get(f"/reviews/{review.pk}/plots/10/bmp:NOPE.svg").status_code == 404
+    pdf = c.get(f"/reviews/{review.pk}/report.pdf")
+    assert pdf.status_code == 200 and pdf.content[:5] == b"%PDF-"
+    if not shutil.which("pdftotext"):
+        pytest.skip("pdftotext (poppler-utils) is not installed")
+    text = _pdf_text(pdf.content)
+    for part in ("Standard 10", "Stage–storage–discharge", "MassDEP TSS worksheet", "TRENCH-1 (BMP) · 10-year 24-hour storm",
+                 "Drainage network", "Pre-development", "Post-development"):
+        assert part in text, part
+    other = client_for(personas["consultant"])          # not theirs: 404, no probing
+    assert other.get(f"/reviews/{review.pk}/plots/10/bmp:BASIN-1.svg").status_code == 404

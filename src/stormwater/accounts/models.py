@@ -25,6 +25,9 @@ class User(AbstractUser):
     """A person who signs in. One role each; an owner is linked to owner records (parcels.Owner.user)."""
 
     role = models.CharField(max_length=20, choices=Role.choices, default=Role.OWNER)
+    # Printed with the name on what the person signs, e.g. an inspection report (Ch. 380 § 380-16 C(4)(f)[1][b]
+    # "name of inspector and inspector's credentials"): "CPESC #1234", "CESSWI", "MA PE 45678".
+    credentials = models.CharField(max_length=200, blank=True)
 
     objects = StormwaterUserManager()
 

@@ -22,7 +22,8 @@ class Perm:
     RATES_VIEW = "rates.view"
     RATES_ADOPT = "rates.adopt"                  # enter a Select Board rate resolution
     BILLING_VIEW_ALL = "billing.view_all"        # every bill, account and ledger
-    BILLING_RUN = "billing.run"                  # prepare and issue bill runs
+    BILLING_RUN = "billing.run"                  # prepare a bill run's proof, discard a proof, record the mailing
+    BILLING_APPROVE = "billing.approve"          # approve a proof (issues the bills), void an unmailed run
     AUDIT_VIEW = "audit.view"
     PAYMENT_POST = "payment.post"                # post payments and lockbox files
     COLLECT = "collect"                          # demands, commitments/liens, back bills, reversals, close periods
@@ -75,6 +76,7 @@ ROLE_PERMS: dict[str, frozenset[str]] = {
                            Perm.RELIEF_APPLY, Perm.RELIEF_VIEW_ALL, Perm.RELIEF_REVIEW,
                            Perm.INSPECT, Perm.INSPECTION_FILE, Perm.CONSTRUCTION_MANAGE, Perm.STEWARDSHIP}),
     Role.COLLECTOR: frozenset({Perm.PARCEL_VIEW_ALL, Perm.RATES_VIEW, Perm.BILLING_VIEW_ALL, Perm.BILLING_RUN,
+                               Perm.BILLING_APPROVE,
                                Perm.PAYMENT_POST, Perm.COLLECT,
                                Perm.AUDIT_VIEW, Perm.FUND_VIEW, Perm.FUND_BUDGET,
                                Perm.PERMIT_VIEW_ALL, Perm.PERMIT_ACCOUNT, Perm.RELIEF_VIEW_ALL,

@@ -185,6 +185,28 @@ PASSWORD_ACTIONS = {"change": "auth.password_change",   # the person, with their
                     "admin": "user.set_password"}       # an administrator (stormwater user set-password)
 
 
+ERR_PROFILE_LONG = "{field} is longer than {n} characters."
+
+
+@transaction.atomic
+def user_profile_set(*, user: User, first_name: str, last_name: str, credentials: str, acting_user) -> User:
+    """One's name and professional credentials as printed on what one signs (an inspection report names the
+    inspector and the inspector's credentials, Ch. 380 § 380-16 C(4)(f)[1][b]), e.g. "CPESC #1234"."""
+    values = {"first_name": first_name.strip(), "last_name": last_name.strip(), "credentials": credentials.strip()}
+    for field, label in (("first_name", "The first name"), ("last_name", "The last name"),
+                         ("credentials", "Credentials")):
+        n = User._meta.get_field(field).max_length
+        if len(values[field]) > n:
+            raise ValueError(ERR_PROFILE_LONG.format(field=label, n=n))
+    user = _locked(user)
+    before = {k: getattr(user, k) for k in values}
+    for k, v in values.items():
+        setattr(user, k, v)
+    user.save(update_fields=list(values))
+    audit_record(actor=acting_user, action="user.profile", obj=user, data={"before": before, "after": values})
+    return user
+
+
 @transaction.atomic
 def user_password_set(*, user: User, password: str, acting_user, how: str, why: str = "") -> User:
     """Set a new password (checked by the validators). Every other session of the person ends (Django's

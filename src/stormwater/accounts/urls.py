@@ -11,6 +11,7 @@ urlpatterns = [
     path("logout/", views.logout_view, name="logout"),
     path("account/", views.account, name="account"),
     path("account/password/", views.password_change, name="password_change"),
+    path("account/profile/", views.account_profile, name="account_profile"),
     path("account/two-factor/", views.account_two_factor, name="account_two_factor"),
     path("account/two-factor/recovery-codes/", views.account_recovery_codes, name="account_recovery_codes"),
     path("password-reset/", views.password_reset, name="password_reset"),

@@ -31,7 +31,7 @@ from .forms import (CodeForm, LoginForm, PasswordChangeForm, PasswordResetForm, 
 from .roles import Perm
 from .selectors import FIRST_RUN_COMMAND, director_exists, sign_ins_recent, user_get, user_history, user_list
 from .services import (AccountError, user_create, user_deactivate, user_password_link_send, user_password_set,
-                       user_reactivate, user_set_role, user_two_factor_reset)
+                       user_profile_set, user_reactivate, user_set_role, user_two_factor_reset)
 
 MSG_THROTTLED = ("Too many failed attempts for this username from your network. For your security, sign-in is "
                  "paused for {minutes} minutes. If you forgot your password, use “Forgot your password?”.")
@@ -206,6 +206,17 @@ def account(request):
         "two_factor": twofactor.enrolled(user), "required": twofactor.required_for(user),
         "required_roles": town_config().totp_required_roles, "codes_left": twofactor.recovery_codes_left(user),
         "idle_minutes": town_config().staff_idle_minutes, "recent": sign_ins_recent(user=user)})
+
+
+@require_perm()
+@require_POST
+def account_profile(request):
+    """One's name and credentials, printed with one's signature on inspection reports."""
+    from stormwater.web.postdata import act
+
+    return act(request, lambda: user_profile_set(
+        user=request.user, first_name=request.POST.get("first_name", ""), last_name=request.POST.get("last_name", ""),
+        credentials=request.POST.get("credentials", ""), acting_user=request.user), "Saved.", "/account/#profile")
 
 
 @require_perm()

@@ -21,6 +21,11 @@ from .schema import (ANY_OBJECT, BOOL, DATE, DATETIME, MONEY_OUT, NUMBER_OUT, ST
                      nullable, num, obj, whole)
 
 YEAR = whole(2000, 2100, "a fiscal year (July–June), e.g. 2027")
+WORK_ITEM = obj({"source": STR, "kind": STR, "title": STR, "action": STR, "due": nullable(DATE),
+                 "due_at": nullable(DATETIME), "overdue": BOOL, "days_left": {"type": ["integer", "null"]},
+                 "record": obj({"label": STR, "url": STR}, ["label", "url"]), "act_url": STR, "who_acts": STR,
+                 "perms": array(STR), "citation": STR, "category": STR, "detail": STR},
+                ["source", "kind", "title", "action", "due", "overdue", "record", "act_url", "who_acts", "citation"])
 ID = whole(1, 2**31 - 1)
 
 # --- calculators (public: they compute from what is sent and read no records) -----------------------------
@@ -83,6 +88,11 @@ JOB = obj({"id": {"type": "integer"}, "kind": STR, "title": STR, "params": ANY_O
            "attempts": {"type": "integer"}, "task_id": {"type": ["string", "null"]},
            "log": array(obj({"at": STR, "line": STR}))}, ["id", "kind", "state", "url"])
 
+RUN_STATE = enum("preparing", "proof", "issued", "voided", "discarded", desc="docs/billing-runs.md")
+RUN = obj({"id": {"type": "integer"}, "period_label": STR, "state": RUN_STATE, "bills": {"type": "integer"},
+           "total": MONEY_OUT, "prepared_by": nullable(STR), "approved_by": nullable(STR),
+           "voided_by": nullable(STR), "void_reason": nullable(STR)}, ["id", "state"])
+
 ENDPOINTS: dict[str, list[Op] | dict[str, list[Op]]] = {
     # calculators
     "api_calc_fee": [Op("post", "The stormwater fee of a parcel (Ch. 295 Art. IV, Table 1 declining blocks)",
@@ -110,13 +120,29 @@ ENDPOINTS: dict[str, list[Op] | dict[str, list[Op]]] = {
                            response=obj({"parcels": array(PARCEL)}, ["parcels"]))],
     "api_parcel_detail": [Op("get", "One parcel with its impervious area, class and fee", response=PARCEL)],
     "api_bill_detail": [Op("get", "One bill (an owner: only their own)", response=BILL)],
-    "api_bill_run_issue": [Op("post", "Issue the bill run of a fiscal year (idempotent: a re-run bills nothing twice)",
-                              body=obj({"fiscal_year": YEAR, "issue_date": DATE}, ["fiscal_year"]), body_required=True,
-                              ok=201, extra_ok=(200,), response=ANY_OBJECT,
-                              description="201 with the new run's summary; 200 when every account was billed already.")],
-    "api_bill_run_detail": [Op("get", "A bill run's summary and its problems",
+    "api_bill_run_issue": [Op(
+        "post", "Issue the bill run of a fiscal year (idempotent: a re-run bills nothing twice), or prepare its proof",
+        body=obj({"fiscal_year": YEAR, "issue_date": DATE,
+                  "proof": {**BOOL, "description": "true: prepare the proof only, for a Collector or the Director to "
+                                                   "approve (issue 16); false (default): issue in one step (a "
+                                                   "Collector or the Director)"},
+                  "background": {**BOOL, "description": "with proof: prepare it as a background job; 202 at once"}},
+                 ["fiscal_year"]), body_required=True,
+        ok=201, extra_ok=(200, 202), response=ANY_OBJECT,
+        description="201 with the new run's summary (`state` issued, or proof); 200 when every account was billed "
+                    "already or a proof of the period waits for approval; 202 with `run_id`, `state` preparing and "
+                    "the `job` preparing it (poll its url) when `background` is true.")],
+    "api_bill_run_detail": [Op("get", "A bill run's summary, its state, its proof and its problems",
                                response=obj({"id": {"type": "integer"}, "period_label": STR, "bills": {"type": "integer"},
-                                             "total": MONEY_OUT, "problems": array(ANY_OBJECT)}, ["id"]))],
+                                             "total": MONEY_OUT, "state": RUN_STATE, "problems": array(ANY_OBJECT),
+                                             "proof": {"type": ["object", "null"]}}, ["id"]))],
+    "api_bill_run_approve": [Op("post", "Approve a proof: its bills are issued and charged (a Collector or the "
+                                        "Director; a second call changes nothing)", response=RUN)],
+    "api_bill_run_void": [Op("post", "Void an issued run before mailing: each charge reversed; the period may be "
+                                     "billed again", body=obj({"reason": TEXT}, ["reason"]), body_required=True,
+                             response=RUN)],
+    "api_bill_run_discard": [Op("post", "Discard a proof (never issued); the period may be prepared again",
+                                body=obj({"reason": TEXT}), response=RUN)],
 
     # collections
     "api_payment_post": [Op("post", "Post a payment (oldest installment first; demand → interest → principal)",
@@ -141,8 +167,16 @@ ENDPOINTS: dict[str, list[Op] | dict[str, list[Op]]] = {
                            body=obj({"demand_ids": array(ID), "tax_fiscal_year": YEAR, "committed_on": DATE},
                                     ["tax_fiscal_year"]), body_required=True, ok=201,
                            response=obj({"id": {"type": "integer"}, "lines": array(ANY_OBJECT)}))],
-    "api_aging": [Op("get", "Aging of every account with a balance", query={"as_of": DATE},
-                     response=obj({"as_of": DATE, "accounts": array(ANY_OBJECT)}))],
+    "api_aging": [Op("get", "Aging of every account with a balance, a page at a time (account order)",
+                     query={"as_of": DATE, "page": whole(1, desc="default 1"),
+                            "page_size": whole(1, 10000, "accounts per page, default 1000")},
+                     response=obj({"as_of": DATE, "count": whole(0, desc="accounts over every page"),
+                                   "page": whole(1), "page_size": whole(1, 10000), "pages": whole(1),
+                                   "totals": obj({"buckets": ANY_OBJECT, "total": MONEY_OUT},
+                                                 desc="over every account, not only this page"),
+                                   "accounts": array(ANY_OBJECT)}),
+                     description="A page past the last answers an empty `accounts` with the same `count` "
+                                 "and `totals`.")],
 
     # fund
     "api_fund_budget": [Op("get", "A fiscal year's budget, other revenue and what the fee must raise",
@@ -283,6 +317,20 @@ ENDPOINTS: dict[str, list[Op] | dict[str, list[Op]]] = {
                                 "caller's role may not start that kind.")],
     "api_job_detail": [Op("get", "One job: state, progress (done of total), result, error, file, last log lines",
                           response=JOB)],
+
+    # the work queue (stormwater.workqueue, issue 16)
+    "api_work_queue": [Op("get", "The caller's work queue: everything with a clock their role acts on or they are a "
+                                 "party to, overdue first, then by due date",
+                          query={"source": enum("relief", "permits", "construction", "stewardship", "collections",
+                                                "bills", "bill_runs",
+                                                desc="keep one app's items (repeat the parameter for several)")},
+                          response=obj({"as_of": DATE, "count": whole(0), "overdue": whole(0), "failed": array(STR),
+                                        "items": array(WORK_ITEM)},
+                                       ["as_of", "count", "overdue", "failed", "items"]),
+                          description="Each item: what to do (action), by when (due; due_at when the rule counts "
+                                      "hours), overdue, days_left, the record and the act's URL, who acts, the "
+                                      "permissions that act on it and the citation of the clock's source. 400 names "
+                                      "an unknown source. Works with an API token (the token's role).")],
 
     # the contract itself
     "api_openapi": [Op("get", "This document (OpenAPI 3.1)")],

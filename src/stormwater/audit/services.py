@@ -22,3 +22,13 @@ def audit_record(*, actor, action: str, obj: models.Model | None = None, object_
         actor=actor_or_none(actor),
         action=action, object_type=object_type, object_id=str(object_id), why=why or "", data=data or {},
     )
+
+
+def audit_record_many(*, actor, action: str, items: list[tuple[models.Model, dict[str, Any]]], why: str = "") -> int:
+    """Append one audit row per (object, data) in one insert: a set-based service (a lockbox file's
+    payments) records each act as ``audit_record`` would. Call inside the service's transaction."""
+    who = actor_or_none(actor)
+    rows = [AuditEvent(actor=who, action=action, object_type=obj._meta.label_lower, object_id=str(obj.pk),
+                       why=why or "", data=data or {}) for obj, data in items]
+    AuditEvent.objects.bulk_create(rows, batch_size=2000)
+    return len(rows)

@@ -72,12 +72,85 @@ def _yaml_data(head: bytes, read_all) -> bool:
         return False
 
 
+def _model_text(data: bytes) -> str | None:
+    """Text as the engineering models are written: UTF-8, or ISO-8859-1 (NOAA's PFDS files carry a degree sign)."""
+    if not data or b"\x00" in data:
+        return None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
+
+
+SWMM_SECTIONS = ("[TITLE]", "[OPTIONS]", "[SUBCATCHMENTS]", "[JUNCTIONS]", "[OUTFALLS]", "[STORAGE]", "[RAINGAGES]")
+
+
+def _swmm_inp(head: bytes, read_all) -> bool:
+    """An EPA SWMM 5 input file: text with at least one of SWMM's section headers on a line of its own
+    (EPA SWMM 5.2 User's Manual, Appendix D "Input file format")."""
+    text = _model_text(read_all())
+    return text is not None and any(line.strip().upper() in SWMM_SECTIONS for line in text.splitlines())
+
+
+def _pfds_csv(head: bytes, read_all) -> bool:
+    """A NOAA Atlas 14 PFDS CSV download: text whose banner says "precipitation frequency estimates"."""
+    text = _model_text(read_all())
+    return text is not None and "precipitation frequency estimates" in text.lower()
+
+
+def pillow_image(fmt: str) -> Callable[[bytes, Callable[[], bytes]], bool]:
+    """An image Pillow decodes as ``fmt`` ("JPEG", "PNG") with its structure intact (``verify``) and at most
+    ``MAX_IMAGE_PIXELS`` pixels — for photos taken in the field (construction inspections), which are thumbnailed
+    and printed in reports, so a file that merely starts like a JPEG is not enough."""
+    magic_prefix = {"JPEG": b"\xff\xd8\xff", "PNG": b"\x89PNG\r\n\x1a\n"}[fmt]
+
+    def check(head: bytes, read_all) -> bool:
+        import io
+        import warnings
+
+        from PIL import Image, UnidentifiedImageError
+
+        if not head.startswith(magic_prefix):
+            return False
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", Image.DecompressionBombWarning)
+                with Image.open(io.BytesIO(read_all())) as im:
+                    if im.format != fmt or im.width * im.height > MAX_IMAGE_PIXELS:
+                        return False
+                    im.verify()
+        except (UnidentifiedImageError, OSError, SyntaxError, ValueError, Image.DecompressionBombWarning,
+                Image.DecompressionBombError):
+            return False
+        return True
+    return check
+
+
+def is_heic(head: bytes) -> bool:
+    """An HEIF/HEIC image (an iPhone's own format): an ISO-BMFF ``ftyp`` box with an HEIF brand. Recognized only to
+    refuse it with a useful message (Pillow cannot read it without a plug-in; iPhones send JPEG from a web page)."""
+    return len(head) >= 12 and head[4:8] == b"ftyp" and head[8:12] in HEIF_BRANDS
+
+
+MAX_IMAGE_PIXELS = 80_000_000  # a 64-megapixel phone camera fits; a "decompression bomb" does not
+HEIF_BRANDS = {b"heic", b"heix", b"hevc", b"hevx", b"heim", b"heis", b"mif1", b"msf1"}
+
 PDF = FileType("application/pdf", "PDF", (".pdf",), magic(b"%PDF-"), inline=True)
 PNG = FileType("image/png", "PNG", (".png",), magic(b"\x89PNG\r\n\x1a\n"))
 JPEG = FileType("image/jpeg", "JPEG", (".jpg", ".jpeg"), magic(b"\xff\xd8\xff"))
 DWG = FileType("image/vnd.dwg", "AutoCAD DWG", (".dwg",), _dwg)
 JSON_DATA = FileType("application/json", "JSON", (".json",), _json_data)
 YAML_DATA = FileType("application/yaml", "YAML", (".yaml", ".yml"), _yaml_data)
+
+# Read by the engineering review (issue 19: the applicant's SWMM model and the site's rainfall), never stored as
+# case documents, so not in ALL_TYPES: their text travels inside the plan file the review keeps.
+SWMM_INP = FileType("text/plain", "SWMM 5 input", (".inp",), _swmm_inp)
+PFDS_CSV = FileType("text/csv", "NOAA PFDS CSV", (".csv",), _pfds_csv)
+
+# Photos taken in the field (construction inspections): decoded by Pillow, not only sniffed.
+PHOTO_JPEG = FileType("image/jpeg", "JPEG", (".jpg", ".jpeg"), pillow_image("JPEG"))
+PHOTO_PNG = FileType("image/png", "PNG", (".png",), pillow_image("PNG"))
+PHOTO_TYPES: tuple[FileType, ...] = (PHOTO_JPEG, PHOTO_PNG)
 
 # What a case's document upload accepts unless a service asks for more.
 DOCUMENT_TYPES: tuple[FileType, ...] = (PDF, PNG, JPEG, DWG)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from django.http import JsonResponse
+from django.utils import timezone
 
 from stormwater.accounts.access import require_perm
 from stormwater.rules.money import fmt
@@ -19,13 +20,16 @@ def _project(p) -> dict:
         "certificate_on": str(p.certificate_on) if p.certificate_on else None,
         "next_inspection": None if due is None else {
             "due_at": due.due_at.isoformat() if due.due_at else None, "reason": due.reason, "citation": due.citation},
+        # every inspection owed now (routine and a pending storm one; CGP 2022 Part 4.2(b)), local time
+        "inspections_due": [{"kind": d.kind, "due_at": d.due_at.isoformat(), "reason": d.reason, "citation": d.citation}
+                            for d in selectors.dues(p)],
         "areas": [{"name": a.area.name, "ceased_on": str(a.area.ceased_on) if a.area.ceased_on else None,
                    "stabilize_by": str(a.due) if a.due else None, "stabilized_on": str(a.area.stabilized_on)
                    if a.area.stabilized_on else None, "overdue": a.overdue} for a in selectors.areas(p)],
         "surety": None if surety is None else {"amount": fmt(surety.amount), "held": fmt(services.surety_held(surety))},
         "violations_unresolved": [f"V{v.pk}" for v in p.violations.all() if not v.resolved],
         "certificate_missing": services.final_submissions_missing(p) if p.certificate_on is None else [],
-        "inspections": [{"kind": i.kind, "at": i.inspected_at.isoformat(), "evaluation": i.evaluation}
+        "inspections": [{"kind": i.kind, "at": timezone.localtime(i.inspected_at).isoformat(), "evaluation": i.evaluation}
                         for i in p.inspections.all()],
     }
 

@@ -19,13 +19,35 @@ def letter_pdf(*, project, subject: str, paragraphs: list[str], on: date, citati
         "to_address": app.owner_address if to_address is None else to_address, "signer": "DPW Director"})
 
 
+def _data_uri(content_type: str, data: bytes) -> str:
+    import base64
+
+    return f"data:{content_type};base64," + base64.b64encode(data).decode("ascii")
+
+
+def _stored(field) -> bytes:
+    with field.open("rb") as f:
+        return f.read()
+
+
 def inspection_report_pdf(inspection) -> bytes:
+    """The written report (§ 380-16 C(4)(f)[1]) with its checklist rows, every photo (downsized to PDF_PX, with
+    the EXIF time and position) under the row it belongs to, and the signature."""
     from django.utils import timezone
 
+    from .photos import pdf_jpeg
+
     p = inspection.project
+    photos = [(ph, _data_uri("image/jpeg", pdf_jpeg(_stored(ph.document.file))))
+              for ph in inspection.photos.select_related("document", "row")]
+    rows = [(r, [x for x in photos if x[0].row_id == r.pk]) for r in inspection.rows.all()]
+    signature = None
+    if inspection.signature_document_id:
+        signature = _data_uri("image/png", _stored(inspection.signature_document.file))
     return render_pdf("construction/pdf/inspection_report.html", {
         **_base(p), "i": inspection, "on": timezone.localtime(inspection.inspected_at).date(),
-        "punch": list(inspection.punch_items.all())})
+        "punch": list(inspection.punch_items.all()), "rows": rows,
+        "general_photos": [x for x in photos if x[0].row_id is None], "signature": signature})
 
 
 def stop_work_pdf(order) -> bytes:

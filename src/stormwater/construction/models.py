@@ -44,6 +44,10 @@ class ConstructionProject(models.Model):
     certificate_on = models.DateField(null=True, blank=True)
     certificate_document = models.ForeignKey(CaseDocument, null=True, blank=True, on_delete=models.PROTECT,
                                              related_name="+")
+    # The site's position (WGS84 degrees) for the inspector's map and route; blank = the centroid of the permit's
+    # parcel where the GIS has its shape (construction.field.site_position).
+    latitude = models.FloatField(null=True, blank=True)
+    longitude = models.FloatField(null=True, blank=True)
 
     def __str__(self) -> str:
         return f"{self.case.number} {self.permit.site_address}"
@@ -73,6 +77,8 @@ class InspectionKind(models.TextChoices):
 
 
 EROSION_KINDS = {InspectionKind.EROSION_PRE_START, InspectionKind.EROSION_ROUTINE, InspectionKind.EROSION_STORM}
+# The inspections on the CGP 2022 Part 4.2 routine schedule; a storm inspection does not move it.
+ROUTINE_KINDS = {InspectionKind.EROSION_PRE_START, InspectionKind.EROSION_ROUTINE}
 # § 380-16 C(3): "All other inspections shall be conducted by the project design engineer … [who] shall
 # notify the DPW Director at least 24 hours prior to each inspection."
 ENGINEER_KINDS = {InspectionKind.PRE_BURY, InspectionKind.WALK_THROUGH, InspectionKind.FINAL, InspectionKind.PERIODIC}
@@ -112,6 +118,11 @@ class Evaluation(models.TextChoices):
     VIOLATIONS = "violations", "Violations: failure to comply with the approved plan"
 
 
+class SignatureMethod(models.TextChoices):
+    DRAWN = "drawn", "Signed on the screen"
+    TYPED = "typed", "Typed name attestation"
+
+
 class Inspection(models.Model):
     """A written inspection report with every § 380-16 C(4)(f)[1] item. Never edited once filed."""
 
@@ -138,9 +149,94 @@ class Inspection(models.Model):
     filed_by = models.ForeignKey(USER, null=True, on_delete=models.PROTECT, related_name="+")
     filed_at = models.DateTimeField(auto_now_add=True)
     document = models.ForeignKey(CaseDocument, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    # A report written offline carries the key its browser generated; the unique constraint makes a report sent
+    # twice (a retry after a lost answer, two tabs) one report (construction.reporting).
+    client_key = models.CharField(max_length=64, null=True, blank=True, unique=True)
+    # The inspector's signature: drawn on the screen (PNG kept in the case file) or a typed name attestation.
+    signature_method = models.CharField(max_length=10, choices=SignatureMethod.choices, blank=True)
+    signed_name = models.CharField(max_length=200, blank=True)
+    signature_document = models.ForeignKey(CaseDocument, null=True, blank=True, on_delete=models.PROTECT,
+                                           related_name="+")
 
     class Meta:
         ordering = ["inspected_at", "id"]
+
+
+class ControlKind(models.TextChoices):
+    # The erosion and sediment controls of an approved plan (EPA CGP 2022 Part 2; Ch. 380 § 380-11 C)
+    PERIMETER = "perimeter", "Perimeter control (silt fence, fiber roll, berm)"
+    EXIT = "exit", "Stabilized construction exit"
+    INLET = "inlet", "Storm drain inlet protection"
+    SEDIMENT_BASIN = "sediment_basin", "Sediment basin or trap"
+    STOCKPILE = "stockpile", "Stockpile protection"
+    STABILIZATION = "stabilization", "Soil stabilization (seed, mulch, blanket)"
+    DEWATERING = "dewatering", "Dewatering control"
+    WASHOUT = "washout", "Concrete washout"
+    OTHER = "other", "Other control"
+
+
+class SiteControl(models.Model):
+    """An erosion or sediment control on the site, as the approved plan places it; a row of every erosion-control
+    inspection's checklist until it is removed."""
+
+    project = models.ForeignKey(ConstructionProject, on_delete=models.PROTECT, related_name="controls")
+    kind = models.CharField(max_length=20, choices=ControlKind.choices)
+    name = models.CharField(max_length=200)
+    location = models.CharField(max_length=200, blank=True)
+    added_on = models.DateField()
+    removed_on = models.DateField(null=True, blank=True)
+    added_by = models.ForeignKey(USER, null=True, on_delete=models.PROTECT, related_name="+")
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Condition(models.TextChoices):
+    IN_PLACE = "in_place", "In place"
+    NEEDS_MAINTENANCE = "needs_maintenance", "Needs maintenance"
+    FAILED = "failed", "Failed"
+
+
+class ChecklistRow(models.Model):
+    """One control or BMP as the inspector found it (CGP 2022 Part 4.6 “all stormwater controls”; Part 5 corrective
+    action for one that needs maintenance or failed). ``label`` keeps the name as it was at the inspection."""
+
+    inspection = models.ForeignKey(Inspection, on_delete=models.PROTECT, related_name="rows")
+    control = models.ForeignKey(SiteControl, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    bmp = models.ForeignKey("stewardship.Bmp", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    label = models.CharField(max_length=300)
+    condition = models.CharField(max_length=20, choices=Condition.choices)
+    note = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["id"]
+
+
+def photo_thumb_upload_to(instance: "InspectionPhoto", filename: str) -> str:
+    from stormwater.cases.models import case_upload_to
+
+    return case_upload_to(instance.document, "thumb-" + filename)
+
+
+class InspectionPhoto(models.Model):
+    """A photo of the report (``row`` empty) or of one finding. The original is a case document (content-checked);
+    the time and position are read from its EXIF, never from the browser."""
+
+    inspection = models.ForeignKey(Inspection, on_delete=models.PROTECT, related_name="photos")
+    row = models.ForeignKey(ChecklistRow, null=True, blank=True, on_delete=models.PROTECT, related_name="photos")
+    document = models.ForeignKey(CaseDocument, on_delete=models.PROTECT, related_name="+")
+    thumbnail = models.FileField(upload_to=photo_thumb_upload_to, max_length=300)
+    width = models.PositiveIntegerField()
+    height = models.PositiveIntegerField()
+    taken_at = models.DateTimeField(null=True, blank=True, help_text="EXIF DateTimeOriginal")
+    latitude = models.FloatField(null=True, blank=True, help_text="EXIF GPS, WGS84")
+    longitude = models.FloatField(null=True, blank=True, help_text="EXIF GPS, WGS84")
+
+    class Meta:
+        ordering = ["id"]
 
 
 class PunchItem(models.Model):

@@ -11,9 +11,9 @@ from django.http import Http404
 from django.utils import timezone
 
 from stormwater.accounts.roles import Perm
-from stormwater.rules.inspections import Due, Storm, next_inspection_due, stabilization_due
+from stormwater.rules.inspections import Due, Storm, inspections_due, next_inspection_due, stabilization_due
 
-from .models import EROSION_KINDS, ConstructionProject, DisturbedArea, Inspection, Surety
+from .models import EROSION_KINDS, ROUTINE_KINDS, ConstructionProject, DisturbedArea, Inspection, RainEvent, Surety
 
 ERR_NOT_FOUND = "No such construction file."
 
@@ -37,20 +37,76 @@ def last_erosion_inspection(project: ConstructionProject) -> Inspection | None:
     return project.inspections.filter(kind__in=[k.value for k in EROSION_KINDS]).order_by("-inspected_at").first()
 
 
-def next_due(project: ConstructionProject) -> Due | None:
-    """The next erosion-control inspection due (CGP 2022 Part 4 via rules.inspections), counted from the
-    last erosion-control inspection (the first being the one before the start, § 380-16 C(4)(b)[1]).
-    None until that first inspection is filed or once the certificate is issued."""
+def last_routine_inspection(project: ConstructionProject) -> Inspection | None:
+    """The last inspection on the CGP routine schedule: the one before the start or a routine one. A storm
+    inspection is not one (CGP 2022 Part 4.2(b): every 14 days AND within 24 hours of a storm)."""
+    return project.inspections.filter(kind__in=[k.value for k in ROUTINE_KINDS]).order_by("-inspected_at").first()
+
+
+def dues_from(project: ConstructionProject, inspections, rain_events) -> list[Due]:
+    """``dues`` computed from the project's inspections and rain events as given (lists a caller prefetched for
+    many projects at once: the inspector's day, construction.field)."""
     if project.certificate_on is not None:
+        return []
+    routine_kinds, erosion_kinds = {k.value for k in ROUTINE_KINDS}, {k.value for k in EROSION_KINDS}
+    routine = max((i.inspected_at for i in inspections if i.kind in routine_kinds), default=None)
+    if routine is None:
+        return []
+    last = max(i.inspected_at for i in inspections if i.kind in erosion_kinds)
+    storms = [Storm(ended_at=timezone.localtime(e.ended_at), rain_in=float(e.rain_in), snow_in=float(e.snow_in))
+              for e in rain_events if e.ended_at > routine]
+    return inspections_due(frequency=project.frequency, last_routine_at=timezone.localtime(routine),
+                           last_inspection_at=timezone.localtime(last), sensitive_waters=project.sensitive_waters,
+                           storms=storms, stabilized_on=project.stabilized_on, frozen=project.frozen)
+
+
+def dues(project: ConstructionProject) -> list[Due]:
+    """Every erosion-control inspection owed now, earliest first: the routine one (counted from the last
+    routine-schedule inspection) and a pending storm one (rules.inspections.inspections_due), in local time.
+    Empty until the inspection before the start is filed (§ 380-16 C(4)(b)[1]) or once the certificate is issued."""
+    if project.certificate_on is not None:
+        return []
+    inspections = list(project.inspections.filter(kind__in=[k.value for k in EROSION_KINDS]).only("kind", "inspected_at"))
+    return dues_from(project, inspections, list(project.rain_events.all()))
+
+
+def _next_due_from(project: ConstructionProject, inspections, rain_events) -> Due | None:
+    routine_kinds = {k.value for k in ROUTINE_KINDS}
+    routine = max((i.inspected_at for i in inspections if i.kind in routine_kinds), default=None)
+    if project.certificate_on is not None or routine is None:
         return None
-    last = last_erosion_inspection(project)
-    if last is None:
-        return None
-    storms = [Storm(ended_at=e.ended_at, rain_in=float(e.rain_in), snow_in=float(e.snow_in))
-              for e in project.rain_events.filter(ended_at__gt=last.inspected_at)]
-    return next_inspection_due(frequency=project.frequency, last_inspection_at=timezone.localtime(last.inspected_at),
-                               sensitive_waters=project.sensitive_waters, storms=storms,
-                               stabilized_on=project.stabilized_on, frozen=project.frozen)
+    found = dues_from(project, inspections, rain_events)
+    if found:
+        return found[0]
+    return next_inspection_due(frequency=project.frequency, last_inspection_at=timezone.localtime(routine),
+                               sensitive_waters=project.sensitive_waters, stabilized_on=project.stabilized_on,
+                               frozen=project.frozen)
+
+
+def next_due(project: ConstructionProject) -> Due | None:
+    """The next erosion-control inspection due (the earliest of ``dues``; a "suspended" Due under CGP 4.4.3(a)).
+    None until the inspection before the start is filed or once the certificate is issued."""
+    return next_due_by_project([project]).get(project.pk)
+
+
+def next_due_by_project(projects) -> dict[int, Due | None]:
+    """``next_due`` of many projects in two queries whatever their number (the work queue, the overdue list):
+    their erosion-control inspections and rain events, then the pure rule (``dues_from``) for each."""
+    out: dict[int, Due | None] = {p.pk: None for p in projects}
+    live = [p for p in projects if p.certificate_on is None]
+    if not live:
+        return out
+    pks = [p.pk for p in live]
+    inspections: dict[int, list] = {}
+    for i in (Inspection.objects.filter(project_id__in=pks, kind__in=[k.value for k in EROSION_KINDS])
+              .only("project_id", "kind", "inspected_at")):
+        inspections.setdefault(i.project_id, []).append(i)
+    rain: dict[int, list] = {}
+    for e in RainEvent.objects.filter(project_id__in=pks).order_by("ended_at", "id"):
+        rain.setdefault(e.project_id, []).append(e)
+    for p in live:
+        out[p.pk] = _next_due_from(p, inspections.get(p.pk, []), rain.get(p.pk, []))
+    return out
 
 
 @dataclass(frozen=True)
@@ -78,8 +134,10 @@ def inspections_overdue(*, now: datetime | None = None) -> list[tuple[Constructi
     """Projects under way whose next erosion-control inspection is past due."""
     now = now or timezone.now()
     out = []
-    for p in ConstructionProject.objects.filter(certificate_on__isnull=True, started_on__isnull=False):
-        d = next_due(p)
+    projects = list(ConstructionProject.objects.filter(certificate_on__isnull=True, started_on__isnull=False))
+    dues = next_due_by_project(projects)
+    for p in projects:
+        d = dues.get(p.pk)
         if d is not None and d.due_at is not None and d.due_at < now:
             out.append((p, d))
     return out

@@ -1,62 +1,45 @@
 """State changes of construction oversight (Ch. 380 § 380-15 – § 380-19), each atomic, audited and on
 the project's case timeline. Refusals raise ``ConstructionError`` (a ValueError) or ``TransitionError``
 with a message that names what is missing and the rule; the message constants are imported by tests.
+Inspection reports, rainfall and notices live in ``reporting`` and the shared helpers in ``base``; both are
+re-exported here, so ``services.inspection_report_file`` etc. keep working.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date
 from decimal import Decimal
 
 from django.db import transaction
 from django.db.models import Sum
-from django.utils import timezone
 
-from stormwater.accounts.models import User
-from stormwater.accounts.roles import Perm, Role
+from stormwater.accounts.roles import Perm
 from stormwater.audit.services import audit_record
 from stormwater.cases.filing import filed_on
-from stormwater.cases.services import (TransitionError, case_document_add, case_document_generate, case_open,
-                                       case_transition, event_record)
+from stormwater.cases.services import TransitionError, case_document_add, case_open, case_transition, event_record
 from stormwater.permits import services as permit_services
 from stormwater.permits import workflow as permit_wf
 from stormwater.permits.models import PermitApplication
-from stormwater.rules.inspections import notice_is_timely, report_missing_fields
-from stormwater.rules.money import ZERO, fmt
-from stormwater.formats import day as show_day, moment as show_moment
-from stormwater.rules.money import fmt_usd
+from stormwater.formats import day as show_day
+from stormwater.rules.money import ZERO, fmt, fmt_usd
 
 from . import documents
 from . import workflow as wf
-from .models import (ENGINEER_KINDS, AsBuilt, ConstructionProject, DisturbedArea,
-                     EnforcementReferral, Evaluation, Inspection, InspectionKind, InspectionNotice,
-                     PreconstructionMeeting, PunchItem, RainEvent, StopWorkOrder, Surety, SuretyEntry,
-                     SuretyEntryKind, Violation)
+from .base import ConstructionError, _keep_pdf, _lock, _send_on_commit, _today, recipients  # noqa: F401 (re-exported)
+from .reporting import (ERR_FINAL_NO_WALK, ERR_FINAL_PUNCH, ERR_FINAL_STORM, ERR_FINAL_VIDEO,  # noqa: F401
+                        ERR_LATE_NOTICE, ERR_NO_NOTICE, ERR_NOT_YOURS, ERR_NOTICE_PAST, ERR_PRE_BURY, ERR_RANDOM,
+                        ERR_REPORT_FIELDS, AlreadyFiled, ReportInput, RowInput, SignatureInput,
+                        inspection_notice_give, inspection_report_file, may_file, project_position_set,
+                        punch_item_done, rain_event_record, site_control_add, site_control_remove)
+from .models import (AsBuilt, ConstructionProject, DisturbedArea, EnforcementReferral, Evaluation, Inspection,
+                     InspectionKind, PreconstructionMeeting, StopWorkOrder, Surety, SuretyEntry, SuretyEntryKind,
+                     Violation)
 
 S = wf.Status
 K = InspectionKind
 
 
-class ConstructionError(ValueError):
-    """A refusal; the message names what is missing and the Ch. 380 provision."""
-
-
 ERR_NOT_APPROVED = "Construction oversight begins with an approved permit (§ 380-10 I(1)(a)–(b)); {number} is “{status}”."
 ERR_ALREADY_OPEN = "Permit {number} already has its construction file {case}."
-ERR_REPORT_FIELDS = "The inspection report is missing: {fields}."
-ERR_NO_NOTICE = ("The project design engineer must notify the DPW Director at least 24 hours before each inspection "
-                 "(§ 380-16 C(3)); no notice for a {kind} on {day}.")
-ERR_LATE_NOTICE = ("The notice of the {kind} was given {hours:.1f} hours before it; at least 24 hours are required "
-                   "(§ 380-16 C(3)).")
-ERR_NOT_YOURS = "Only the project's {who} or the Director's inspectors may file this report."
-ERR_RANDOM = "Random inspections are the Director's and their agents' (§ 380-16 C(4)(b)[2])."
-ERR_PRE_BURY = "A pre-bury report names the structures inspected before backfilling (§ 380-16 C(4)(c))."
-ERR_FINAL_VIDEO = ("The final inspection includes a full, dated video inspection of all stormwater pipes installed "
-                   "(§ 380-16 C(4)(e)[1]): give the video's date and reference.")
-ERR_FINAL_STORM = ("The final inspection evaluates the system in an actual storm (§ 380-16 C(4)(e)[2]): give the "
-                   "storm's date and rainfall.")
-ERR_FINAL_PUNCH = "Punch-list items from the walk-through are still open (§ 380-16 C(4)(d)): {items}."
-ERR_FINAL_NO_WALK = "The walk-through inspection and its punch list come before the final inspection (§ 380-16 C(4)(d))."
 ERR_START_MEETING = "The pre-construction meeting the Director required has not been held (§ 380-16 A)."
 ERR_START_SURETY = "Surety must be posted before the start of land disturbance (§ 380-17 A)."
 ERR_START_ESC = ("Erosion and sedimentation controls must be inspected, and found in compliance, before the start of "
@@ -88,55 +71,8 @@ ERR_ALREADY_STABLE = "This area is already stabilized."
 ERR_ASBUILT_FIELDS = "The as-built submission is missing: {fields}."
 ERR_ASBUILT_PDF = "The as-built drawings are submitted in PDF format (§ 380-15)."
 ERR_CERTIFICATE = "The certificate of completion cannot be issued (§ 380-18). Missing: {items}."
-ERR_NOTICE_PAST = "The inspection must be scheduled in the future."
 ERR_VIOLATION_FIELDS = "A violation notice states the violation and the required corrective actions (§ 380-16 C(4)(e)[5])."
 ERR_CORRECT_BY = "The date to correct must not be before the violation was found."
-
-
-def _today() -> date:
-    return timezone.localdate()
-
-
-def _lock(project: ConstructionProject) -> ConstructionProject:
-    return ConstructionProject.objects.select_for_update().select_related("case", "permit").get(pk=project.pk)
-
-
-def _keep_pdf(project, content: bytes, *, tag: str, title: str, filename: str, acting_user):
-    return case_document_generate(case=project.case, content=content, filename=filename, tag=tag, title=title,
-                                  acting_user=acting_user)
-
-
-def recipients(project: ConstructionProject) -> list[tuple[str, str]]:
-    """(name, email) of the applicant and the DPW Director (§ 380-16 C(4)(f)[1]: reports go to both);
-    email only where an address is configured."""
-    out: list[tuple[str, str]] = []
-    applicant = project.permit.case.applicant
-    if applicant is not None and applicant.email:
-        out.append((applicant.get_full_name() or applicant.username, applicant.email))
-    for party in project.permit.case.parties.exclude(email=""):
-        out.append((party.name, party.email))
-    for d in User.objects.filter(role=Role.DIRECTOR, is_active=True).exclude(email=""):
-        out.append((d.get_full_name() or "DPW Director", d.email))
-    seen, unique = set(), []
-    for name, email in out:
-        if email.lower() not in seen:
-            seen.add(email.lower())
-            unique.append((name, email))
-    return unique
-
-
-def _send_on_commit(*, project, subject: str, body: str, filename: str, pdf: bytes, acting_user) -> list[str]:
-    """Email the PDF to the applicant and the Director after the transaction commits (never inside it)."""
-    to = [email for _, email in recipients(project)]
-    if to:  # recorded in NoticeSent now, sent after commit (stormwater.notices)
-        from stormwater.notices.services import notice_email
-
-        notice_email(to=to, subject=subject, body=body, kind="construction_letter", case=project.case,
-                     attachment=(filename, pdf, "application/pdf"))
-    event_record(case=project.case, kind="notice", acting_user=acting_user,
-                 why=f"{subject}: " + (f"emailed to {', '.join(to)}" if to else "no email configured: printed"),
-                 data={"to": to})
-    return to
 
 
 # --- opening the file -----------------------------------------------------------------------------
@@ -251,161 +187,6 @@ def construction_start(*, project: ConstructionProject, on: date, acting_user) -
     p.save(update_fields=["started_on"])
     permit_services.project_start_record(application=p.permit, started_on=on, acting_user=acting_user)
     return p
-
-
-# --- rain, notices, reports ------------------------------------------------------------------------
-
-@transaction.atomic
-def rain_event_record(*, project: ConstructionProject, ended_at: datetime, rain_in: Decimal, snow_in: Decimal = ZERO,
-                      source: str, acting_user) -> RainEvent:
-    """A 24-hour precipitation total at the site (CGP 2022 Part 4.2(b), 4.3.1 storm triggers)."""
-    if rain_in < 0 or snow_in < 0:
-        raise ConstructionError("Precipitation must not be negative.")
-    if not source.strip():
-        raise ConstructionError("Name the source of the rainfall record (gauge, NOAA station).")
-    ev = RainEvent.objects.create(project=project, ended_at=ended_at, rain_in=rain_in, snow_in=snow_in,
-                                  source=source.strip(), recorded_by=acting_user)
-    event_record(case=project.case, kind="rain", acting_user=acting_user, on=timezone.localtime(ended_at).date(),
-                 why=f"{rain_in} in rain, {snow_in} in snow in 24 h ending {show_moment(ended_at)}"
-                     f" ({source})")
-    return ev
-
-
-@transaction.atomic
-def inspection_notice_give(*, project: ConstructionProject, kind: str, scheduled_at: datetime, acting_user,
-                           note: str = "") -> InspectionNotice:
-    """§ 380-16 C(3): the design engineer notifies the Director at least 24 hours before each inspection.
-    The notice is stamped with the time it is received; whether it was timely is judged on the report."""
-    now = timezone.now()
-    if scheduled_at <= now:
-        raise ConstructionError(ERR_NOTICE_PAST)
-    n = InspectionNotice.objects.create(project=project, kind=kind, scheduled_at=scheduled_at, noticed_at=now,
-                                        given_by=acting_user, note=note)
-    event_record(case=project.case, kind="inspection.notice", acting_user=acting_user,
-                 why=f"Notice of {K(kind).label} on {show_moment(scheduled_at)} (§ 380-16 C(3))")
-    return n
-
-
-def may_file(user, project: ConstructionProject, kind: str) -> bool:
-    """Who files which report: the Director's inspectors any; the project's design engineer the
-    engineer's inspections (§ 380-16 C(3)) and, like the ESC inspector, erosion-control ones (§ 380-16 C(2))."""
-    if user.can(Perm.INSPECT):
-        return True
-    if kind == K.RANDOM or not user.can(Perm.INSPECTION_FILE):
-        return False
-    if kind in {k.value for k in ENGINEER_KINDS} | {K.INITIAL_SITE.value}:
-        return project.design_engineer_id == user.pk
-    return user.pk in (project.design_engineer_id, project.esc_inspector_id)
-
-
-@dataclass
-class ReportInput:
-    """The written report as filed (§ 380-16 C(4)(f)[1]); ``last_inspection`` is a date or "none"."""
-
-    kind: str
-    inspected_at: datetime | None
-    location: str
-    inspector_name: str
-    inspector_credentials: str
-    last_inspection: date | str | None
-    weather: str
-    precipitation_24h_in: Decimal | None
-    evaluation: str
-    corrective_steps: str = ""
-    findings: str = ""
-    structures: str = ""
-    video_recorded_on: date | None = None
-    video_reference: str = ""
-    storm_evaluated_on: date | None = None
-    storm_evaluation_rain_in: Decimal | None = None
-    storm_id: int | None = None
-    punch_list: tuple[str, ...] = ()
-
-    def as_fields(self) -> dict:
-        return {"inspected_on": self.inspected_at, "location": self.location, "inspector_name": self.inspector_name,
-                "inspector_credentials": self.inspector_credentials, "kind": self.kind,
-                "last_inspection": self.last_inspection, "weather": self.weather,
-                "precipitation_24h_in": self.precipitation_24h_in, "evaluation": self.evaluation,
-                "corrective_steps": self.corrective_steps}
-
-
-@transaction.atomic
-def inspection_report_file(*, project: ConstructionProject, report: ReportInput, acting_user) -> Inspection:
-    """File a written inspection report (§ 380-16 C(4)(f)[1]). Refused, naming each missing item, unless
-    every required item is present; engineer inspections need the 24-hour notice (§ 380-16 C(3)); the
-    pre-bury, walk-through and final inspections have their own contents (§ 380-16 C(4)(c)–(e)). The PDF
-    goes into the file and to the applicant and the Director (email after commit, where configured)."""
-    p = _lock(project)
-    kind = K(report.kind) if report.kind in K.values else None
-    missing = report_missing_fields(report.as_fields())
-    if kind is None and "§ 380-16 C(4)(f)[1][c] type of inspection" not in missing:
-        missing.append("§ 380-16 C(4)(f)[1][c] type of inspection")
-    if missing:
-        raise ConstructionError(ERR_REPORT_FIELDS.format(fields="; ".join(missing)))
-    if not may_file(acting_user, p, kind):
-        if kind == K.RANDOM:
-            raise ConstructionError(ERR_RANDOM)
-        who = "design engineer" if kind in ENGINEER_KINDS else "design engineer or erosion-control inspector"
-        raise ConstructionError(ERR_NOT_YOURS.format(who=who))
-    notice = None
-    if kind in ENGINEER_KINDS:
-        day = timezone.localtime(report.inspected_at).date()
-        notice = p.notices.filter(kind=kind, scheduled_at__date=day).order_by("-noticed_at").first()
-        if notice is None:
-            raise ConstructionError(ERR_NO_NOTICE.format(kind=kind.label.lower(), day=day))
-        if not notice_is_timely(noticed_at=notice.noticed_at, inspection_at=report.inspected_at):
-            hours = (report.inspected_at - notice.noticed_at).total_seconds() / 3600
-            raise ConstructionError(ERR_LATE_NOTICE.format(kind=kind.label.lower(), hours=hours))
-    if kind == K.PRE_BURY and not report.structures.strip():
-        raise ConstructionError(ERR_PRE_BURY)
-    if kind == K.FINAL:
-        if report.video_recorded_on is None or not report.video_reference.strip():
-            raise ConstructionError(ERR_FINAL_VIDEO)
-        if report.storm_evaluated_on is None or report.storm_evaluation_rain_in is None:
-            raise ConstructionError(ERR_FINAL_STORM)
-        if not p.inspections.filter(kind=K.WALK_THROUGH).exists():
-            raise ConstructionError(ERR_FINAL_NO_WALK)
-        open_items = [i.text for i in p.punch_items.filter(done_on__isnull=True)]
-        if open_items:
-            raise ConstructionError(ERR_FINAL_PUNCH.format(items="; ".join(open_items)))
-    last = None if isinstance(report.last_inspection, str) else report.last_inspection
-    storm = p.rain_events.filter(pk=report.storm_id).first() if report.storm_id else None
-    insp = Inspection.objects.create(
-        project=p, kind=kind, inspected_at=report.inspected_at, location=report.location.strip(),
-        inspector_name=report.inspector_name.strip(), inspector_credentials=report.inspector_credentials.strip(),
-        last_inspection_on=last, weather=report.weather.strip(), precipitation_24h_in=report.precipitation_24h_in,
-        evaluation=report.evaluation, findings=report.findings, corrective_steps=report.corrective_steps,
-        notice=notice, storm=storm, structures=report.structures, video_recorded_on=report.video_recorded_on,
-        video_reference=report.video_reference, storm_evaluated_on=report.storm_evaluated_on,
-        storm_evaluation_rain_in=report.storm_evaluation_rain_in, filed_by=acting_user)
-    if kind == K.WALK_THROUGH:
-        for text in report.punch_list:
-            if text.strip():
-                PunchItem.objects.create(project=p, inspection=insp, text=text.strip())
-    day = timezone.localtime(insp.inspected_at).date()
-    pdf = documents.inspection_report_pdf(insp)
-    doc = _keep_pdf(p, pdf, tag="inspection_report", title=f"Inspection report: {kind.label} ({show_day(day)})",
-                    filename=f"{p.case.number}-inspection-{insp.pk}-{day}.pdf", acting_user=acting_user)
-    insp.document = doc
-    insp.save(update_fields=["document"])
-    event_record(case=p.case, kind="inspection", acting_user=acting_user, on=day,
-                 why=f"{kind.label}: {Evaluation(insp.evaluation).label}", data={"inspection": insp.pk})
-    audit_record(actor=acting_user, action="construction.inspection", obj=insp, data={"kind": kind.value})
-    _send_on_commit(project=p, subject=f"Inspection report {p.case.number}: {kind.label} ({day})",
-                    body=f"The written report of the {kind.label.lower()} of {day} at {p.permit.site_address} is "
-                         f"attached (Ch. 380 § 380-16 C(4)(f)[1]).", filename=doc.original_name, pdf=pdf,
-                    acting_user=acting_user)
-    return insp
-
-
-@transaction.atomic
-def punch_item_done(*, item: PunchItem, on: date, note: str, acting_user) -> PunchItem:
-    if item.done_on is None:
-        item.done_on, item.done_note = on, note
-        item.save(update_fields=["done_on", "done_note"])
-        event_record(case=item.project.case, kind="punch", acting_user=acting_user, on=on,
-                     why=f"Punch-list item done: {item.text}" + (f" ({note})" if note else ""))
-    return item
 
 
 # --- stabilization --------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """URLs of construction oversight (spread into stormwater.urls so each pattern is checked by test_access)."""
 from django.urls import path
 
-from . import api, views
+from . import api, fieldviews, views
 
 P = "construction/<str:number>/"
 
@@ -32,6 +32,21 @@ urlpatterns = [
     path(P + "as-built/<int:as_built_id>/accept/", views.construction_as_built_accept,
          name="construction_as_built_accept"),
     path(P + "certificate/", views.construction_certificate, name="construction_certificate"),
+    path(P + "inspections/<int:inspection_id>/", fieldviews.construction_inspection, name="construction_inspection"),
+    path(P + "photos/<int:photo_id>/", fieldviews.construction_photo, name="construction_photo"),
+    path(P + "photos/<int:photo_id>/thumb/", fieldviews.construction_photo, {"size": "thumb"},
+         name="construction_photo_thumb"),
+    path(P + "controls/", fieldviews.construction_controls, name="construction_controls"),
+    path(P + "position/", fieldviews.construction_position, name="construction_position"),
+    # The inspector's day on a phone (issue 18): everything under /field/ is in the service worker's scope.
+    path("field/", fieldviews.field_home, name="field_home"),
+    path("field/today/", fieldviews.field_today, name="field_today"),
+    path("field/week/", fieldviews.field_week, name="field_week"),
+    path("field/outbox/", fieldviews.field_outbox, name="field_outbox"),
+    path("field/reports/", fieldviews.field_report_submit, name="field_report_submit"),
+    path("field/sw.js", fieldviews.field_service_worker, name="field_service_worker"),
+    path("field/manifest.webmanifest", fieldviews.field_manifest, name="field_manifest"),
+    path("field/<str:number>/report/", fieldviews.field_report, name="field_report"),
     path("api/construction/", api.api_construction_list, name="api_construction_list"),
     path("api/construction/<str:number>/", api.api_construction_detail, name="api_construction_detail"),
 ]

@@ -21,7 +21,7 @@ from stormwater.web.files import document_response
 from stormwater.web.postdata import act, date_value, money_value
 
 from . import selectors, services
-from .models import EROSION_KINDS, Evaluation, InspectionKind, SuretyForm
+from .models import EROSION_KINDS, ControlKind, Evaluation, InspectionKind, SuretyForm
 
 
 def _dt(v) -> datetime:
@@ -89,7 +89,7 @@ def construction_detail(request, number: str):
     site = p.permit.stewardship_sites.order_by("id").first()
     can_manage = u.can(Perm.CONSTRUCTION_MANAGE)
     ctx = {
-        "p": p, "case": p.case, "app": p.permit, "site": site, "due": selectors.next_due(p),
+        "p": p, "case": p.case, "app": p.permit, "site": site, "due": selectors.next_due(p), "dues": selectors.dues(p),
         "areas": selectors.areas(p), "inspections": p.inspections.select_related("document", "notice", "storm"),
         "notices": p.notices.all(), "rain": p.rain_events.all(), "violations": p.violations.all(),
         "orders": p.stop_work_orders.prefetch_related("violations"), "open_order": services.stop_work_open(p),
@@ -105,6 +105,7 @@ def construction_detail(request, number: str):
             services.may_file(u, p, k) for k, _ in InspectionKind.choices),
         "is_engineer": p.design_engineer_id == u.pk or u.can(Perm.INSPECT),
         "erosion_kinds": [k.value for k in EROSION_KINDS],
+        "controls": p.controls.filter(removed_on__isnull=True), "control_kinds": ControlKind.choices,
     }
     return render(request, "construction/detail.html", ctx)
 
@@ -118,39 +119,11 @@ def construction_document(request, number: str, doc_id: int):
 
 @require_perm(Perm.INSPECTION_FILE)
 def construction_report(request, number: str):
-    """The written inspection report form (§ 380-16 C(4)(f)[1]); a missing item is refused by name."""
-    p = _get(request, number)
-    kind = request.POST.get("kind") or request.GET.get("kind") or InspectionKind.EROSION_ROUTINE.value
-    last = p.inspections.order_by("-inspected_at").first()
-    if request.method == "POST":
-        f = request.POST
-        try:
-            last_v = "none" if f.get("first_inspection") else (
-                date_value(f["last_inspection"]) if f.get("last_inspection") else None)
-            rep = services.ReportInput(
-                kind=f.get("kind", ""), inspected_at=_dt(f["inspected_at"]) if f.get("inspected_at") else None,
-                location=f.get("location", ""), inspector_name=f.get("inspector_name", ""),
-                inspector_credentials=f.get("inspector_credentials", ""), last_inspection=last_v,
-                weather=f.get("weather", ""),
-                precipitation_24h_in=money_value(f["precipitation_24h_in"]) if f.get("precipitation_24h_in") else None,
-                evaluation=f.get("evaluation", ""), findings=f.get("findings", ""),
-                corrective_steps=f.get("corrective_steps", ""), structures=f.get("structures", ""),
-                video_recorded_on=date_value(f.get("video_recorded_on"), None) if f.get("video_recorded_on") else None,
-                video_reference=f.get("video_reference", ""),
-                storm_evaluated_on=date_value(f["storm_evaluated_on"]) if f.get("storm_evaluated_on") else None,
-                storm_evaluation_rain_in=money_value(f["storm_rain_in"]) if f.get("storm_rain_in") else None,
-                storm_id=int(f["storm_id"]) if f.get("storm_id") else None,
-                punch_list=tuple(x for x in f.get("punch_list", "").splitlines() if x.strip()))
-            services.inspection_report_file(project=p, report=rep, acting_user=request.user)
-        except (ValueError, TransitionError) as e:
-            messages.error(request, str(e))
-        else:
-            messages.success(request, "Inspection report filed; the PDF went to the applicant and the Director.")
-            return redirect("construction_detail", number=number)
-    return render(request, "construction/report.html", {
-        "p": p, "case": p.case, "kind": kind, "kinds": InspectionKind.choices, "evaluations": Evaluation.choices,
-        "last": last, "storms": p.rain_events.all(), "post": request.POST, "now": timezone.localtime(),
-        "me": request.user})
+    """The written inspection report form (§ 380-16 C(4)(f)[1]); a missing item is refused by name. The same form
+    as /field/<n>/report/ (construction.fieldviews.report_form)."""
+    from .fieldviews import report_form
+
+    return report_form(request, number, field_url=False)
 
 
 def _post_action(perm):

@@ -147,8 +147,9 @@ def scs_unit_hydrograph_runoff(*, drainage_area_acres: float, curve_number: floa
 
     Notes
     -----
-    Ordinate k is the flow at the end of step k: the convolution of the step's runoff increments
-    with the unit hydrograph of duration ΔD = dt.
+    Ordinate k is the flow at time k·dt: the convolution (:func:`unit_hydrograph_convolve`) of the
+    runoff increments with the unit hydrograph of duration ΔD = dt, each increment's response
+    starting at the beginning of its step.
 
     References
     ----------
@@ -162,15 +163,45 @@ def scs_unit_hydrograph_runoff(*, drainage_area_acres: float, curve_number: floa
         raise ValueError("dt_hr: 24 hours must be a whole number of steps")
     uh = nrcs_unit_hydrograph_cfs_per_in(area / 640.0, tc_hr, dt)
     excess = incremental_runoff_in(rainfall_in, curve_number, storm_type, dt)
-    out = [0.0] * (len(excess) + len(uh))
-    for i, e in enumerate(excess):
-        if e <= 0:
-            continue
-        for j, u in enumerate(uh):
-            out[i + j + 1] += e * u
+    out = unit_hydrograph_convolve(excess, uh) + [0.0]
     while len(out) > 1 and out[-1] == 0.0 and out[-2] == 0.0:
         out.pop()
     return Hydrograph(dt, tuple(out))
+
+
+def unit_hydrograph_convolve(excess_in: list[float], uh_cfs_per_in: list[float]) -> list[float]:
+    """Discrete convolution of runoff increments with a unit hydrograph.
+
+    Parameters
+    ----------
+    excess_in : list of float
+        Runoff increment [in] of each step k (falling between k·ΔD and (k+1)·ΔD).
+    uh_cfs_per_in : list of float
+        Unit-hydrograph ordinates [cfs per inch] at 0, ΔD, 2ΔD, ... after the start of a unit excess of
+        duration ΔD (ordinate 0 is 0).
+
+    Returns
+    -------
+    list of float
+        q(n·ΔD) = Σ_k e_k u_(n-k) [cfs], length len(excess) + len(uh) - 1.
+
+    Notes
+    -----
+    The response to the excess of step k starts at k·ΔD, the start of its step: the unit hydrograph's
+    Tp = ΔD/2 + L is measured from the start of the unit excess (NEH 630 ch. 16, Eq. 16-3). Issue 19:
+    an extra index shift had put every ordinate, and every reported peak time, one step late.
+
+    References
+    ----------
+    NEH 630 ch. 16 ("Development of a hydrograph": convolution of the excess increments).
+    """
+    out = [0.0] * (len(excess_in) + len(uh_cfs_per_in) - 1)
+    for i, e in enumerate(excess_in):
+        if e <= 0:
+            continue
+        for j, u in enumerate(uh_cfs_per_in):
+            out[i + j] += e * u
+    return out
 
 
 def hydrograph_sum(*hydrographs: Hydrograph) -> Hydrograph:

@@ -7,6 +7,8 @@ upper bound of the 90 % confidence interval.
 """
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -186,6 +188,45 @@ def pfds_merge(*parts: PfdsData) -> PfdsData:
                 raise ValueError(f"pfds: two files carry the {stat!r} block")
             merged[stat] = block
     return PfdsData(first.atlas, first.series, first.location, first.station, first.latitude, first.longitude, merged)
+
+
+_COORD = re.compile(r"^\s*(-?\d+(?:\.\d+)?)")
+
+
+def pfds_site_coordinates(data: PfdsData) -> tuple[float, float] | None:
+    """The site's latitude and longitude [decimal degrees] from the PFDS header, or ``None``.
+
+    Reads ``Latitude: 43.3402°`` (degree sign in ISO-8859-1 or UTF-8) and the newer
+    ``Latitude: 42.2403 Degree``; west longitudes are negative as PFDS writes them.
+    """
+    lat = _COORD.match(data.latitude or "")
+    lon = _COORD.match(data.longitude or "")
+    if not lat or not lon:
+        return None
+    la, lo = float(lat.group(1)), float(lon.group(1))
+    if not (-90 <= la <= 90 and -180 <= lo <= 180):
+        return None
+    return la, lo
+
+
+EARTH_RADIUS_MI = 3958.8  # mean Earth radius 6,371.0 km (IUGG) in statute miles
+
+
+def great_circle_distance_mi(lat1_deg: float, lon1_deg: float, lat2_deg: float, lon2_deg: float) -> float:
+    """Great-circle distance [mi] between two points given in decimal degrees (haversine formula).
+
+    Good to about 0.5 % on the ellipsoid, far finer than the check it serves (is a PFDS point in
+    the town or 90 miles away; Ch. 380 § 380-11 A(2)(a): "NOAA Atlas 14 data for Longmeadow").
+
+    References
+    ----------
+    R. W. Sinnott, "Virtues of the Haversine", *Sky and Telescope* 68(2), 1984, p. 159.
+    """
+    p1, p2 = math.radians(require_finite(lat1_deg, "lat1_deg")), math.radians(require_finite(lat2_deg, "lat2_deg"))
+    dp = p2 - p1
+    dl = math.radians(require_finite(lon2_deg, "lon2_deg") - require_finite(lon1_deg, "lon1_deg"))
+    a = math.sin(dp / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(dl / 2) ** 2
+    return 2.0 * EARTH_RADIUS_MI * math.asin(min(1.0, math.sqrt(a)))
 
 
 def noaa_plus_design_rainfall_in(upper_ci_in: float) -> float:

@@ -9,6 +9,7 @@ method); USDA NRCS, *Urban Hydrology for Small Watersheds*, TR-55, 2nd ed., June
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Protocol, Sequence
@@ -118,6 +119,14 @@ class StageStorage:
 
 @dataclass(frozen=True)
 class RoutingResult:
+    """What a routing run computed, step by step, and where the water went.
+
+    ``outlet_flows_cfs[name][k]`` is the flow [cfs] through each outlet at step k, exactly the flows
+    continuity used (they add up to ``outflow``); ``start_storage_cuft`` and ``end_storage_cuft`` [ft³]
+    are the storage before the first and after the last step, so that
+    ``start + inflow volume = Σ outlet_volumes_cuft + end`` holds route by route.
+    """
+
     outflow: Hydrograph
     stages_ft: tuple[float, ...]
     storages_cuft: tuple[float, ...]
@@ -134,6 +143,30 @@ class RoutingResult:
     @property
     def peak_storage_cuft(self) -> float:
         return max(self.storages_cuft)
+
+    @property
+    def start_storage_cuft(self) -> float:
+        return self.storages_cuft[0]
+
+    @property
+    def end_storage_cuft(self) -> float:
+        return self.storages_cuft[-1]
+
+    @property
+    def outlet_volumes_cuft(self) -> dict[str, float]:
+        """Volume [ft³] through each outlet: the trapezoid rule continuity uses, (O₀ + 2O₁ + … + O_N)/2 Δt."""
+        dt_s = self.outflow.dt_hr * 3600.0
+        return {name: (sum(q) - (q[0] + q[-1]) / 2.0) * dt_s for name, q in self.outlet_flows_cfs.items()}
+
+
+def _locate(x: float, xs: list[float]) -> tuple[int, float]:
+    """Index i and fraction f with x = xs[i] + f (xs[i+1] - xs[i]) on ascending ``xs`` (clamped)."""
+    if x <= xs[0]:
+        return 0, 0.0
+    if x >= xs[-1]:
+        return len(xs) - 2, 1.0
+    i = bisect_right(xs, x) - 1
+    return i, (x - xs[i]) / (xs[i + 1] - xs[i])
 
 
 def storage_indication_route(inflow: Hydrograph, stage_storage: StageStorage,
@@ -152,7 +185,10 @@ def storage_indication_route(inflow: Hydrograph, stage_storage: StageStorage,
         :class:`Orifice`, :class:`RectangularWeir`, :class:`Exfiltration` (or anything with
         ``discharge_cfs(stage_ft)``); outflow is their sum (free outfall, no tailwater).
     initial_stage_ft : float, optional
-        Starting water level [ft]; default the lowest stage of the table (empty basin).
+        Starting water level [ft], within the table; default the lowest stage of the table (empty
+        basin). A basin that does not infiltrate keeps the water below its lowest outlet for good
+        (a permanent pool, "dead storage"): start it there (HydroCAD's default for such a pond) unless
+        it is known to be dry when the storm begins.
     tail_hr : float
         How long [hr] to keep routing after the inflow ends, stopping early once the basin is back
         to its starting storage.
@@ -162,14 +198,19 @@ def storage_indication_route(inflow: Hydrograph, stage_storage: StageStorage,
     Returns
     -------
     RoutingResult
-        Outflow hydrograph [cfs], stage [ft] and storage [ft³] at each step, flow per named outlet.
+        Outflow hydrograph [cfs], stage [ft] and storage [ft³] at each step, flow and volume per
+        named outlet.
 
     Notes
     -----
     Continuity over a step: (I1 + I2)/2 - (O1 + O2)/2 = (S2 - S1)/Δt, solved as
-    2 S2/Δt + O2 = I1 + I2 + 2 S1/Δt - O1 on the tabulated storage-indication curve. Raises
-    ``ValueError`` if the water would rise above the top of the stage-storage table (the basin
-    overtops: extend the table or add an emergency spillway) -- never extrapolates.
+    2 S2/Δt + O2 = I1 + I2 + 2 S1/Δt - O1 on the tabulated storage-indication curve. S, O and each
+    outlet's flow are tabulated on the same stage grid and read at the same point, so the outlet
+    flows are exactly those continuity used: the volume balance closes route by route (an outlet
+    with a step, like exfiltration switching on as water touches the bottom, is read from its
+    tabulated ramp rather than at full rate). Raises ``ValueError`` if the water would rise above the
+    top of the stage-storage table (the basin overtops: extend the table or add an emergency
+    spillway) -- never extrapolates.
 
     References
     ----------
@@ -179,24 +220,38 @@ def storage_indication_route(inflow: Hydrograph, stage_storage: StageStorage,
     if not named:
         raise ValueError("outlets: at least one outlet device is required")
     dt_s = inflow.dt_hr * 3600.0
-    stages = []
+    stages: list[float] = []
     ss = stage_storage
     for (h0, h1) in zip(ss.stages_ft, ss.stages_ft[1:]):
         stages.extend(h0 + (h1 - h0) * k / subdivisions for k in range(subdivisions))
     stages.append(ss.stages_ft[-1])
     storage = [ss.storage_cuft(h) for h in stages]
-    out = [sum(o.discharge_cfs(h) for o in named.values()) for h in stages]
+    names = list(named)
+    cols = [[named[n].discharge_cfs(h) for h in stages] for n in names]
+    out = [sum(c[i] for c in cols) for i in range(len(stages))]
     si = [2.0 * s / dt_s + o for s, o in zip(storage, out)]
     for a, b in zip(si, si[1:]):
         if not b > a:
             raise ValueError("outlets: 2S/dt + O must increase with stage (check the outlet devices)")
 
-    h = ss.stages_ft[0] if initial_stage_ft is None else require_finite(initial_stage_ft, "initial_stage_ft")
-    s1 = ss.storage_cuft(h)
-    o1 = sum(o.discharge_cfs(h) for o in named.values())
+    def at(i: int, f: float, col: list[float]) -> float:
+        return col[i] + (col[i + 1] - col[i]) * f if f else col[i]
+
+    if initial_stage_ft is None:
+        h = ss.stages_ft[0]
+    else:
+        h = require_finite(initial_stage_ft, "initial_stage_ft")
+        if not ss.stages_ft[0] <= h <= ss.stages_ft[-1]:
+            raise ValueError(f"initial_stage_ft: {h:g} ft is outside the stage-storage table "
+                             f"({ss.stages_ft[0]:g} to {ss.stages_ft[-1]:g} ft)")
+    i, f = _locate(h, stages)
+    s1 = at(i, f, storage)
+    flows_now = [at(i, f, c) for c in cols]
+    o1 = sum(flows_now)
     s_start = s1
     flows = list(inflow.flows_cfs) + [0.0] * int(round(tail_hr / inflow.dt_hr))
     res_o, res_h, res_s = [o1], [h], [s1]
+    per: list[list[float]] = [[q] for q in flows_now]
     s_max = s1
     for k in range(1, len(flows)):
         rhs = flows[k - 1] + flows[k] + 2.0 * s1 / dt_s - o1
@@ -204,17 +259,21 @@ def storage_indication_route(inflow: Hydrograph, stage_storage: StageStorage,
             raise ValueError(f"stage_storage: the basin overtops the top of its stage-storage table "
                              f"({ss.stages_ft[-1]:g} ft) at t = {k * inflow.dt_hr:g} hr; extend the table "
                              "or add an emergency spillway")
-        h = interp(max(rhs, si[0]), si, stages, what="storage_indication")
-        s1 = ss.storage_cuft(h)
-        o1 = sum(o.discharge_cfs(h) for o in named.values())
+        i, f = _locate(max(rhs, si[0]), si)
+        h = at(i, f, stages)
+        s1 = at(i, f, storage)
+        flows_now = [at(i, f, c) for c in cols]
+        o1 = sum(flows_now)
+        for col, q in zip(per, flows_now):
+            col.append(q)
         res_o.append(o1)
         res_h.append(h)
         res_s.append(s1)
         s_max = max(s_max, s1)
         if k >= len(inflow.flows_cfs) and s1 - s_start <= 1e-6 * s_max and o1 < 1e-9:
             break
-    per = {name: tuple(o.discharge_cfs(x) for x in res_h) for name, o in named.items()}
-    return RoutingResult(Hydrograph(inflow.dt_hr, tuple(res_o)), tuple(res_h), tuple(res_s), per)
+    return RoutingResult(Hydrograph(inflow.dt_hr, tuple(res_o)), tuple(res_h), tuple(res_s),
+                         {n: tuple(c) for n, c in zip(names, per)})
 
 
 # --- TR-55 chapter 6 -------------------------------------------------------------------------

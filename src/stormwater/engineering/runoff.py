@@ -131,6 +131,43 @@ def weighted_curve_number(parts: Iterable[tuple[float, float]]) -> float:
     return weighted / total
 
 
+def runoff_depth_separate_in(rainfall_in: float, parts: Iterable[tuple[float, float]]) -> float:
+    """Runoff depth [in] of a mixed area with each part's runoff computed by its own CN.
+
+    Parameters
+    ----------
+    rainfall_in : float
+        Rainfall P [in], 0 or more.
+    parts : iterable of (area, curve_number)
+        Each part's area (any consistent unit, greater than 0) and CN [-] (30 to 100); typically the
+        pervious parts (their area-weighted CN) and the impervious parts (CN 98).
+
+    Returns
+    -------
+    float
+        Q = Σ Aᵢ Q(P, CNᵢ) / Σ Aᵢ [in], Q(P, CN) by TR-55 Eq. 2-3.
+
+    Notes
+    -----
+    TR-55 ch. 2 ("Limitations") warns that an area-weighted CN understates runoff where the CNs of the
+    parts differ widely (e.g. pavement next to lawn at small P): the weighted CN's initial abstraction
+    applies to the pavement too. Computing the parts separately and weighting the *runoff* is what
+    HydroCAD calls "Weighted-Q"; WinTR-55 weights the CN. The review offers both per subcatchment.
+
+    References
+    ----------
+    TR-55 (1986), Eq. 2-3 and ch. 2 "Limitations"; HydroCAD Technical Reference, "Weighted-CN vs
+    Weighted-Q".
+    """
+    items = [(require_finite(a, "parts.area"), _cn(cn, "parts.curve_number")) for a, cn in parts]
+    if not items:
+        raise ValueError("parts: at least one (area, curve number) part is required")
+    total = sum(a for a, _ in items)
+    if any(a <= 0 for a, _ in items):
+        raise ValueError("parts: every area must be greater than zero")
+    return sum(a * runoff_depth_in(rainfall_in, cn) for a, cn in items) / total
+
+
 def _pervious(pervious_cn: float, impervious_pct: float) -> tuple[float, float]:
     cnp = _cn(pervious_cn, "pervious_cn")
     pimp = require_finite(impervious_pct, "impervious_pct")

@@ -20,8 +20,21 @@ TC_MIN_HR = 0.1  # TR-55 ch. 3 Limitations: "The minimum Tc used in TR-55 is 0.1
 # TR-55 Appendix F, Figure 3-1: V = 16.1345 s^0.5 (unpaved: n 0.05, r 0.4 ft),
 # V = 20.3282 s^0.5 (paved: n 0.025, r 0.2 ft).
 SHALLOW_CONCENTRATED_K = {"unpaved": 16.1345, "paved": 20.3282}
-# Figure 3-1 is drawn for watercourse slopes 0.005 to 0.50 ft/ft.
+# Figure 3-1 is drawn for watercourse slopes 0.005 to 0.50 ft/ft. Its Appendix F equations are
+# Manning's equation with a fixed n and hydraulic radius, so they hold beyond the drawn range; a slope
+# outside it is computed and flagged (shallow_concentrated_outside_figure), not refused (issue 19).
 SHALLOW_SLOPE_RANGE = (0.005, 0.5)
+
+
+def shallow_concentrated_outside_figure(slope_ft_per_ft: float) -> bool:
+    """True when a shallow-concentrated slope lies outside TR-55 Figure 3-1's drawn 0.005-0.50 ft/ft.
+
+    The velocity is still computed by the Appendix F equation (see
+    :func:`shallow_concentrated_velocity_fps`); a report should say the figure's range was left.
+    """
+    s = require_finite(slope_ft_per_ft, "slope_ft_per_ft")
+    lo, hi = SHALLOW_SLOPE_RANGE
+    return not lo <= s <= hi
 
 
 def _positive(value: float, name: str) -> float:
@@ -84,13 +97,21 @@ def shallow_concentrated_velocity_fps(slope_ft_per_ft: float, surface: str) -> f
     Parameters
     ----------
     slope_ft_per_ft : float
-        Watercourse slope s [ft/ft], 0.005 to 0.50 (the range of Figure 3-1).
+        Watercourse slope s [ft/ft], greater than 0 and at most 1.
     surface : {"paved", "unpaved"}
 
     Returns
     -------
     float
         V = 16.1345 s^0.5 (unpaved) or 20.3282 s^0.5 (paved) [ft/s].
+
+    Notes
+    -----
+    Figure 3-1 is drawn for 0.005 to 0.50 ft/ft. The Appendix F equations are Manning's equation
+    V = (1.49 / n) r^(2/3) s^(1/2) with unpaved n = 0.05, r = 0.4 ft and paved n = 0.025, r = 0.2 ft,
+    which holds at any slope; flat parking lots (0.2-0.5 %) are common, so a slope outside the drawn
+    range is computed by the same equation and should be flagged with
+    :func:`shallow_concentrated_outside_figure` (issue 19: use the equations beyond the figure's range).
 
     References
     ----------
@@ -99,9 +120,8 @@ def shallow_concentrated_velocity_fps(slope_ft_per_ft: float, surface: str) -> f
     if surface not in SHALLOW_CONCENTRATED_K:
         raise ValueError("surface: must be 'paved' or 'unpaved'")
     s = _positive(slope_ft_per_ft, "slope_ft_per_ft")
-    lo, hi = SHALLOW_SLOPE_RANGE
-    if not lo <= s <= hi:
-        raise ValueError(f"slope_ft_per_ft: Figure 3-1 covers {lo} to {hi} ft/ft")
+    if s > 1.0:
+        raise ValueError("slope_ft_per_ft: must be at most 1 ft/ft")
     return SHALLOW_CONCENTRATED_K[surface] * math.sqrt(s)
 
 

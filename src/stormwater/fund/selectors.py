@@ -154,10 +154,10 @@ def receipts_by_period(start: date, end: date, grouping: str = "month") -> list[
         acc[0] -= row["s"] or ZERO
         acc[1] += row["n"]
         acc[2] += row["r"]
-    for day, amount in lien_receipts(start, end):
+    for day, amount, n in lien_receipts(start, end):
         acc = sums.setdefault(_period_of(day, grouping)[0], [ZERO, 0, 0])
         acc[0] += amount
-        acc[1] += 1
+        acc[1] += n
     out = []
     d = start
     while d <= end:
@@ -168,18 +168,25 @@ def receipts_by_period(start: date, end: date, grouping: str = "month") -> list[
     return out
 
 
-def lien_receipts(start: date, end: date) -> list[tuple[date, Decimal]]:
+def lien_receipts(start: date, end: date) -> list[tuple[date, Decimal, int]]:
     """Committed stormwater charges paid through the property tax bill (Ch. 295 Art. IV billing ¶D):
-    they left the stormwater ledger as lien entries and come back to the fund as receipts."""
+    they left the stormwater ledger as lien entries and come back to the fund as receipts.
+    → (day, amount, liens closed that day), summed by the database."""
     from stormwater.receivables.models import CommitmentLine
 
-    return list(CommitmentLine.objects.filter(paid_on__gte=start, paid_on__lte=end)
-                .values_list("paid_on", "paid_amount"))
+    return [(d, s or ZERO, n) for d, s, n in
+            CommitmentLine.objects.filter(paid_on__gte=start, paid_on__lte=end).order_by().values("paid_on")
+            .annotate(s=Sum("paid_amount"), n=Count("id")).values_list("paid_on", "s", "n")]
 
 
 def receipts_total(start: date, end: date) -> Decimal:
+    """All fee receipts from ``start`` to ``end``: ledger payments less reversals, and liens paid (two sums)."""
+    from stormwater.receivables.models import CommitmentLine
+
     s = receipt_entries(start, end).aggregate(s=Sum("amount"))["s"]
-    return ZERO - (s or ZERO) + sum((a for _, a in lien_receipts(start, end)), ZERO)
+    liens = CommitmentLine.objects.filter(paid_on__gte=start, paid_on__lte=end).aggregate(
+        s=Sum("paid_amount"))["s"]
+    return ZERO - (s or ZERO) + (liens or ZERO)
 
 
 def billed_for_year(fiscal_year: int) -> Decimal:

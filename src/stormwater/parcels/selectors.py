@@ -17,7 +17,10 @@ def parcels_for_user(*, user) -> QuerySet[Parcel]:
     qs = Parcel.objects.select_related("owner")
     if user.can(Perm.PARCEL_VIEW_ALL):
         return qs
-    return qs.filter(Q(owner__user=user) | Q(association__units__owner__user=user)).distinct()
+    # A union of the two index paths (an OR across joins reads every parcel: issue 15).
+    owned = Parcel.objects.filter(owner__user=user).order_by().values("pk")
+    via_units = Parcel.objects.filter(association__units__owner__user=user).order_by().values("pk")
+    return qs.filter(pk__in=owned.union(via_units))
 
 
 def parcel_get_for_user(*, user, parcel_id: str) -> Parcel:
@@ -52,13 +55,16 @@ def survey_in_force(as_of: date) -> ImperviousSurvey | None:
     return ImperviousSurvey.objects.filter(surveyed_on__lte=as_of).order_by("-surveyed_on", "-id").first()
 
 
-def impervious_as_of(*, as_of: date) -> dict[int, Decimal]:
+def impervious_as_of(*, as_of: date, pk_range: tuple[int, int] | None = None) -> dict[int, Decimal]:
     """Parcel pk -> impervious ft² from the latest survey measuring it on or before ``as_of``.
 
     One query, set-based (bill runs over every parcel): rows ordered so the newest survey wins.
+    ``pk_range`` (first, last): only the parcels with a primary key in it (a bill run's slice).
     """
-    rows = (ParcelImpervious.objects.filter(survey__surveyed_on__lte=as_of)
-            .order_by("survey__surveyed_on", "survey_id").values_list("parcel_id", "impervious_sqft"))
+    rows = ParcelImpervious.objects.filter(survey__surveyed_on__lte=as_of)
+    if pk_range is not None:
+        rows = rows.filter(parcel_id__gte=pk_range[0], parcel_id__lte=pk_range[1])
+    rows = rows.order_by("survey__surveyed_on", "survey_id").values_list("parcel_id", "impervious_sqft")
     return {pid: sqft for pid, sqft in rows.iterator(chunk_size=5000)}
 
 

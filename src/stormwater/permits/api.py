@@ -27,6 +27,7 @@ from stormwater.web.jsonapi import BadInput, amount, api_errors, date_field, int
 
 from . import services
 from .checklist import BY_KEY, OTHER_TAGS
+from .models import PermitApplication
 from .forms import MAX_EXTENSION_DAYS, ApplicationForm, DecisionForm
 from .selectors import (account_of, may_act_for_applicant, permit_clocks, permit_get_for_applicant,
                         permit_get_for_user, permit_owner_for, permit_site_parcels, permits_for_user)
@@ -267,7 +268,7 @@ def api_permit_fees_paid(request, number: str):
     app = permit_get_for_user(user=request.user, number=number)
     b = json_object(request)
     paid_on = date_field(b, "paid_on") if b.get("paid_on") else timezone.localdate()
-    services.permit_fees_paid(application=app, paid_on=paid_on, receipt=text_field(b, "receipt"),
+    services.permit_fees_paid(application=app, paid_on=paid_on, receipt=text_field(b, "receipt", max_length=PermitApplication._meta.get_field("fees_receipt").max_length),
                               acting_user=request.user)
     return _file(request, number)
 

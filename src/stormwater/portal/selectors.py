@@ -14,6 +14,7 @@ from django.db.models import Q, QuerySet
 from django.http import Http404
 
 from stormwater.parcels.models import Parcel
+from stormwater.rules.money import ZERO
 
 PUBLIC_SEARCH_LIMIT = 25
 
@@ -43,26 +44,54 @@ def public_credits(*, parcel: Parcel, on: date) -> list:
     return list(grants_in_force(on=on, parcel_pks=[parcel.pk]).select_related("credit_type"))
 
 
+OVERVIEW_ACCOUNTS, OVERVIEW_ROWS = 50, 20
+
+
+def _running_clocks(cases, *, today: date) -> dict[int, list]:
+    """case id → its running clocks with their due dates, for many cases in three queries (not three a case)."""
+    from stormwater.cases.models import Clock
+    from stormwater.cases.selectors import clock_view
+
+    out: dict[int, list] = {c.pk: [] for c in cases}
+    for clock in (Clock.objects.filter(case_id__in=list(out), met_on__isnull=True)
+                  .prefetch_related("tolls", "extensions").order_by("case_id", "start", "id")):
+        out[clock.case_id].append(clock_view(clock, today=today))
+    return out
+
+
 def owner_overview(*, user, today: date) -> dict:
-    """A signed-in owner's parcels, accounts with their position, bills, relief cases and permit files,
-    each read through the owning app's access function (nothing else can be reached)."""
+    """A signed-in owner's parcels, accounts with their balance today, bills, relief cases and permit files,
+    each read through the owning app's access function (nothing else can be reached).
+
+    A constant number of queries however many properties the owner has (issue 15): the balances come from
+    the set-based positions (``receivables.positions``, the same figures as each account's statement) and
+    the cases' clocks in one batch."""
     from stormwater.parcels.selectors import parcels_for_user
     from stormwater.permits.selectors import permits_for_user
     from stormwater.receivables.access import accounts_for_user
-    from stormwater.receivables.ledger import account_position
+    from stormwater.receivables.positions import AccountFilter, AccountReport
     from stormwater.relief.selectors import relief_cases_for_user
     from stormwater.utility.selectors import bills_for_user
 
-    from stormwater.cases.selectors import case_clocks
-
-    accounts = [(a, account_position(a, as_of=today)) for a in accounts_for_user(user=user)[:50]]
+    accounts = list(accounts_for_user(user=user)[:OVERVIEW_ACCOUNTS])
+    figures = {f.account_id: f for f in AccountReport("all", as_of=today,
+                                                      accounts=AccountFilter(ids=[a.pk for a in accounts]))}
+    cases = list(relief_cases_for_user(user).order_by("-id")[:OVERVIEW_ROWS])
+    permits = list(permits_for_user(user).order_by("-id")[:OVERVIEW_ROWS])
+    clocks = _running_clocks(cases + [p.case for p in permits], today=today)
     return {
-        "parcels": list(parcels_for_user(user=user)[:50]),
-        "accounts": accounts,
-        "bills": list(bills_for_user(user=user).order_by("-period_start", "number")[:20]),
+        "parcels": list(parcels_for_user(user=user)[:OVERVIEW_ACCOUNTS]),
+        # an account with nothing posted yet owes nothing
+        "accounts": [(a, figures.get(a.pk) or _NOTHING) for a in accounts],
+        "bills": list(bills_for_user(user=user).order_by("-period_start", "number")[:OVERVIEW_ROWS]),
         # each case with its running clocks (what is due, by when): the deadlines the owner follows
-        "cases": [(c, case_clocks(c, today=today, running_only=True))
-                  for c in relief_cases_for_user(user).order_by("-id")[:20]],
-        "permits": [(p, case_clocks(p.case, today=today, running_only=True))
-                    for p in permits_for_user(user).order_by("-id")[:20]],
+        "cases": [(c, clocks[c.pk]) for c in cases],
+        "permits": [(p, clocks[p.case.pk]) for p in permits],
     }
+
+
+class _Nothing:
+    total = principal = interest = demand = credit = ZERO
+
+
+_NOTHING = _Nothing()

@@ -16,7 +16,7 @@ from stormwater.web.jsonapi import MAX_WHOLE, BadInput, amount, api_errors, date
 from .access import account_get_for_user
 from .ledger import account_position
 from .models import Demand, Payment
-from .selectors import aging
+from .selectors import aging_report
 from .services import (CollectionError, commitment_create, demand_serve, payment_batch_post,
                        payment_post, payment_reverse)
 
@@ -141,11 +141,25 @@ def api_commitments(request):
                                                for ln in c.lines.select_related("account")]}, status=201)
 
 
+AGING_PAGE_SIZE = 1000
+AGING_PAGE_SIZE_MAX = 10000
+
+
 @require_perm(Perm.BILLING_VIEW_ALL, api=True)
 @_errors
 def api_aging(request):
+    """GET ?as_of=&page=&page_size= → the aging report a page at a time (accounts in account order,
+    ``page_size`` default 1000, at most 10000) with ``count`` and ``totals`` over every account."""
     as_of = date_field(request.GET, "as_of", date.today())
-    return JsonResponse({"as_of": str(as_of), "accounts": [
-        {"account": r.account.number, "parcel_id": r.account.parcel.parcel_id,
-         "buckets": {k: fmt(v) for k, v in r.buckets.items()}, "total": fmt(r.total),
-         "oldest_due": str(r.oldest_due) if r.oldest_due else None} for r in aging(as_of=as_of)]})
+    page = int_field(request.GET, "page", 1, lo=1)
+    size = int_field(request.GET, "page_size", AGING_PAGE_SIZE, lo=1, hi=AGING_PAGE_SIZE_MAX)
+    report = aging_report(as_of=as_of)
+    rows = report[(page - 1) * size:page * size]  # the page and the totals in one statement
+    t = report.totals()
+    return JsonResponse({
+        "as_of": str(as_of), "count": t.count, "page": page, "page_size": size,
+        "pages": max(1, -(-t.count // size)),
+        "totals": {"buckets": {k: fmt(v) for k, v in t.buckets.items()}, "total": fmt(t.total)},
+        "accounts": [{"account": r.number, "parcel_id": r.parcel_id,
+                      "buckets": {k: fmt(v) for k, v in r.buckets.items()}, "total": fmt(r.total),
+                      "oldest_due": str(r.oldest_due) if r.oldest_due else None} for r in rows]})

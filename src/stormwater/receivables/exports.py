@@ -8,7 +8,8 @@ COMMITMENT_COLUMNS = ["parcel_id", "account", "owner", "address", "principal", "
 
 
 def commitment_rows(commitment):
-    for line in commitment.lines.select_related("account__parcel__owner", "demand").order_by("account__number"):
+    lines = commitment.lines.select_related("account__parcel__owner", "demand").order_by("account__number")
+    for line in lines.iterator(chunk_size=2000):
         p = line.account.parcel
         yield [p.parcel_id, line.account.number, p.owner.name if p.owner else "", p.address, str(line.principal),
                str(line.interest), str(line.demand_charges), str(line.total), str(line.demand.served_on)]
@@ -20,8 +21,9 @@ AGING_COLUMNS = ["account", "parcel_id", "address", "current", "1-30", "31-60", 
 
 
 def aging_rows(rows):
+    """``rows``: a ``positions.PositionReport`` (streamed) or its rows."""
     for r in rows:
-        yield [r.account.number, r.account.parcel.parcel_id, r.account.parcel.address,
+        yield [r.number, r.parcel_id, r.address,
                *[str(r.buckets[k]) for k in ("current", "1-30", "31-60", "61-90", "over 90")], str(r.total),
                str(r.oldest_due or "")]
 
@@ -33,13 +35,17 @@ WATER_SEWER_COLUMNS = ["water_account", "parcel_id", "service_address", "owner_n
 
 
 def water_sewer_rows(run):
+    """One row per installment of the run's consolidated bills, read as plain values in chunks."""
     from stormwater.utility.models import Installment
 
     qs = (Installment.objects.filter(bill__run=run).exclude(bill__water_sewer_account="")
-          .select_related("bill", "bill__parcel").order_by("bill__water_sewer_account", "bill__number", "seq"))
-    for i in qs:
-        b = i.bill
-        yield [b.water_sewer_account, b.parcel.parcel_id, b.parcel.address, b.owner_name, b.number, i.seq, "SW",
-               f"Stormwater fee {b.period_start:%m/%d/%Y}-{b.period_end:%m/%d/%Y} ({b.erus} ERU)"
-               if b.blocks else f"Stormwater fee {b.period_start:%m/%d/%Y}-{b.period_end:%m/%d/%Y} (flat)",
-               str(i.amount), i.issue_date.isoformat(), i.due_date.isoformat()]
+          .order_by("bill__water_sewer_account", "bill__number", "seq")
+          .values_list("bill__water_sewer_account", "bill__parcel__parcel_id", "bill__parcel__address",
+                       "bill__owner_name", "bill__number", "seq", "bill__period_start", "bill__period_end",
+                       "bill__erus", "bill__blocks", "amount", "issue_date", "due_date"))
+    for water, pid, address, owner, number, seq, start, end, erus, blocks, amount, issued, due in qs.iterator(
+            chunk_size=2000):
+        yield [water, pid, address, owner, number, seq, "SW",
+               f"Stormwater fee {start:%m/%d/%Y}-{end:%m/%d/%Y} ({erus} ERU)" if blocks
+               else f"Stormwater fee {start:%m/%d/%Y}-{end:%m/%d/%Y} (flat)",
+               str(amount), issued.isoformat(), due.isoformat()]

@@ -15,7 +15,8 @@ from stormwater.parcels.models import Parcel
 from stormwater.rules.money import fmt_usd
 from stormwater.utility.documents import render_pdf
 from stormwater.utility.models import Account, BillRun
-from stormwater.web.files import csv_text, download, xlsx_bytes
+from stormwater.web.files import csv_response, download, table_response
+from stormwater.web.paging import paginate
 from stormwater.web.postdata import date_value
 
 from . import exports
@@ -23,7 +24,7 @@ from .access import account_get_for_user
 from .forms import AsOfForm, BackBillForm, BatchForm, CloseForm, CommitForm, LienPaidForm, PaymentForm, ReverseForm
 from .ledger import account_position
 from .models import Commitment, CommitmentLine, Demand, Payment
-from .selectors import aging, commitment_candidates, delinquency, demand_candidates
+from . import selectors
 from .services import (BatchRejected, CollectionError, back_bill_issue, closed_through, commitment_create,
                        demand_serve, lien_paid_record, payment_batch_post, payment_post, payment_reverse,
                        period_close)
@@ -114,9 +115,11 @@ def demands(request):
         for e in errors:
             messages.error(request, e)
         return redirect("demands")
+    candidates = selectors.demand_report(as_of=as_of)
+    paged = paginate(request, candidates)  # the page and the totals in one statement
     return render(request, "receivables/demands.html", {
-        "as_of": as_of, "candidates": demand_candidates(as_of=as_of),
-        "served": Demand.objects.select_related("account", "account__parcel")[:100]})
+        "as_of": as_of, "totals": candidates.totals(), **paged,
+        "served": Demand.objects.select_related("account")[:100]})
 
 
 @require_perm(Perm.COLLECT)
@@ -140,8 +143,10 @@ def commitments(request):
             return redirect("commitment_detail", commitment_id=c.pk)
         except CollectionError as e:
             form.add_error(None, str(e))
+    candidates = selectors.commitment_report(as_of=as_of)
+    paged = paginate(request, candidates)  # the page and the totals in one statement
     return render(request, "receivables/commitments.html", {
-        "as_of": as_of, "form": form, "candidates": commitment_candidates(as_of=as_of),
+        "as_of": as_of, "form": form, "totals": candidates.totals(), **paged,
         "commitments": Commitment.objects.all()[:50]})
 
 
@@ -156,12 +161,9 @@ def commitment_detail(request, commitment_id: int):
 def commitment_export(request, commitment_id: int, fmt: str):
     c = get_object_or_404(Commitment, pk=commitment_id)
     name = f"commitment-FY{c.tax_fiscal_year}-{c.pk}"
-    rows = list(exports.commitment_rows(c))
-    if fmt == "csv":
-        return download(csv_text(exports.COMMITMENT_COLUMNS, rows), name=name, ext="csv")
-    if fmt == "xlsx":
-        return download(xlsx_bytes(name, exports.COMMITMENT_COLUMNS, rows, exports.COMMITMENT_MONEY), name=name,
-                        ext="xlsx")
+    if fmt in ("csv", "xlsx"):
+        return table_response(fmt, name=name, sheet=name, columns=exports.COMMITMENT_COLUMNS,
+                              rows=exports.commitment_rows(c), money_columns=exports.COMMITMENT_MONEY)
     lines = c.lines.select_related("account__parcel__owner", "demand")
     return download(render_pdf("receivables/commitment_pdf.html", {"c": c, "lines": lines}), name=name, ext="pdf")
 
@@ -215,23 +217,25 @@ def close_period(request):
 
 @require_perm(Perm.BILLING_VIEW_ALL)
 def aging_report(request, fmt: str = "html", which: str = "aging"):
+    """Aging or the delinquency list as of a day: totals over every account, the rows a page at a time,
+    the whole list streamed as CSV or Excel. Set-based (receivables.positions): a constant number of
+    queries whatever the number of accounts."""
     as_of = AsOfForm(request.GET).day()
-    rows = aging(as_of=as_of) if which == "aging" else delinquency(as_of=as_of)
+    report = (selectors.aging_report(as_of=as_of) if which == "aging"
+              else selectors.delinquency_report(as_of=as_of))
     if fmt in ("csv", "xlsx"):
-        data = list(exports.aging_rows(rows))
         name = f"{which}-{as_of}"
-        return download(csv_text(exports.AGING_COLUMNS, data) if fmt == "csv"
-                        else xlsx_bytes(name, exports.AGING_COLUMNS, data, exports.AGING_MONEY), name=name, ext=fmt)
-    totals = {k: sum((r.buckets[k] for r in rows), 0) for k in ("current", "1-30", "31-60", "61-90", "over 90")}
-    peak = max(list(totals.values()) + [1])
-    bars = [(k, v, int(280 * v / peak)) for k, v in totals.items()]
-    return render(request, "receivables/aging.html", {"rows": rows, "as_of": as_of, "which": which,
-                                                      "totals": totals, "bars": bars,
-                                                      "grand": sum((r.total for r in rows), 0)})
+        return table_response(fmt, name=name, sheet=name, columns=exports.AGING_COLUMNS,
+                              rows=exports.aging_rows(report), money_columns=exports.AGING_MONEY)
+    paged = paginate(request, report)  # the page and the totals in one statement
+    totals = report.totals()
+    peak = max([v for v in totals.buckets.values() if v > 0] + [1])
+    bars = [(k, v, int(280 * max(v, 0) / peak)) for k, v in totals.buckets.items()]
+    return render(request, "receivables/aging.html", {"as_of": as_of, "which": which, "totals": totals,
+                                                      "bars": bars, **paged})
 
 
 @require_perm(Perm.BILLING_VIEW_ALL)
 def water_sewer_export(request, run_id: int):
     run = get_object_or_404(BillRun, pk=run_id)
-    data = list(exports.water_sewer_rows(run))
-    return download(csv_text(exports.WATER_SEWER_COLUMNS, data), name=f"water-sewer-import-run{run.pk}", ext="csv")
+    return csv_response(exports.WATER_SEWER_COLUMNS, exports.water_sewer_rows(run), name=f"water-sewer-import-run{run.pk}")

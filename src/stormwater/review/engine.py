@@ -1,80 +1,93 @@
-"""The independent recomputation of a stormwater management plan and its § 380-11 compliance.
+"""The independent recomputation of a stormwater management plan and its compliance report.
 
 Pure Python (no Django): :func:`review_compute` takes a parsed :class:`~.plan.Plan` and the BMP
 performance tables in force and returns a JSON-ready report. Every number comes from
-``stormwater.engineering`` (TR-55, NEH 630, modified Puls routing, the BMP tables), every standard
-row names the provision it decides, and a standard that cannot be decided from what is loaded is
-``not_assessable`` with the reason -- never a guessed number.
+``stormwater.engineering`` (TR-55, NEH 630, modified Puls routing, the BMP tables), every row names
+the provision it decides, and a standard that cannot be decided from what is loaded is
+``not_assessable`` with the reason -- never a guessed number. The report carries its working
+(TR-55 worksheets, stage-storage-discharge tables, routes, hydrographs, the network and every
+assumption) so that a Town engineer can recheck any number from the report alone.
+
+The rows are grouped as MassDEP's "Checklist for Stormwater Report" orders the ten Massachusetts
+Stormwater Management Standards (review/massdep.py; Ch. 380 § 380-11 A(1), B(1) incorporate them),
+followed by the Chapter 380 standards that go beyond them (§ 380-11 D/E retention and removal, B(2)
+nitrogen, B(8) emergency overflow, § 380-12 volumes).
 
 Interpretations (each shown on the report where it decides a result):
 
 - Peak rates: post-development peak ≤ pre-development peak at every design point for the 2-, 10- and
-  100-year 24-hour "NOAA plus" storms (Ch. 380 § 380-11 B(1) incorporates the Massachusetts
-  Stormwater Standards, whose Standard 2 compares peak rates; § 380-12 A(3)(g)[5], [11] require the
-  three storms; Longmeadow holds the 100-year storm to the same comparison). Peaks come from NRCS
-  unit-hydrograph runoff routed through each BMP by modified Puls; the TR-55 graphical peak of each
-  subcatchment is shown alongside (it cannot route).
-- Water quality: § 380-11 D(2)/E(2) -- the TSS and TP targets are met by (b) retention of the
-  required volume, or by (a)/(c) BMP removal. Removal of the site = impervious-area-weighted removal
-  of each treatment train (trains combine as 1 - Π(1 - rᵢ)); the EPA curves credit retention through
-  the BMP's storage depth, so (a) and (c) are one computation. A BMP whose removal is not assessable
-  counts as 0 % removal: if the site still meets the target, the standard passes; if not, it is not
-  assessable (not "fail"), because the missing table might make up the difference.
-- A BMP's storage depth larger than the largest depth of its curve is credited at that largest
-  depth, and an infiltration rate above the curves' largest rate at that rate (both can only lower
-  the removal: no extrapolation).
-- Retention provided = storage of infiltrating BMPs below their lowest surface outlet (water that
-  leaves only by infiltration).
+  100-year 24-hour "NOAA plus" storms (Standard 2 compares the 2- and 10-year storms and evaluates the
+  100-year; § 380-12 A(3)(g)[5], [11] require the three storms and Longmeadow holds the 100-year storm
+  to the same comparison).
+- Rainfall: a NOAA PFDS file's site must lie within the town's limit of the project (§ 380-11 A(2)(a):
+  "NOAA Atlas 14 data for Longmeadow"); typed-in depths cannot be located.
+- Water quality (Ch. 380): § 380-11 D(2)/E(2) -- the TSS and TP targets are met by retention of the
+  required volume, or by BMP removal (impervious-area-weighted trains, 1 - Π(1 - rᵢ)); a BMP whose
+  removal is not assessable counts as 0 %.
+- The capacity fed to a performance curve is the capacity that does what the curve assumes: for an
+  infiltration curve the storage below the BMP's lowest outlet (what infiltrates), otherwise the
+  treatment storage below the lowest weir crest (issue 19).
+- Water that stays in a BMP that does not infiltrate is held, not "infiltrated"; such a BMP starts
+  full to its lowest outlet unless the plan says otherwise (issue 19).
+- MassDEP Standard 4 TSS uses MassDEP's worksheet with the credit the applicant claims per BMP
+  (``tss_removal_pct``) or a loaded TSS table; runoff from non-metal roofs only (``roof_runoff``) is
+  treated as clean: no pretreatment before infiltration and no TSS train is required for it.
 - Total nitrogen: § 380-11 B(2) asks that BMPs be optimized for nitrogen and sets no percentage; TN
   removal is reported, not judged.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from stormwater.engineering import water_quality as wq
-from stormwater.engineering.hydrograph import Hydrograph, hydrograph_sum, scs_unit_hydrograph_runoff, unit_hydrograph_time_step_hr
+from stormwater.engineering.hydrograph import Hydrograph, hydrograph_sum, unit_hydrograph_time_step_hr
 from stormwater.engineering.peak import graphical_peak_discharge
-from stormwater.engineering.rainfall import NOAA_PLUS_FACTOR, noaa_plus_design_rainfall_in, pfds_merge, read_pfds_csv
-from stormwater.engineering.routing import Exfiltration, Orifice, RectangularWeir, StageStorage, storage_indication_route
-from stormwater.engineering.runoff import (composite_cn_connected_impervious, composite_cn_unconnected_impervious,
-                                           curve_number_lookup, runoff_depth_in, weighted_curve_number)
-from stormwater.engineering.tc import (TC_MIN_HR, ChannelFlow, ShallowConcentratedFlow, SheetFlow,
-                                       time_of_concentration_hr)
+from stormwater.engineering.rainfall import (great_circle_distance_mi, noaa_plus_design_rainfall_in, pfds_merge,
+                                             pfds_site_coordinates, read_pfds_csv)
+from stormwater.engineering.runoff import potential_retention_in
+from stormwater.rules.town import TownConfig
 
-from .plan import SQFT_PER_ACRE, Bmp, Plan, Subcatchment
+from . import massdep as md
+from .hydraulics import (INFILTRATION, dead_storage_cuft, lowest_outlet_ft, outlet_rows, retention_cuft, route,
+                         ssd_table, stage_storage, starting_stage)
+from .hydrology import RUNOFF_METHOD_LABELS, HydrologyError, SubResult, subcatchment_compute
+from .massdep_rows import checklist_grouped, massdep_computed, statement_row
+from .network import assumptions_of, network_of
+from .plan import SQFT_PER_ACRE, Plan
+from .quality import (CAPTURE_MIN_FRACTION, FAIL, INFO, NOT_APPLICABLE, NOT_ASSESSABLE, PASS,
+                      RAPID_INFILTRATION_IN_HR, RECHARGE_F_SOURCE, infiltration_capacity, recharge_required, removal,
+                      treatment_capacity, tss_credit)
+from .rows import STATUS_LABELS, _r, row as _row, worst  # noqa: F401  (worst: re-exported for callers)
 
-ENGINE_VERSION = "review-1"
+ENGINE_VERSION = "review-2"
 
-PASS, FAIL, NOT_ASSESSABLE, INFO, NOT_APPLICABLE = "pass", "fail", "not_assessable", "info", "not_applicable"
-STATUS_LABELS = {PASS: "Pass", FAIL: "Fail", NOT_ASSESSABLE: "Not assessable", INFO: "Reported",
-                 NOT_APPLICABLE: "Not applicable"}
-
-# MassDEP Standard 3 recharge target depth factor F [in] by HSG, as read (secondary source) in
-# shared/reference/engineering/massdep_stormwater_handbook_facts.json; A and C were not retrieved.
-RECHARGE_F_IN = {"B": 0.35, "D": 0.10}
-RECHARGE_F_SOURCE = ("MassDEP Stormwater Handbook Table 2.3.2 target depth factor F (B 0.35 in, D 0.10 in), read from "
-                     "a secondary source (Northampton MA stormwater report) -- provisional")
 
 SRC_TR55 = "USDA NRCS TR-55, Urban Hydrology for Small Watersheds, 2nd ed. (1986), ch. 2-4"
 SRC_NEH630 = "USDA NRCS NEH Part 630 ch. 16 (unit hydrograph, PRF 484) and ch. 17 (storage-indication routing)"
 SRC_NOAA = "Ch. 380 § 380-11 A(2): 0.9 × NOAA Atlas 14 upper 90 % confidence bound ('NOAA plus')"
 SRC_DIST = "NRCS 24-hour Type {t} distribution (WinTR-20 0.1-h ordinates)"
+PLOT_STEP_HR = 0.1  # hydrographs kept for the plots: every 0.1 h (the tables carry the exact peaks)
 
 
 class ReviewError(ValueError):
     """The plan cannot be computed (e.g. a value outside a method's range); message names the item."""
 
 
-def _r(x: float | None, nd: int) -> float | None:
-    return None if x is None else round(x, nd)
-
-
 # --- rainfall ----------------------------------------------------------------------------------
 
-def _design_storms(plan: Plan) -> tuple[list[dict], dict[int, float], list[str], list[str], bool]:
+def _design_storms(plan: Plan, town: TownConfig) -> tuple[list[dict], dict[int, float], list[str], list[str], bool,
+                                                          dict, dict]:
     rf = plan.rainfall
     storms, depth, notes, provisional = [], {}, [], False
+    pfds_meta: dict = {}
+    p = plan.project
+    if p.latitude is not None:
+        ref_lat, ref_lon, ref_name = p.latitude, p.longitude, "the project (project.latitude/longitude)"
+    else:
+        ref_lat, ref_lon = town.rainfall_reference_latitude, town.rainfall_reference_longitude
+        ref_name = f"{town.name} (town centre; the plan gives no coordinates)"
+    limit = town.rainfall_max_distance_miles
+    loc = _row("rainfall_location", "Rainfall data for the site", "§ 380-11 A(2)(a) (NOAA Atlas 14 data for Longmeadow)",
+               NOT_ASSESSABLE, required=f"PFDS point within {limit:g} mi of {ref_name}",
+               sources=["NOAA HDSC PFDS file header (Latitude, Longitude)", "haversine great-circle distance"])
     if rf.pfds_csv:
         try:
             parts = [read_pfds_csv(t) for t in rf.pfds_csv]
@@ -84,242 +97,89 @@ def _design_storms(plan: Plan) -> tuple[list[dict], dict[int, float], list[str],
                 d = noaa_plus_design_rainfall_in(upper)
                 depth[y] = d
                 storms.append({"ari_years": y, "upper_ci_in": upper, "design_in": _r(d, 3),
+                               "working": f"0.9 × {upper:g} = {d:.3f} in",
                                "basis": "NOAA Atlas 14 PFDS file, 24-hr upper 90 % bound × 0.9"})
         except ValueError as e:
             raise ReviewError(f"rainfall.pfds_csv: {e}") from None
         site = ", ".join(x for x in (data.location, data.station, f"{data.latitude} {data.longitude}".strip()) if x)
         source = f"{SRC_NOAA}; PFDS file: {data.atlas}, {site}"
+        coords = pfds_site_coordinates(data)
+        pfds_meta = {"atlas": data.atlas, "location": data.location, "station": data.station,
+                     "latitude": coords[0] if coords else None, "longitude": coords[1] if coords else None}
+        if coords is None:
+            loc.update(reason="the PFDS file's header gives no readable latitude and longitude", provided="unknown")
+        else:
+            dist = great_circle_distance_mi(ref_lat, ref_lon, *coords)
+            ok = dist <= limit
+            loc.update(status=PASS if ok else FAIL, status_label=STATUS_LABELS[PASS if ok else FAIL],
+                       provided=f"{data.location or data.station or 'PFDS point'} ({coords[0]:g}, {coords[1]:g}), "
+                                f"{dist:.1f} mi away",
+                       reason="" if ok else (f"the rainfall file is for a point {dist:.1f} mi from {ref_name}; "
+                                             "§ 380-11 A(2)(a) requires NOAA Atlas 14 data for Longmeadow: download the "
+                                             "PFDS CSV for the site"),
+                       numbers={"pfds_latitude": coords[0], "pfds_longitude": coords[1], "reference_latitude": ref_lat,
+                                "reference_longitude": ref_lon, "distance_mi": round(dist, 1), "limit_mi": limit})
     elif rf.upper_ci_in:
         for y in rf.storms_years:
             d = noaa_plus_design_rainfall_in(rf.upper_ci_in[y])
             depth[y] = d
             storms.append({"ari_years": y, "upper_ci_in": rf.upper_ci_in[y], "design_in": _r(d, 3),
+                           "working": f"0.9 × {rf.upper_ci_in[y]:g} = {d:.3f} in",
                            "basis": "upper 90 % bound as stated in the plan × 0.9"})
         source = f"{SRC_NOAA}; upper bounds as stated in the plan"
         notes.append("Rainfall: the NOAA upper bounds were typed into the plan, not read from a PFDS file; "
                      "check them against the PFDS download for the site.")
+        loc.update(provided="typed-in upper bounds", reason="no PFDS file: the site of the numbers cannot be checked")
     else:
         for y in rf.storms_years:
             depth[y] = rf.design_in[y]
             storms.append({"ari_years": y, "upper_ci_in": None, "design_in": rf.design_in[y],
-                           "basis": "design depth as stated in the plan (not checked against NOAA Atlas 14)"})
+                           "working": "as stated", "basis": "design depth as stated in the plan (not checked against "
+                                                            "NOAA Atlas 14)"})
         source = "design depths as stated in the plan -- not verified as 'NOAA plus' (§ 380-11 A(2))"
         notes.append("Rainfall: design depths were given directly; § 380-11 A(2) requires 0.9 × the NOAA Atlas 14 "
                      "upper bound, which this review could not verify. Upload the PFDS CSV to check it.")
+        loc.update(provided="typed-in design depths", reason="no PFDS file: the site of the numbers cannot be checked")
         provisional = True
     if rf.source_note:
         source += f" ({rf.source_note})"
     for s in storms:
         s["storm_type"] = rf.storm_type
-    return storms, depth, [source, SRC_DIST.format(t=rf.storm_type)], notes, provisional
+    return storms, depth, [source, SRC_DIST.format(t=rf.storm_type)], notes, provisional, loc, pfds_meta
 
 
-# --- subcatchments -----------------------------------------------------------------------------
+# --- hydrographs for the plots -----------------------------------------------------------------
 
-@dataclass
-class _Sub:
-    spec: Subcatchment
-    cn: float
-    cn_method: str
-    impervious_sqft: float
-    impervious_by_hsg: dict[str, float]
-    tc_hr: float
-    tc_computed_hr: float
-    tc_segments: list[dict]
-    notes: list[str]
+def _peak_at(q_cfs: float, t_hr) -> str:
+    """A peak and its time; a hydrograph that never rises has no time of peak."""
+    return f"{q_cfs:.2f} cfs at {t_hr} h" if q_cfs > 0 else f"{q_cfs:.2f} cfs (no runoff)"
 
 
-def _curve_number(s: Subcatchment, path: str) -> tuple[float, str, float, dict[str, float], list[str]]:
-    notes: list[str] = []
-    if s.cn is not None:
-        imp = (s.impervious_acres or 0.0) * SQFT_PER_ACRE
-        by_hsg = {s.hsg: imp} if s.hsg and imp else ({"?": imp} if imp else {})
-        return s.cn, "CN as stated in the plan", imp, by_hsg, notes
-    parts = []
-    imp_conn = imp_unconn = 0.0
-    by_hsg: dict[str, float] = {}
-    perv = []
-    for i, p in enumerate(s.cover):
-        try:
-            cn = p.cn if p.cn is not None else float(curve_number_lookup(p.cover, p.hsg))
-        except ValueError as e:
-            raise ReviewError(f"{path}.cover[{i}]: {e}") from None
-        parts.append((p.area_acres, cn))
-        if p.impervious:
-            a = p.area_acres * SQFT_PER_ACRE
-            by_hsg[p.hsg or "?"] = by_hsg.get(p.hsg or "?", 0.0) + a
-            if p.connected:
-                imp_conn += p.area_acres
-            else:
-                imp_unconn += p.area_acres
-        else:
-            perv.append((p.area_acres, cn))
-    imp_sqft = (imp_conn + imp_unconn) * SQFT_PER_ACRE
-    total = sum(a for a, _ in parts)
-    if imp_unconn > 0:
-        pimp = 100.0 * (imp_conn + imp_unconn) / total
-        if pimp < 30 and perv:
-            cnp = weighted_curve_number(perv)
-            r_pct = 100.0 * imp_unconn / (imp_conn + imp_unconn)
-            cn = composite_cn_unconnected_impervious(cnp, pimp, r_pct)
-            return cn, (f"TR-55 Fig. 2-4 (unconnected impervious {r_pct:.0f} % of {pimp:.1f} % impervious, "
-                        f"pervious CN {cnp:.1f})"), imp_sqft, by_hsg, notes
-        notes.append(f"{s.id}: unconnected impervious area treated as connected (total impervious {pimp:.1f} % "
-                     "is 30 % or more; TR-55 Fig. 2-4 applies only below 30 %).")
-    return weighted_curve_number(parts), "TR-55 worksheet 2, area-weighted (Tables 2-2a-c)", imp_sqft, by_hsg, notes
+def _downsample(flows: tuple[float, ...] | list[float], dt: float, n: int) -> list[float]:
+    k = max(1, round(PLOT_STEP_HR / dt))
+    return [round(flows[i], 3) if i < len(flows) else 0.0 for i in range(0, n, k)]
 
 
-def _time_of_concentration(s: Subcatchment, path: str, p2_in: float) -> tuple[float, float, list[dict], list[str]]:
-    notes: list[str] = []
-    if s.tc_hr is not None:
-        tc = s.tc_hr
-        segs = [{"flow": "as stated", "travel_time_hr": _r(tc, 3)}]
-    else:
-        objs, segs = [], []
-        for i, g in enumerate(s.tc):
-            try:
-                if g.flow == "sheet":
-                    o = SheetFlow(g.manning_n, g.length_ft, g.p2_in or p2_in, g.slope_ft_per_ft)
-                elif g.flow == "shallow":
-                    o = ShallowConcentratedFlow(g.length_ft, g.slope_ft_per_ft, g.surface)
-                else:
-                    o = ChannelFlow(g.length_ft, g.flow_area_sqft, g.wetted_perimeter_ft, g.slope_ft_per_ft, g.manning_n)
-                tt = o.travel_time_hr()
-            except ValueError as e:
-                raise ReviewError(f"{path}.tc[{i}]: {e}") from None
-            objs.append(o)
-            segs.append({"flow": g.flow, "length_ft": g.length_ft, "slope_ft_per_ft": g.slope_ft_per_ft,
-                         "manning_n": g.manning_n, "surface": g.surface,
-                         "p2_in": _r(g.p2_in or p2_in, 2) if g.flow == "sheet" else None,
-                         "travel_time_hr": _r(tt, 3)})
-        tc = time_of_concentration_hr(objs)
-    used = max(tc, TC_MIN_HR)
-    if tc < TC_MIN_HR:
-        notes.append(f"{s.id}: Tc {tc:.3f} h raised to the TR-55 minimum of 0.1 h.")
-    return used, tc, segs, notes
-
-
-def _sub(s: Subcatchment, path: str, p2_in: float) -> _Sub:
-    cn, method, imp, by_hsg, n1 = _curve_number(s, path)
-    tc, tc_raw, segs, n2 = _time_of_concentration(s, path, p2_in)
-    return _Sub(s, cn, method, imp, by_hsg, tc, tc_raw, segs, n1 + n2)
-
-
-# --- BMP hydraulics ----------------------------------------------------------------------------
-
-def _outlets(b: Bmp) -> dict:
-    out = {}
-    for o in b.outlets:
-        if o.kind == "orifice":
-            dev = Orifice(o.elevation_ft, o.diameter_in / 12.0, o.coefficient or 0.6)
-        else:
-            dev = RectangularWeir(o.elevation_ft, o.length_ft, o.coefficient or 3.33)
-        name = o.name
-        k = 2
-        while name in out:
-            name, k = f"{o.name} ({k})", k + 1
-        out[name] = dev
-    if b.infiltration_rate_in_hr:
-        out["exfiltration"] = Exfiltration(b.stage_storage[0][0], b.infiltration_rate_in_hr, b.bottom_area_sqft)
-    return out
-
-
-def _stage_storage(b: Bmp) -> StageStorage:
-    return StageStorage(tuple(h for h, _ in b.stage_storage), tuple(s for _, s in b.stage_storage))
-
-
-def _retention_cuft(b: Bmp) -> float:
-    """Storage below the lowest surface outlet of an infiltrating BMP (leaves only by infiltration)."""
-    if not b.infiltration_rate_in_hr or not b.stage_storage:
-        return 0.0
-    ss = _stage_storage(b)
-    lowest = min((o.elevation_ft for o in b.outlets), default=ss.stages_ft[-1])
-    return ss.storage_cuft(lowest)
-
-
-def _treatment_storage_cuft(b: Bmp) -> tuple[float | None, str]:
-    if b.treatment_storage_cuft is not None:
-        return b.treatment_storage_cuft, "treatment storage as stated in the plan"
-    if not b.stage_storage:
-        return None, ""
-    ss = _stage_storage(b)
-    weirs = [o for o in b.outlets if o.kind == "weir"]
-    if weirs:
-        crest = min(o.elevation_ft for o in weirs)
-        return ss.storage_cuft(crest), f"storage below the lowest weir crest ({crest:g} ft)"
-    if b.outlets:
-        top = max(o.elevation_ft for o in b.outlets)
-        return ss.storage_cuft(top), f"storage below the highest outlet ({top:g} ft)"
-    return ss.storages_cuft[-1], "full storage (no surface outlet)"
-
-
-# --- BMP removal -------------------------------------------------------------------------------
-
-def _curve_range(curve) -> tuple[float, float]:
-    if hasattr(curve, "points"):
-        return curve.points[0][0], curve.points[-1][0]
-    return curve.lo, curve.hi
-
-
-def _removal(bmp_type: str, pollutant: str, depth_in: float, rate: float | None, tables) -> dict:
-    """Removal of one BMP for one pollutant, or the reason it is not assessable."""
-    key = (wq._norm_bmp(bmp_type), pollutant)
-    for t in (*tables, wq.rberost_provisional_table()):
-        if key not in t.curves:
-            continue
-        by_rate = t.curves[key]
-        rates = sorted(r for r in by_rate if r is not None)
-        note = []
-        use_rate = None
-        if rates and rate is not None:
-            use_rate = rate
-            if rate > rates[-1]:
-                use_rate = rates[-1]
-                note.append(f"infiltration rate {rate:g} in/hr credited at the curves' largest, {rates[-1]:g} in/hr")
-            elif rate < rates[0]:
-                return {"status": NOT_ASSESSABLE, "table": t.name, "provisional": t.provisional,
-                        "reason": f"infiltration rate {rate:g} in/hr is below the curves' smallest "
-                                  f"({rates[0]:g} in/hr) in {t.name}"}
-        elif None not in by_rate:
-            return {"status": NOT_ASSESSABLE, "table": t.name, "provisional": t.provisional,
-                    "reason": f"{t.name} has only rate-dependent {pollutant} curves for {bmp_type}; "
-                              "the BMP gives no infiltration rate"}
-        curves = [by_rate[r] for r in (rates if use_rate is not None else [None])]
-        lo = max(_curve_range(c)[0] for c in curves)
-        hi = min(_curve_range(c)[1] for c in curves)
-        d = depth_in
-        if d > hi:
-            note.append(f"storage depth {depth_in:.2f} in credited at the curve's largest, {hi:g} in")
-            d = hi
-        if d < lo:
-            return {"status": NOT_ASSESSABLE, "table": t.name, "provisional": t.provisional,
-                    "reason": f"storage depth {depth_in:.3f} in is below the curve's smallest ({lo:g} in)"}
-        try:
-            r = t.removal(bmp_type, pollutant, d, use_rate)
-        except ValueError as e:
-            return {"status": NOT_ASSESSABLE, "table": t.name, "provisional": t.provisional, "reason": str(e)}
-        return {"status": "ok", "removal_pct": round(r.removal_pct, 1), "removal": r.removal, "table": r.table,
-                "provisional": r.provisional, "depth_used_in": round(d, 3), "rate_used_in_hr": use_rate,
-                "note": "; ".join(note)}
-    if pollutant == "TSS":
-        reason = ("no TSS performance table is loaded (the EPA Region 1 TSS curves and MassDEP TSS credits are not "
-                  "shipped); a DPW engineer must load the official table")
-    else:
-        reason = f"no loaded table has a {pollutant} curve for {bmp_type!r}"
-    return {"status": NOT_ASSESSABLE, "table": None, "provisional": False, "reason": reason}
+def _plot_series(series: dict[str, dict[str, tuple[float, ...]]], dt: float) -> dict:
+    """Every node's series at the plot step, cut where all have fallen below 0.5 % of their peak."""
+    end = 0
+    for named in series.values():
+        for f in named.values():
+            if not f:
+                continue
+            peak = max(f)
+            last = max((i for i, q in enumerate(f) if q > 0.005 * peak), default=0) if peak > 0 else 0
+            end = max(end, last)
+    end = min(end + int(round(1.0 / dt)) + 1, int(round(72.0 / dt)) + 1)
+    k = max(1, round(PLOT_STEP_HR / dt))
+    return {"step_hr": round(k * dt, 6), "nodes": {node: {name: _downsample(f, dt, end) for name, f in named.items()}
+                                                    for node, named in series.items()}}
 
 
 # --- the computation ---------------------------------------------------------------------------
 
-def _row(key: str, title: str, provision: str, status: str, *, required: str = "", provided: str = "",
-         reason: str = "", numbers: dict | None = None, provisional: bool = False, sources: list | None = None) -> dict:
-    return {"key": key, "title": title, "provision": provision, "status": status,
-            "status_label": STATUS_LABELS[status], "required": required, "provided": provided, "reason": reason,
-            "numbers": numbers or {}, "provisional": provisional, "sources": sources or []}
-
-
-def review_compute(plan: Plan, *, tables=()) -> dict:
-    """Recompute the plan and decide each § 380-11 standard the numbers can decide.
+def review_compute(plan: Plan, *, tables=(), town: TownConfig | None = None, swmm_compare=None) -> dict:
+    """Recompute the plan, decide each standard the numbers can decide, and show the working.
 
     Parameters
     ----------
@@ -328,25 +188,39 @@ def review_compute(plan: Plan, *, tables=()) -> dict:
     tables : sequence of PerformanceCurveTable
         Official BMP performance tables in force, in order of precedence; the provisional RBEROST
         TP/TN fits are always tried last.
+    town : TownConfig, optional
+        The town's configuration (the reference point and distance for the rainfall location check);
+        Longmeadow's defaults when not given.
+    swmm_compare : callable, optional
+        ``(plan.swmm, results, depths_in, storm_type) -> dict`` (review/swmm.py ``compare``): when the
+        plan carries the applicant's SWMM model, its re-run beside this review's numbers. Injected so
+        that this module stays free of the solver.
 
     Returns
     -------
     dict
         JSON-ready report: ``project``, ``rainfall``, ``subcatchments``, ``bmps``, ``design_points``,
-        ``standards`` (one row per decision), ``tables_used``, ``sources``, ``notes``, ``overall``,
+        ``standards`` (one row per decision), ``checklist`` (the rows in MassDEP's order), ``network``,
+        ``hydrographs``, ``assumptions``, ``tables_used``, ``sources``, ``notes``, ``overall``,
         ``provisional``.
     """
+    town = town or TownConfig()
     notes: list[str] = []
-    storms, depth, rain_sources, rain_notes, rain_provisional = _design_storms(plan)
+    storms, depth, rain_sources, rain_notes, rain_provisional, loc_row, pfds_meta = _design_storms(plan, town)
     notes.extend(rain_notes)
     years = list(plan.rainfall.storms_years)
     p2 = depth[2]
     storm_type = plan.rainfall.storm_type
 
-    subs = [_sub(s, f"{s.phase}[{i}]", p2) for phase in (plan.pre, plan.post) for i, s in enumerate(phase)]
+    try:
+        subs: list[SubResult] = [subcatchment_compute(s, f"{s.phase}[{i}]", p2)
+                                 for phase in (plan.pre, plan.post) for i, s in enumerate(phase)]
+    except HydrologyError as e:
+        raise ReviewError(str(e)) from None
     for s in subs:
         notes.extend(s.notes)
     dt = min(unit_hydrograph_time_step_hr(s.tc_hr) for s in subs)
+    series: dict[int, dict[str, dict[str, tuple[float, ...]]]] = {y: {} for y in years}
 
     # Hydrographs of every subcatchment and storm (one common step so they can be summed).
     hydro: dict[tuple[str, str, int], Hydrograph] = {}
@@ -354,25 +228,31 @@ def review_compute(plan: Plan, *, tables=()) -> dict:
     for s in subs:
         row = {"phase": s.spec.phase, "id": s.spec.id, "description": s.spec.description, "to": s.spec.to,
                "area_acres": s.spec.area_acres, "cn": _r(s.cn, 1), "cn_method": s.cn_method,
+               "cn_working": s.cn_working, "cover": s.cover_rows, "runoff_method": s.runoff_method,
+               "runoff_method_label": RUNOFF_METHOD_LABELS[s.runoff_method], "roof_runoff": s.spec.roof_runoff,
                "impervious_sqft": round(s.impervious_sqft), "tc_hr": _r(s.tc_hr, 3),
-               "tc_computed_hr": _r(s.tc_computed_hr, 3), "tc_segments": s.tc_segments, "storms": {}}
+               "tc_computed_hr": _r(s.tc_computed_hr, 4), "tc_raised": s.tc_computed_hr < s.tc_hr,
+               "tc_segments": s.tc_segments, "storms": {}}
         for y in years:
             try:
-                h = scs_unit_hydrograph_runoff(drainage_area_acres=s.spec.area_acres, curve_number=s.cn,
-                                               tc_hr=s.tc_hr, rainfall_in=depth[y], storm_type=storm_type, dt_hr=dt)
+                h = s.hydrograph(depth[y], storm_type, dt)
             except ValueError as e:
                 raise ReviewError(f"{s.spec.phase} {s.spec.id}: {e}") from None
             hydro[(s.spec.phase, s.spec.id, y)] = h
-            q = runoff_depth_in(depth[y], s.cn)
-            graphical = None
-            graphical_note = ""
+            series[y][f"sub:{s.spec.phase}:{s.spec.id}"] = {"runoff": h.flows_cfs}
+            q = s.runoff_in(depth[y])
+            graphical, graphical_note = None, ""
             try:
                 graphical = graphical_peak_discharge(drainage_area_acres=s.spec.area_acres, curve_number=s.cn,
                                                      tc_hr=s.tc_hr, rainfall_in=depth[y],
                                                      storm_type=storm_type).peak_cfs
+                if s.runoff_method == "separate":
+                    graphical_note = "TR-55 graphical method with the area-weighted CN (it takes one CN)"
             except ValueError as e:
                 graphical_note = str(e)
-            row["storms"][str(y)] = {"rainfall_in": _r(depth[y], 3), "runoff_in": _r(q, 3),
+            parts = s.runoff_working(depth[y])
+            row["storms"][str(y)] = {"rainfall_in": _r(depth[y], 3), "runoff_in": _r(q, 3), "parts": parts,
+                                     "s_in": _r(potential_retention_in(s.cn), 3) if len(parts) == 1 else None,
                                      "volume_cuft": round(q / 12.0 * s.spec.area_acres * SQFT_PER_ACRE),
                                      "peak_cfs": _r(h.peak_cfs, 2), "peak_time_hr": _r(h.peak_time_hr, 2),
                                      "graphical_peak_cfs": _r(graphical, 2), "graphical_note": graphical_note}
@@ -398,6 +278,13 @@ def review_compute(plan: Plan, *, tables=()) -> dict:
     for b in plan.bmps:
         visit(b.id)
 
+    def path_from(node: str) -> list[str]:
+        out = []
+        while node in bmps:
+            out.append(node)
+            node = bmps[node].to
+        return out
+
     direct_imp = {b.id: 0.0 for b in plan.bmps}
     for s in post_subs:
         if s.spec.to in direct_imp:
@@ -411,69 +298,71 @@ def review_compute(plan: Plan, *, tables=()) -> dict:
     overtopped: dict[str, list[int]] = {b.id: [] for b in plan.bmps}
     for bid in order:
         b = bmps[bid]
-        retention = _retention_cuft(b)
-        treat, treat_basis = _treatment_storage_cuft(b)
+        retention = retention_cuft(b)
+        treat, treat_basis = treatment_capacity(b)
+        icap, icap_basis = infiltration_capacity(b) if b.infiltration_rate_in_hr else (None, "")
         imp = contrib_imp[bid]
         row = {"id": bid, "type": b.type, "description": b.description, "to": b.to,
                "infiltration_rate_in_hr": b.infiltration_rate_in_hr, "bottom_area_sqft": b.bottom_area_sqft,
                "contributing_impervious_sqft": round(imp), "retention_cuft": round(retention),
                "treatment_storage_cuft": _r(treat, 0), "treatment_storage_basis": treat_basis,
+               "infiltration_capacity_cuft": _r(icap, 0), "infiltration_capacity_basis": icap_basis,
                "storage_depth_in": _r(treat / imp * 12.0, 3) if treat and imp else None,
-               "routed": bool(b.stage_storage), "outlets": [
-                   {"kind": o.kind, "name": o.name, "elevation_ft": o.elevation_ft, "diameter_in": o.diameter_in,
-                    "length_ft": o.length_ft, "emergency": o.emergency} for o in b.outlets],
+               "tss_removal_pct": b.tss_removal_pct,
+               "routed": bool(b.stage_storage), "outlets": outlet_rows(b) if b.stage_storage else [],
                "top_stage_ft": b.stage_storage[-1][0] if b.stage_storage else None,
                "storms": {}, "removal": {}}
+        if b.stage_storage:
+            h0, basis = starting_stage(b)
+            row.update(starting_stage_ft=h0, starting_basis=basis,
+                       starting_storage_cuft=round(stage_storage(b).storage_cuft(h0)),
+                       dead_storage_cuft=round(dead_storage_cuft(b)), lowest_outlet_ft=lowest_outlet_ft(b),
+                       ssd=ssd_table(b))
         for y in years:
             ins = [hydro[("post", s.spec.id, y)] for s in post_subs if s.spec.to == bid]
             ins += [outflow[(u, y)] for u in upstream_of[bid] if outflow[(u, y)] is not None]
             if not ins:
                 outflow[(bid, y)] = None
-                row["storms"][str(y)] = {"inflow_peak_cfs": 0.0, "outflow_peak_cfs": 0.0}
+                row["storms"][str(y)] = {"inflow_peak_cfs": 0.0, "outflow_peak_cfs": 0.0, "routes": []}
                 continue
             inflow = hydrograph_sum(*ins)
-            st = {"inflow_peak_cfs": _r(inflow.peak_cfs, 2), "inflow_volume_cuft": round(inflow.volume_cuft)}
+            st = {"inflow_peak_cfs": _r(inflow.peak_cfs, 2), "inflow_peak_time_hr": _r(inflow.peak_time_hr, 2),
+                  "inflow_volume_cuft": round(inflow.volume_cuft)}
             if b.stage_storage:
                 try:
-                    res = storage_indication_route(inflow, _stage_storage(b), _outlets(b))
+                    rst, out, per, _stages = route(b, inflow)
                 except ValueError as e:
                     if "overtops" not in str(e):
                         raise ReviewError(f"bmps {bid}, {y}-year storm: {e}") from None
                     overtopped[bid].append(y)
                     # Overtopping: report it and pass the inflow on unattenuated (the berm is exceeded).
-                    st.update(overtops=True, outflow_peak_cfs=_r(inflow.peak_cfs, 2), note=str(e))
+                    st.update(overtops=True, outflow_peak_cfs=_r(inflow.peak_cfs, 2),
+                              outflow_peak_time_hr=_r(inflow.peak_time_hr, 2), note=str(e), routes=[])
                     outflow[(bid, y)] = inflow
+                    series[y][f"bmp:{bid}"] = {"inflow": inflow.flows_cfs, "outflow": inflow.flows_cfs}
                     row["storms"][str(y)] = st
                     continue
-                out = res.outflow
-                if "exfiltration" in res.outlet_flows_cfs:
-                    surf = tuple(o - e for o, e in zip(out.flows_cfs, res.outlet_flows_cfs["exfiltration"]))
-                    out = Hydrograph(out.dt_hr, tuple(max(0.0, f) for f in surf))
-                # Infiltrated volume by mass balance: summing the exfiltration outlet over-counts the
-                # steps where the stage sits just above the bottom (the outlet runs at full rate there).
-                infiltrated = max(0.0, inflow.volume_cuft - out.volume_cuft - res.storages_cuft[-1])
-                st.update(overtops=False, outflow_peak_cfs=_r(out.peak_cfs, 2), peak_stage_ft=_r(res.peak_stage_ft, 2),
-                          peak_storage_cuft=round(res.peak_storage_cuft), infiltrated_cuft=round(infiltrated),
-                          outflow_volume_cuft=round(out.volume_cuft),
-                          freeboard_ft=_r(b.stage_storage[-1][0] - res.peak_stage_ft, 2))
+                st.update(rst)
                 outflow[(bid, y)] = out
+                named = {"inflow": inflow.flows_cfs, "outflow": out.flows_cfs}
+                if INFILTRATION in per:
+                    named["infiltration"] = per[INFILTRATION]
+                series[y][f"bmp:{bid}"] = named
             else:
-                st.update(outflow_peak_cfs=_r(inflow.peak_cfs, 2), note="not routed (no stage-storage table)")
+                st.update(outflow_peak_cfs=_r(inflow.peak_cfs, 2), outflow_peak_time_hr=_r(inflow.peak_time_hr, 2),
+                          note="not routed (no stage-storage table): passes its inflow on", routes=[])
                 outflow[(bid, y)] = inflow
+                series[y][f"bmp:{bid}"] = {"inflow": inflow.flows_cfs}
             row["storms"][str(y)] = st
-        # Removal by pollutant.
-        depth_in = treat / imp * 12.0 if treat and imp else None
         for pol in wq.POLLUTANTS:
-            if depth_in is None:
-                why = ("no impervious area drains to it" if not imp else
-                       "no storage volume (give stage_storage or treatment_storage_cuft)")
-                row["removal"][pol] = {"status": NOT_ASSESSABLE, "table": None, "provisional": False,
-                                       "reason": f"storage depth unknown: {why}"}
-            else:
-                row["removal"][pol] = _removal(b.type, pol, depth_in, b.infiltration_rate_in_hr, tables)
-        # Drawdown of the retained volume (MassDEP: 72 h).
+            row["removal"][pol] = removal(b, pol, imp, tables)
+        credit, credit_src = tss_credit(b, row["removal"]["TSS"])
+        row["tss_credit"] = {"rate": _r(credit, 4), "source": credit_src}
         if b.infiltration_rate_in_hr and retention > 0:
-            row["drawdown_hr"] = _r(wq.drawdown_time_hr(retention, b.infiltration_rate_in_hr, b.bottom_area_sqft), 1)
+            dd = wq.drawdown_time_hr(retention, b.infiltration_rate_in_hr, b.bottom_area_sqft)
+            row["drawdown_hr"] = _r(dd, 1)
+            row["drawdown_working"] = (f"{retention:,.0f} ft³ / ({b.infiltration_rate_in_hr:g}/12 ft/h × "
+                                       f"{b.bottom_area_sqft:,.0f} ft²) = {dd:.1f} h")
         else:
             row["drawdown_hr"] = None
         bmp_rows[bid] = row
@@ -481,7 +370,10 @@ def review_compute(plan: Plan, *, tables=()) -> dict:
     # Design points: pre vs post.
     dp_rows = []
     for d in plan.design_points:
-        drow = {"id": d.id, "description": d.description, "storms": {}}
+        drow = {"id": d.id, "description": d.description, "storms": {},
+                "pre_from": [s.spec.id for s in subs if s.spec.phase == "pre" and s.spec.to == d.id],
+                "post_from": [s.spec.id for s in post_subs if s.spec.to == d.id] +
+                             [f"{b.id} outflow" for b in plan.bmps if b.to == d.id]}
         for y in years:
             pre = [hydro[("pre", s.spec.id, y)] for s in subs if s.spec.phase == "pre" and s.spec.to == d.id]
             post = [hydro[("post", s.spec.id, y)] for s in post_subs if s.spec.to == d.id]
@@ -493,6 +385,7 @@ def review_compute(plan: Plan, *, tables=()) -> dict:
                 "pre_volume_cuft": round(hp.volume_cuft) if hp else 0, "post_volume_cuft": round(hq.volume_cuft) if hq else 0,
                 "pre_peak_time_hr": _r(hp.peak_time_hr, 2) if hp else None,
                 "post_peak_time_hr": _r(hq.peak_time_hr, 2) if hq else None}
+            series[y][f"dp:{d.id}"] = {"pre": hp.flows_cfs if hp else (), "post": hq.flows_cfs if hq else ()}
         dp_rows.append(drow)
 
     # Project facts.
@@ -506,7 +399,7 @@ def review_compute(plan: Plan, *, tables=()) -> dict:
                                       previously_developed_with_impervious=p.previously_developed_with_impervious,
                                       part_of_common_plan_disturbing_one_acre=p.part_of_common_plan)
     project = {"name": p.name, "location": p.location, "applicant": p.applicant, "preparer": p.preparer,
-               "disturbance_acres": p.disturbance_acres,
+               "disturbance_acres": p.disturbance_acres, "latitude": p.latitude, "longitude": p.longitude,
                "previously_developed_with_impervious": p.previously_developed_with_impervious,
                "part_of_common_plan": p.part_of_common_plan, "post_impervious_sqft": round(post_imp),
                "project_type": ptype.value if ptype else None,
@@ -526,6 +419,7 @@ def review_compute(plan: Plan, *, tables=()) -> dict:
                                   f"{p.disturbance_acres:g} acres disturbed; the site "
                                   f"{'was' if p.previously_developed_with_impervious else 'was not'} previously "
                                   "developed with impervious surface.")))
+    standards.append(loc_row)
 
     # -- peak rates per design point and storm
     for d in dp_rows:
@@ -543,6 +437,10 @@ def review_compute(plan: Plan, *, tables=()) -> dict:
                 PASS if ok and not over else FAIL,
                 required=f"≤ {st['pre_peak_cfs']:.2f} cfs (pre-development)", provided=f"{st['post_peak_cfs']:.2f} cfs",
                 reason=reason, numbers={**st, "rainfall_in": _r(depth[y], 3)}, provisional=rain_provisional,
+                working=[f"pre: {' + '.join(d['pre_from']) or 'nothing'} = "
+                         f"{_peak_at(st['pre_peak_cfs'], st['pre_peak_time_hr'])} ({depth[y]:.3f} in)",
+                         f"post: {' + '.join(d['post_from']) or 'nothing'} = "
+                         f"{_peak_at(st['post_peak_cfs'], st['post_peak_time_hr'])} (hydrographs added step by step)"],
                 sources=[SRC_NEH630, "design storms: 0.9 × NOAA Atlas 14 upper bound (see Design storms)"]))
             standards.append(_row(
                 f"volume_{d['id']}_{y}", f"Runoff volume, {y}-year 24-hour storm, {d['id']}",
@@ -551,7 +449,7 @@ def review_compute(plan: Plan, *, tables=()) -> dict:
                 numbers={"pre_volume_cuft": st["pre_volume_cuft"], "post_volume_cuft": st["post_volume_cuft"]},
                 sources=[SRC_TR55, SRC_NEH630]))
 
-    # -- retention
+    # -- retention (Ch. 380 D(2)(b)/E(2)(b))
     retention_provided = sum(r["retention_cuft"] for r in bmp_rows.values()
                              if r["drawdown_hr"] is not None and r["drawdown_hr"] <= wq.DRAWDOWN_LIMIT_HR)
     slow = [r["id"] for r in bmp_rows.values() if r["drawdown_hr"] is not None and r["drawdown_hr"] > wq.DRAWDOWN_LIMIT_HR]
@@ -574,16 +472,13 @@ def review_compute(plan: Plan, *, tables=()) -> dict:
             numbers={"required_cuft": round(required, 1), "provided_cuft": round(retention_provided),
                      "retention_depth_in": std.retention_depth_in, "impervious_sqft": round(post_imp),
                      "by_bmp": {r["id"]: r["retention_cuft"] for r in bmp_rows.values() if r["retention_cuft"]}},
+            working=[f"required = {std.retention_depth_in:g}/12 × {post_imp:,.0f} = {required:,.1f} ft³",
+                     "provided = storage below the lowest outlet of each infiltrating BMP that drains in 72 h: " +
+                     (" + ".join(f"{r['id']} {r['retention_cuft']:,}" for r in bmp_rows.values()
+                                 if r["retention_cuft"] and r["id"] not in slow) or "none")],
             sources=[std.source]))
 
     # -- treatment trains: TSS, TP (targets) and TN (reported)
-    def path_from(node: str) -> list[str]:
-        out = []
-        while node in bmps:
-            out.append(node)
-            node = bmps[node].to
-        return out
-
     tables_used: dict[str, dict] = {}
     for r in bmp_rows.values():
         for pol, rem in r["removal"].items():
@@ -613,17 +508,24 @@ def review_compute(plan: Plan, *, tables=()) -> dict:
             train = wq.treatment_train_removal(rs) if rs else 0.0
             weighted += train * s.impervious_sqft
             trains.append({"subcatchment": s.spec.id, "impervious_sqft": round(s.impervious_sqft), "bmps": chain,
-                           "removal_pct": round(100 * train, 1)})
+                           "removals_pct": [round(100 * x, 1) for x in rs], "removal_pct": round(100 * train, 1)})
         total_imp = sum(s.impervious_sqft for s in post_subs)
         site = 100.0 * weighted / total_imp if total_imp else 0.0
         missing = sorted(set(missing))
         numbers = {"site_removal_pct": round(site, 1), "trains": trains, "missing": missing}
+        working = [f"{t['subcatchment']}: 1 − Π(1 − r) over {' → '.join(t['bmps']) or 'no BMP'} "
+                   f"({', '.join(f'{x:g} %' for x in t['removals_pct']) or '—'}) = {t['removal_pct']:g} %"
+                   for t in trains]
+        if trains:
+            working.append("site = Σ removal × impervious / Σ impervious = " +
+                           " + ".join(f"{t['removal_pct']:g} % × {t['impervious_sqft']:,}" for t in trains) +
+                           f" / {total_imp:,.0f} = {site:.1f} %")
         if pol == "TN":
             standards.append(_row(
                 "removal_TN", "Total nitrogen removal (reported)", "§ 380-11 B(2); § 380-12 A(3)(g)[12]", INFO,
                 required="optimized for nitrogen (no percentage set)",
                 provided=f"{site:.1f} %" + (" (lower bound: some BMPs not assessable)" if missing else ""),
-                reason="; ".join(missing), numbers=numbers, provisional=provisional_used,
+                reason="; ".join(missing), numbers=numbers, provisional=provisional_used, working=working,
                 sources=sorted(t for t, u in tables_used.items() if pol in u["pollutants"])))
             continue
         if ptype is None:
@@ -651,7 +553,7 @@ def review_compute(plan: Plan, *, tables=()) -> dict:
             f"§ 380-11 {prov}; A(4)", status, required=f"≥ {target:g} % (or retention of the required volume)",
             provided=("not assessable (no BMP has a curve)" if missing and not site else
                       f"{site:.1f} %" + (" (lower bound)" if missing else "")), reason=reason, numbers=numbers,
-            provisional=provisional,
+            provisional=provisional, working=working,
             sources=sorted(t for t, u in tables_used.items() if pol in u["pollutants"]) + [std.source]))
 
     # -- drawdown
@@ -663,44 +565,54 @@ def review_compute(plan: Plan, *, tables=()) -> dict:
             f"drawdown_{r['id']}", f"Drawdown (time to empty), {r['id']}",
             "§ 380-12 A(3)(g)[8]; § 380-11 A(1), B(1) (MassDEP Handbook: 72 h)", PASS if ok else FAIL,
             required=f"≤ {wq.DRAWDOWN_LIMIT_HR:g} h", provided=f"{r['drawdown_hr']:.1f} h",
-            reason="" if ok else "drains too slowly; its storage is not counted as retention",
+            reason="" if ok else "drains too slowly; its storage is not counted as retention or recharge",
             numbers={"retention_cuft": r["retention_cuft"], "infiltration_rate_in_hr": r["infiltration_rate_in_hr"],
-                     "bottom_area_sqft": r["bottom_area_sqft"]},
-            sources=["MassDEP Stormwater Handbook Vol. 3 ch. 1: TD = Rv / (K × bottom area), 72 h "
-                     "(secondary source)"]))
+                     "bottom_area_sqft": r["bottom_area_sqft"]}, working=[r["drawdown_working"]],
+            sources=["MassDEP Stormwater Handbook Vol. 3 ch. 1: TD = Rv / (K × bottom area), 72 h"]))
 
     # -- recharge (MassDEP Standard 3 through § 380-11 B(1))
     imp_by_hsg: dict[str, float] = {}
     for s in post_subs:
         for h, a in s.impervious_by_hsg.items():
             imp_by_hsg[h] = imp_by_hsg.get(h, 0.0) + a
+    if p.post_impervious_sqft is not None and post_imp > sum(imp_by_hsg.values()) + 1e-6:
+        imp_by_hsg["?"] = imp_by_hsg.get("?", 0.0) + post_imp - sum(imp_by_hsg.values())
+    infiltrating = {b.id for b in plan.bmps if b.infiltration_rate_in_hr and b.stage_storage}
+    captured = sum(s.impervious_sqft for s in post_subs if set(path_from(s.spec.to)) & infiltrating)
     recharge_provided = retention_provided
-    if p.recharge_target_depth_in is not None:
-        req = wq.recharge_volume_cuft(p.recharge_target_depth_in, post_imp)
-        basis, rprov = f"F = {p.recharge_target_depth_in:g} in as stated in the plan × {post_imp:,.0f} ft²", False
-        unknown = []
-    else:
-        unknown = sorted(h for h in imp_by_hsg if h not in RECHARGE_F_IN)
-        req = sum(RECHARGE_F_IN[h] / 12.0 * a for h, a in imp_by_hsg.items() if h in RECHARGE_F_IN)
-        basis = "; ".join(f"HSG {h}: {RECHARGE_F_IN[h]:g} in × {a:,.0f} ft²" for h, a in sorted(imp_by_hsg.items())
-                          if h in RECHARGE_F_IN)
-        rprov = True
-    if unknown:
+    rq = recharge_required(imp_by_hsg, post_imp, captured, p.recharge_target_depth_in)
+    rec_sources = [RECHARGE_F_SOURCE if p.recharge_target_depth_in is None else "recharge target depth as stated in the plan"]
+    rec_working = [rq["working"], rq["adjustment"],
+                   "provided = storage below the lowest outlet of the infiltrating BMPs that drain in 72 h "
+                   f"(static method) = {recharge_provided:,.0f} ft³"]
+    rec_numbers = {**rq, "provided_cuft": round(recharge_provided)}
+    if not infiltrating and post_imp > 0:
+        standards.append(_row(
+            "recharge", "Groundwater recharge", "§ 380-11 B(1) (MA Stormwater Standard 3); § 380-12 A(3)(g)[8]",
+            FAIL, required=f"{rq['required_unadjusted_cuft']:,.0f} ft³ ({rq['working']})", provided="0 ft³",
+            reason="no BMP infiltrates: the required recharge volume is not provided", numbers=rec_numbers,
+            working=rec_working, sources=rec_sources))
+    elif rq["unknown_hsg"]:
         standards.append(_row(
             "recharge", "Groundwater recharge", "§ 380-11 B(1) (MA Stormwater Standard 3); § 380-12 A(3)(g)[8]",
             NOT_ASSESSABLE, required="F × impervious area", provided=f"{recharge_provided:,.0f} ft³",
-            reason=(f"no target depth factor F for HSG {', '.join(unknown)} (only B and D were retrieved; '?' = "
-                    "impervious area with no HSG given); give project.recharge_target_depth_in"),
-            numbers={"impervious_by_hsg_sqft": {h: round(a) for h, a in imp_by_hsg.items()}},
-            sources=[RECHARGE_F_SOURCE]))
-    else:
-        ok = recharge_provided >= req
+            reason=("impervious area with no hydrologic soil group ('?'): give each impervious part its HSG, or "
+                    "project.recharge_target_depth_in"), numbers=rec_numbers, working=rec_working, sources=rec_sources))
+    elif post_imp > 0 and rq["capture_fraction"] < CAPTURE_MIN_FRACTION:
         standards.append(_row(
             "recharge", "Groundwater recharge", "§ 380-11 B(1) (MA Stormwater Standard 3); § 380-12 A(3)(g)[8]",
-            PASS if ok else FAIL, required=f"{req:,.0f} ft³ ({basis})", provided=f"{recharge_provided:,.0f} ft³",
+            FAIL, required=f"at least 65 % of the impervious area to recharge BMPs; {rq['required_unadjusted_cuft']:,.0f} ft³",
+            provided=f"{100 * rq['capture_fraction']:.1f} % captured; {recharge_provided:,.0f} ft³",
+            reason=(f"only {100 * rq['capture_fraction']:.1f} % of the impervious area drains to recharge BMPs; MassDEP "
+                    "allows the capture area adjustment only when at least 65 % does"),
+            numbers=rec_numbers, working=rec_working, sources=rec_sources))
+    else:
+        ok = recharge_provided >= rq["required_cuft"]
+        standards.append(_row(
+            "recharge", "Groundwater recharge", "§ 380-11 B(1) (MA Stormwater Standard 3); § 380-12 A(3)(g)[8]",
+            PASS if ok else FAIL, required=f"{rq['required_cuft']:,.0f} ft³", provided=f"{recharge_provided:,.0f} ft³",
             reason="" if ok else "the infiltrated (retained) volume is less than the required recharge volume",
-            numbers={"required_cuft": round(req, 1), "provided_cuft": round(recharge_provided)}, provisional=rprov,
-            sources=[RECHARGE_F_SOURCE if rprov else "recharge target depth as stated in the plan"]))
+            numbers=rec_numbers, working=rec_working, sources=rec_sources))
 
     # -- emergency overflow § 380-11 B(8)
     for b in plan.bmps:
@@ -721,15 +633,47 @@ def review_compute(plan: Plan, *, tables=()) -> dict:
                 f"overtops in the {', '.join(map(str, over))}-year storm" if over else "") if x),
             sources=[SRC_NEH630]))
 
+    # -- MassDEP Standards 1 and 4 (computed)
+    ma = plan.massdep
+    rapid_bmps = [b.id for b in plan.bmps if b.infiltration_rate_in_hr and b.infiltration_rate_in_hr > RAPID_INFILTRATION_IN_HR]
+    rapid = ma.rapid_infiltration if ma.rapid_infiltration is not None else bool(rapid_bmps)
+    luhppl = ma.luhppl or ma.high_vehicle_trips
+    standards.extend(massdep_computed(plan, post_subs, bmp_rows, path_from, contrib_imp, rapid, rapid_bmps, luhppl))
+
+    # -- MassDEP statements
+    cond = md.conditions(luhppl=luhppl, critical=ma.critical_area or ma.zone_ii_or_iwpa,
+                         redevelopment=ptype == wq.ProjectType.REDEVELOPMENT, infiltration=bool(infiltrating),
+                         high_vehicle_trips=ma.high_vehicle_trips)
+    for item in md.ITEMS:
+        if item.kind == "statement":
+            standards.append(statement_row(item, ma.statement(item.key), cond[item.applies]))
+
+    checklist = checklist_grouped(standards)
     decided = [s["status"] for s in standards]
     overall = FAIL if FAIL in decided else NOT_ASSESSABLE if NOT_ASSESSABLE in decided else PASS
     provisional = any(s["provisional"] for s in standards)
-    sources = [*rain_sources, SRC_TR55, SRC_NEH630, "USDA NRCS NEH 630 ch. 10 (runoff equation on cumulative rainfall)"]
+    sources = [*rain_sources, SRC_TR55, SRC_NEH630, "USDA NRCS NEH 630 ch. 10 (runoff equation on cumulative rainfall)",
+               md.CHECKLIST_SOURCE]
     used = [{"name": k, "provisional": v["provisional"], "pollutants": sorted(v["pollutants"]),
              "bmps": sorted(v["bmps"])} for k, v in tables_used.items()]
-    return {"engine": ENGINE_VERSION, "project": project, "rainfall": {"storm_type": storm_type, "storms": storms,
-            "dt_hr": dt}, "subcatchments": sub_rows, "bmps": [bmp_rows[b.id] for b in plan.bmps],
-            "design_points": dp_rows, "standards": standards, "tables_used": used, "sources": sources,
+    out = {"engine": ENGINE_VERSION, "project": project,
+            "rainfall": {"storm_type": storm_type, "storms": storms, "dt_hr": dt, "pfds": pfds_meta},
+            "subcatchments": sub_rows, "bmps": [bmp_rows[b.id] for b in plan.bmps],
+            "design_points": dp_rows, "standards": standards, "checklist": checklist,
+            "massdep_facts": {"critical_area": ma.critical_area, "zone_ii_or_iwpa": ma.zone_ii_or_iwpa,
+                              "luhppl": ma.luhppl, "high_vehicle_trips": ma.high_vehicle_trips,
+                              "rapid_infiltration": rapid, "rapid_infiltration_stated": ma.rapid_infiltration is not None},
+            "network": network_of(plan), "assumptions": assumptions_of(plan, subs, bmp_rows, dt),
+            "hydrographs": {str(y): _plot_series(series[y], dt) for y in years},
+            "tables_used": used, "sources": sources,
             "notes": notes, "overall": overall, "overall_label": STATUS_LABELS[overall], "provisional": provisional,
             "counts": {k: decided.count(k) for k in (PASS, FAIL, NOT_ASSESSABLE, INFO, NOT_APPLICABLE)}}
-
+    if plan.swmm:
+        if swmm_compare is None:
+            out["swmm"] = {"error": "the SWMM comparison was not run here (no solver)", "name": plan.swmm.get("name", "")}
+        else:
+            try:
+                out["swmm"] = swmm_compare(plan.swmm, out, depth, storm_type)
+            except ValueError as e:
+                out["swmm"] = {"error": str(e), "name": plan.swmm.get("name", "")}
+    return out

@@ -1,16 +1,53 @@
 from django import forms
 
+from stormwater.cases.filetypes import HEAD_BYTES, PFDS_CSV, SWMM_INP
+from stormwater.cases.services import DocumentError, upload_type
+
 from .services import MAX_INPUT_BYTES
 
 
-def _read_upload(f) -> str:
+def _read_upload(f, *, what: str = "a JSON or YAML plan file", latin1: bool = False, filetype=None) -> str:
+    """The upload's text. With ``filetype`` (cases.filetypes) its name's extension and its content must agree."""
     if f.size > MAX_INPUT_BYTES:
         raise forms.ValidationError("The file is larger than 2 MB.")
     raw = f.read()
+    if filetype is not None:
+        try:
+            upload_type(f.name, raw[:HEAD_BYTES], lambda: raw, (filetype,))
+        except DocumentError as e:
+            raise forms.ValidationError(str(e)) from None
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise forms.ValidationError("The file is not UTF-8 text (a JSON or YAML plan file).") from None
+        if latin1:  # NOAA PFDS files are ISO-8859-1 (the degree sign)
+            return raw.decode("latin-1")
+        raise forms.ValidationError(f"The file is not UTF-8 text ({what}).") from None
+
+
+class SwmmImportForm(forms.Form):
+    post_file = forms.FileField(label="Post-development SWMM 5 model (.inp)",
+                                help_text="US units (CFS) and curve-number infiltration.")
+    pre_file = forms.FileField(required=False, label="Pre-development SWMM 5 model (.inp)",
+                               help_text="Same outfall names as the post-development model. Without it you add the "
+                                         "pre-development subcatchments in the form.")
+    pfds_file = forms.FileField(required=False, label="NOAA Atlas 14 PFDS file for the site (upper bound CSV)",
+                                help_text="The design storms are 0.9 × its 24-hour upper bounds (§ 380-11 A(2)).")
+    disturbance_acres = forms.DecimalField(required=False, min_value=0, max_digits=10, decimal_places=3,
+                                           label="Land disturbed (acres)",
+                                           help_text="Default: the modelled post-development area.")
+    title = forms.CharField(required=False, max_length=300)
+    case_number = forms.CharField(required=False, max_length=30, label="Permit case number (optional)")
+
+    def clean_post_file(self):
+        return _read_upload(self.cleaned_data["post_file"], what="a SWMM .inp file", latin1=True, filetype=SWMM_INP)
+
+    def clean_pre_file(self):
+        f = self.cleaned_data.get("pre_file")
+        return _read_upload(f, what="a SWMM .inp file", latin1=True, filetype=SWMM_INP) if f else ""
+
+    def clean_pfds_file(self):
+        f = self.cleaned_data.get("pfds_file")
+        return _read_upload(f, what="a PFDS CSV", latin1=True, filetype=PFDS_CSV) if f else ""
 
 
 class ReviewForm(forms.Form):

@@ -10,6 +10,8 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+from stormwater.appendonly import AppendOnlyModel
+
 
 class BmpTable(models.Model):
     """An official BMP performance table (CSV of points) loaded by a DPW engineer (§ 380-11 A(4))."""
@@ -75,3 +77,73 @@ class Review(models.Model):
 
     def __str__(self) -> str:
         return f"Review {self.pk}: {self.title}"
+
+
+class PlanSheetSet(models.Model):
+    """One submission of a permit case's plan set (a PDF of the sheets); a revision is the next version.
+
+    The PDF itself is the case file's document (``cases.CaseDocument``, tag ``plan_set``): the same
+    store, sniffing and timeline as every other document. Never edited.
+    """
+
+    case = models.ForeignKey("cases.Case", on_delete=models.PROTECT, related_name="plan_sheet_sets")
+    document = models.ForeignKey("cases.CaseDocument", on_delete=models.PROTECT, related_name="+")
+    version = models.PositiveIntegerField()
+    note = models.TextField(blank=True)
+    pages = models.PositiveIntegerField(null=True, blank=True, help_text="sheets in the PDF, when known")
+    submitted_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+                                     related_name="+")
+    submitted_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["case", "version"]
+        constraints = [models.UniqueConstraint(fields=["case", "version"], name="review_sheetset_case_version")]
+
+    def __str__(self) -> str:
+        return f"plan set v{self.version} of {self.case.number}"
+
+
+class SheetComment(models.Model):
+    """A reviewer's comment pinned to a sheet and a point of a plan set, tied to a checklist item or a
+    standard (the review's row key). Numbered per case for the review letter. The text is never edited;
+    only its resolution is recorded."""
+
+    case = models.ForeignKey("cases.Case", on_delete=models.PROTECT, related_name="sheet_comments")
+    sheet_set = models.ForeignKey(PlanSheetSet, on_delete=models.PROTECT, related_name="comments")
+    review = models.ForeignKey(Review, null=True, blank=True, on_delete=models.PROTECT, related_name="sheet_comments")
+    number = models.PositiveIntegerField()
+    page = models.PositiveIntegerField(help_text="sheet number in the PDF, from 1")
+    x = models.FloatField(help_text="from the sheet's left edge, as a fraction of its width (0-1)")
+    y = models.FloatField(help_text="from the sheet's top edge, as a fraction of its height (0-1)")
+    sheet_label = models.CharField(max_length=40, blank=True, help_text="the sheet's own number, e.g. C-4")
+    ref_key = models.CharField(max_length=120, help_text="checklist item or standard row the comment concerns")
+    ref_label = models.CharField(max_length=400)
+    text = models.TextField()
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+                               related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    resolved_at = models.DateTimeField(null=True, blank=True)
+    resolved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+                                    related_name="+")
+    resolution = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["case", "number"]
+        constraints = [models.UniqueConstraint(fields=["case", "number"], name="review_sheetcomment_case_number")]
+
+    def __str__(self) -> str:
+        return f"comment {self.number} on {self.case.number}"
+
+
+class CommentResponse(AppendOnlyModel):
+    """The applicant's answer to one comment, submitted with a revised plan set. Append-only (database triggers)."""
+
+    comment = models.ForeignKey(SheetComment, on_delete=models.PROTECT, related_name="responses")
+    sheet_set = models.ForeignKey(PlanSheetSet, null=True, blank=True, on_delete=models.PROTECT, related_name="responses")
+    text = models.TextField()
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+                               related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["comment", "created_at", "id"]

@@ -20,6 +20,7 @@ SCHEMA = "longmeadow-swmp/1"
 DEFAULT_STORMS_YEARS = (2, 10, 100)  # § 380-12 A(3)(g)[5]: 2-, 10- and 100-year 24-hour storms
 SQFT_PER_ACRE = 43560.0
 AREA_TOLERANCE = 0.005  # cover parts must add up to the subcatchment area within 0.5 %
+RUNOFF_METHODS = ("weighted_cn", "separate")
 
 
 class PlanError(ValueError):
@@ -63,6 +64,11 @@ class Subcatchment:
     cover: tuple[CoverPart, ...] = ()
     tc_hr: float | None = None
     tc: tuple[TcSegment, ...] = ()
+    # "weighted_cn": one area-weighted CN (TR-55 worksheet 2, WinTR-55); "separate": pervious and
+    # impervious runoff computed by their own CNs and added (HydroCAD "Weighted-Q"); issue 19.
+    runoff_method: str = "weighted_cn"
+    # Only (non-metal) roof runoff: MassDEP needs no pretreatment before infiltrating it.
+    roof_runoff: bool = False
 
 
 @dataclass(frozen=True)
@@ -87,6 +93,11 @@ class Bmp:
     stage_storage: tuple[tuple[float, float], ...] = ()
     outlets: tuple[OutletSpec, ...] = ()
     treatment_storage_cuft: float | None = None
+    # Water level when the storm begins [ft]; None = the review's default (empty if the BMP
+    # infiltrates, else full to its lowest outlet: the permanent pool a wet BMP keeps).
+    starting_stage_ft: float | None = None
+    # MassDEP TSS removal credit the applicant claims for this BMP (Handbook Vol. 1 ch. 1), in percent.
+    tss_removal_pct: float | None = None
 
 
 @dataclass(frozen=True)
@@ -116,6 +127,33 @@ class Project:
     preparer: str = ""
     post_impervious_sqft: float | None = None
     recharge_target_depth_in: float | None = None
+    latitude: float | None = None   # decimal degrees; for the NOAA PFDS location check
+    longitude: float | None = None
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One answer to a MassDEP Checklist for Stormwater Report item (review/massdep.py)."""
+
+    key: str
+    answer: str  # yes | no | n/a
+    evidence: str = ""  # where the plan shows it: sheet, report section, page
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class MassDep:
+    """Facts the MassDEP standards turn on, and the applicant's answers to the checklist's statements."""
+
+    critical_area: bool = False      # discharge near or to a critical area (Standard 6)
+    zone_ii_or_iwpa: bool = False    # within a Zone II or Interim Wellhead Protection Area (public water supply)
+    luhppl: bool = False             # land use with higher potential pollutant loads (Standard 5)
+    high_vehicle_trips: bool = False  # parking or roads with 1,000 or more vehicle trips a day (Standard 5)
+    rapid_infiltration: bool | None = None  # soils infiltrating faster than 2.4 in/h; None: from the BMPs' rates
+    statements: tuple[Statement, ...] = ()
+
+    def statement(self, key: str) -> Statement | None:
+        return next((x for x in self.statements if x.key == key), None)
 
 
 @dataclass(frozen=True)
@@ -126,6 +164,10 @@ class Plan:
     post: tuple[Subcatchment, ...]
     bmps: tuple[Bmp, ...]
     design_points: tuple[DesignPoint, ...]
+    massdep: MassDep = field(default_factory=MassDep)
+    # The applicant's own EPA SWMM 5 model(s) as text ({"post_inp", "pre_inp"?, "name"?}): the review re-runs
+    # them with SWMM on its design storms and compares (review/swmm.py).
+    swmm: dict = field(default_factory=dict)
 
 
 # --- reading -----------------------------------------------------------------------------------
@@ -327,7 +369,7 @@ def _tc_segment(raw: Any, path: str) -> TcSegment:
 
 def _subcatchment(raw: Any, path: str, phase: str) -> Subcatchment:
     o = _Obj(raw, path, {"id", "description", "area_acres", "cn", "impervious_acres", "hsg", "cover", "tc_hr",
-                         "tc", "to"})
+                         "tc", "to", "runoff_method", "roof_runoff"})
     sid = o.str("id", required=True)
     area = o.num("area_acres", required=True, positive=True, hi=2000 * 640)
     cn = o.num("cn", lo=30, hi=100)
@@ -356,9 +398,20 @@ def _subcatchment(raw: Any, path: str, phase: str) -> Subcatchment:
     for i, s in enumerate(tc):
         if s.flow == "sheet" and i != 0:
             raise PlanError(f"{path}.tc[{i}]: sheet flow can only be the first segment (TR-55 ch. 3)")
+    method = o.str("runoff_method", default="weighted_cn").lower()
+    if method not in RUNOFF_METHODS:
+        raise PlanError(f"{o.at('runoff_method')}: must be weighted_cn (one area-weighted CN, TR-55 worksheet 2) or "
+                        "separate (pervious and impervious runoff computed by their own CNs)")
+    if method == "separate":
+        if not cover:
+            raise PlanError(f"{o.at('runoff_method')}: separate needs cover parts (which parts are impervious)")
+        if any(p.impervious and not p.connected for p in cover):
+            raise PlanError(f"{o.at('runoff_method')}: separate treats every impervious part as connected; for "
+                            "unconnected impervious area use weighted_cn (TR-55 Fig. 2-4 is a composite-CN method)")
     return Subcatchment(phase=phase, id=sid, area_acres=area, to=o.str("to", required=True),
                         description=o.str("description"), cn=cn, impervious_acres=imp,
-                        hsg=_hsg(o.str("hsg"), o.at("hsg"), required=False), cover=cover, tc_hr=tc_hr, tc=tc)
+                        hsg=_hsg(o.str("hsg"), o.at("hsg"), required=False), cover=cover, tc_hr=tc_hr, tc=tc,
+                        runoff_method=method, roof_runoff=o.bool("roof_runoff"))
 
 
 def _outlet(raw: Any, path: str) -> OutletSpec:
@@ -379,7 +432,7 @@ def _outlet(raw: Any, path: str) -> OutletSpec:
 
 def _bmp(raw: Any, path: str) -> Bmp:
     o = _Obj(raw, path, {"id", "type", "description", "to", "infiltration_rate_in_hr", "bottom_area_sqft",
-                         "stage_storage", "outlets", "treatment_storage_cuft"})
+                         "stage_storage", "outlets", "treatment_storage_cuft", "starting_stage_ft", "tss_removal_pct"})
     rate = o.num("infiltration_rate_in_hr", positive=True, hi=100)
     bottom = o.num("bottom_area_sqft", positive=True)
     if (rate is None) != (bottom is None):
@@ -409,10 +462,18 @@ def _bmp(raw: Any, path: str) -> Bmp:
         if not ss[0][0] <= x.elevation_ft <= ss[-1][0]:
             raise PlanError(f"{path}.outlets[{i}]: elevation {x.elevation_ft:g} ft is outside the stage-storage "
                             f"table ({ss[0][0]:g} to {ss[-1][0]:g} ft)")
+    start = o.num("starting_stage_ft")
+    if start is not None:
+        if not ss:
+            raise PlanError(f"{o.at('starting_stage_ft')}: only a routed BMP (with stage_storage) has a water level")
+        if not ss[0][0] <= start <= ss[-1][0]:
+            raise PlanError(f"{o.at('starting_stage_ft')}: {start:g} ft is outside the stage-storage table "
+                            f"({ss[0][0]:g} to {ss[-1][0]:g} ft)")
     return Bmp(id=o.str("id", required=True), type=o.str("type", required=True), to=o.str("to", required=True),
                description=o.str("description"), infiltration_rate_in_hr=rate, bottom_area_sqft=bottom,
                stage_storage=tuple(ss), outlets=outlets,
-               treatment_storage_cuft=o.num("treatment_storage_cuft", positive=True))
+               treatment_storage_cuft=o.num("treatment_storage_cuft", positive=True), starting_stage_ft=start,
+               tss_removal_pct=o.num("tss_removal_pct", lo=0, hi=100))
 
 
 def _rainfall(raw: Any) -> Rainfall:
@@ -451,19 +512,65 @@ def _rainfall(raw: Any) -> Rainfall:
 def _project(raw: Any) -> Project:
     o = _Obj(raw, "project", {"name", "location", "applicant", "preparer", "disturbance_acres",
                               "previously_developed_with_impervious", "part_of_common_plan",
-                              "post_impervious_sqft", "recharge_target_depth_in", "description"})
+                              "post_impervious_sqft", "recharge_target_depth_in", "description", "latitude",
+                              "longitude"})
+    lat, lon = o.num("latitude", lo=-90, hi=90), o.num("longitude", lo=-180, hi=180)
+    if (lat is None) != (lon is None):
+        raise PlanError(f"project.{'longitude' if lon is None else 'latitude'}: give both latitude and longitude "
+                        "(decimal degrees; west longitudes negative)")
     return Project(name=o.str("name", required=True),
                    disturbance_acres=o.num("disturbance_acres", required=True, lo=0),
                    previously_developed_with_impervious=o.bool("previously_developed_with_impervious", required=True),
                    part_of_common_plan=o.bool("part_of_common_plan"), location=o.str("location"),
                    applicant=o.str("applicant"), preparer=o.str("preparer"),
                    post_impervious_sqft=o.num("post_impervious_sqft", lo=0),
-                   recharge_target_depth_in=o.num("recharge_target_depth_in", positive=True, hi=2))
+                   recharge_target_depth_in=o.num("recharge_target_depth_in", positive=True, hi=2),
+                   latitude=lat, longitude=lon)
+
+
+ANSWERS = {"yes": "yes", "no": "no", "n/a": "n/a", "na": "n/a", "not applicable": "n/a", "true": "yes",
+           "false": "no"}
+
+
+def _massdep(raw: Any) -> MassDep:
+    from .massdep import STATEMENT_KEYS
+
+    o = _Obj(raw, "massdep", {"critical_area", "zone_ii_or_iwpa", "luhppl", "high_vehicle_trips",
+                              "rapid_infiltration", "statements"})
+    rapid = o.raw.get("rapid_infiltration")
+    if rapid is not None and not isinstance(rapid, bool):
+        raise PlanError("massdep.rapid_infiltration: must be true or false (or left out: judged from the BMPs' rates)")
+    st = o.raw.get("statements") or {}
+    if not isinstance(st, dict):
+        raise PlanError("massdep.statements: expected a mapping of checklist item to {answer, evidence, note}")
+    out = []
+    for key, v in st.items():
+        key = str(key)
+        path = f"massdep.statements.{key}"
+        if key not in STATEMENT_KEYS:
+            raise PlanError(f"{path}: unknown checklist item (expected one of {', '.join(STATEMENT_KEYS)})")
+        if isinstance(v, (str, bool)):
+            v = {"answer": v}
+        a = _Obj(v, path, {"answer", "evidence", "note"})
+        raw_answer = a.raw.get("answer")
+        answer = ANSWERS.get(str(raw_answer).strip().lower() if not isinstance(raw_answer, bool)
+                             else str(raw_answer).lower())
+        if answer is None:
+            raise PlanError(f"{a.at('answer')}: must be yes, no or n/a")
+        evidence, note = a.str("evidence"), a.str("note")
+        if answer == "yes" and not evidence:
+            raise PlanError(f"{a.at('evidence')}: required with yes (the sheet, report section or page that shows it)")
+        if answer == "n/a" and not note:
+            raise PlanError(f"{a.at('note')}: required with n/a (why the item does not apply)")
+        out.append(Statement(key, answer, evidence, note))
+    return MassDep(critical_area=o.bool("critical_area"), zone_ii_or_iwpa=o.bool("zone_ii_or_iwpa"),
+                   luhppl=o.bool("luhppl"), high_vehicle_trips=o.bool("high_vehicle_trips"),
+                   rapid_infiltration=rapid, statements=tuple(out))
 
 
 def plan_from_dict(data: dict) -> Plan:
     """Build and cross-check a :class:`Plan` from the decoded file."""
-    top = _Obj(data, "", {"schema", "project", "rainfall", "pre", "post", "bmps", "design_points"})
+    top = _Obj(data, "", {"schema", "project", "rainfall", "pre", "post", "bmps", "design_points", "massdep", "swmm"})
     schema = top.str("schema", default=SCHEMA)
     if schema != SCHEMA:
         raise PlanError(f"schema: {schema!r} is not supported (expected {SCHEMA})")
@@ -512,4 +619,82 @@ def plan_from_dict(data: dict) -> Plan:
                 raise PlanError(f"bmps: {b.id} is in a loop ({' -> '.join(seen)})")
             seen.add(cur)
             cur = nxt[cur]
-    return Plan(project, rainfall, pre, post, bmps, tuple(dps))
+    massdep = _massdep(top.raw["massdep"]) if top.has("massdep") else MassDep()
+    swmm = {}
+    if top.has("swmm"):
+        o = _Obj(top.raw["swmm"], "swmm", {"name", "post_inp", "pre_inp", "notes"})
+        notes = o.raw.get("notes") or []
+        if isinstance(notes, str):
+            notes = [x.strip() for x in notes.splitlines() if x.strip()]
+        if not isinstance(notes, list) or not all(isinstance(x, str) for x in notes):
+            raise PlanError("swmm.notes: a list of lines (the conversion notes)")
+        swmm = {"name": o.str("name"), "post_inp": o.raw.get("post_inp"), "notes": notes}
+        if not isinstance(swmm["post_inp"], str) or "[SUBCATCHMENTS]" not in swmm["post_inp"].upper():
+            raise PlanError("swmm.post_inp: the text of the post-development SWMM 5 .inp file")
+        if o.has("pre_inp"):
+            if not isinstance(o.raw["pre_inp"], str) or "[SUBCATCHMENTS]" not in o.raw["pre_inp"].upper():
+                raise PlanError("swmm.pre_inp: the text of the pre-development SWMM 5 .inp file")
+            swmm["pre_inp"] = o.raw["pre_inp"]
+    return Plan(project, rainfall, pre, post, bmps, tuple(dps), massdep, swmm)
+
+
+def plan_check(data: dict) -> tuple[Plan | None, list[PlanError]]:
+    """Check a decoded plan item by item and collect every error (for the web form: one message per
+    field or row, each starting with its path), then the cross-checks once the items are sound.
+
+    Returns ``(plan, [])`` when the plan is valid, else ``(None, errors)``.
+    """
+    errors: list[PlanError] = []
+
+    def run(fn, *args) -> bool:
+        try:
+            fn(*args)
+            return True
+        except PlanError as e:
+            errors.append(e)
+            return False
+
+    if not isinstance(data, dict):
+        return None, [PlanError("file: expected a mapping")]
+    for key, fn in (("project", _project), ("rainfall", _rainfall)):
+        if key not in data:
+            errors.append(PlanError(f"{key}: required"))
+        else:
+            run(fn, data[key])
+    for phase in ("pre", "post"):
+        items = data.get(phase) or []
+        if not isinstance(items, list) or not items:
+            errors.append(PlanError(f"{phase}: at least one is required"))
+            continue
+        for i, s in enumerate(items):
+            path = f"{phase}[{i}]"
+            ok = True
+            if isinstance(s, dict):
+                for j, c in enumerate(s.get("cover") or []):
+                    ok = run(_cover_part, c, f"{path}.cover[{j}]") and ok
+                for j, g in enumerate(s.get("tc") or []):
+                    ok = run(_tc_segment, g, f"{path}.tc[{j}]") and ok
+            if ok:
+                run(_subcatchment, s, path, phase)
+    for i, b in enumerate(data.get("bmps") or []):
+        ok = True
+        if isinstance(b, dict):
+            for j, o in enumerate(b.get("outlets") or []):
+                ok = run(_outlet, o, f"bmps[{i}].outlets[{j}]") and ok
+        if ok:
+            run(_bmp, b, f"bmps[{i}]")
+    for i, d in enumerate(data.get("design_points") or []):
+        def _dp(d=d, i=i):
+            o = _Obj(d, f"design_points[{i}]", {"id", "description"})
+            o.str("id", required=True)
+        run(_dp)
+    if not data.get("design_points"):
+        errors.append(PlanError("design_points: at least one is required"))
+    if data.get("massdep") is not None:
+        run(_massdep, data["massdep"])
+    if errors:
+        return None, errors
+    try:
+        return plan_from_dict(data), []
+    except PlanError as e:
+        return None, [e]

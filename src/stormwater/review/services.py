@@ -10,11 +10,13 @@ from django.utils import timezone
 
 from stormwater.audit.services import actor_or_none as _user, audit_record
 from stormwater.engineering.water_quality import load_performance_table
+from stormwater.townconfig import town_config
 
 from .engine import ReviewError, review_compute
 from .models import BmpTable, Review
 from .plan import PlanError, plan_parse
 from .selectors import case_get_for_review, performance_tables_in_force
+from .swmm import compare as swmm_compare
 
 MAX_INPUT_BYTES = 2 * 1024 * 1024
 ERR_NO_CASE = "case: no such case (or it is not one you work on)"
@@ -89,7 +91,7 @@ def review_run(*, input_text: str, acting_user, input_name: str = "", title: str
     try:
         plan, _, fmt = plan_parse(input_text, name=input_name)
         rows, tables = performance_tables_in_force()
-        results = review_compute(plan, tables=tables)
+        results = review_compute(plan, tables=tables, town=town_config(), swmm_compare=swmm_compare)
     except (PlanError, ReviewError) as e:
         raise ReviewInputError(str(e)) from None
     used_names = {u["name"] for u in results["tables_used"]}

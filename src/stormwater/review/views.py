@@ -1,9 +1,13 @@
 from __future__ import annotations
 
 import json
+import re
+
+import yaml
 
 from django.contrib import messages
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
+from django.urls import reverse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
@@ -12,8 +16,15 @@ from stormwater.accounts.roles import Perm
 from stormwater.web.files import download
 
 from .documents import review_pdf
-from .forms import BmpTableForm, RetireForm, ReviewForm
+from .forms import BmpTableForm, RetireForm, ReviewForm, SwmmImportForm
 from .models import BmpTable
+from .plan import PlanError, plan_check, plan_load_text
+from .planform import (apply_row_action, blank_state, error_name, layout, plan_dict_from_state, state_from_plan_dict,
+                       state_from_post)
+from .plots import PlotNotFound, hydrograph_svg
+from .swmm import SwmmInputError, plan_from_inp
+from .swmm import title_of as swmm_title_of
+from .present import report_view
 from .selectors import bmp_tables_in_force, review_get_for_user, reviews_for_user
 from .services import ReviewInputError, bmp_table_load, bmp_table_retire, review_run
 
@@ -40,16 +51,130 @@ def review_new(request):
     return render(request, "review/new.html", {"form": form, "tables": bmp_tables_in_force()})
 
 
+def _form_context(state: dict, errors: dict[str, str]) -> dict:
+    from stormwater.engineering.runoff import curve_number_rows
+    from stormwater.engineering.tc import sheet_flow_manning_n_table
+
+    covers = [("", "— cover —")] + [(k, f"{k} — {r.description} (Table {r.table})") for k, r in curve_number_rows().items()]
+    return layout(state, errors, cover_choices=covers, sheet_surfaces=list(sheet_flow_manning_n_table()))
+
+
+@require_perm(Perm.REVIEW_RUN)
+def review_form(request, review_id: int | None = None):
+    """The plan as a web form (issue 19): every field checked at its field, then run like an upload."""
+    errors: dict[str, str] = {}
+    meta = {"title": "", "case_number": ""}
+    if request.method == "POST":
+        state = state_from_post(request.POST)
+        meta = {k: (request.POST.get(k) or "").strip()[:300] for k in meta}
+        add, remove = request.POST.get("add", ""), request.POST.get("remove", "")
+        if add or remove:
+            apply_row_action(state, add=add, remove=remove)
+        else:
+            data = plan_dict_from_state(state)
+            _plan, problems = plan_check(data)
+            for e in problems:
+                errors.setdefault(error_name(str(e)), str(e))
+            if not errors:
+                try:
+                    review = review_run(input_text=yaml.safe_dump(data, sort_keys=False, allow_unicode=True),
+                                        input_name="plan-form.yaml", title=meta["title"],
+                                        case_number=meta["case_number"], acting_user=request.user)
+                except ReviewInputError as e:
+                    errors[error_name(str(e))] = str(e)
+                else:
+                    messages.success(request, f"Review {review.pk} ran: {review.get_overall_display()}.")
+                    return redirect("review_detail", review_id=review.pk)
+    elif review_id is not None:
+        review = review_get_for_user(user=request.user, review_id=review_id)
+        try:
+            data, _fmt = plan_load_text(review.input_text, name=review.input_name)
+        except PlanError:
+            data = {}
+        state = state_from_plan_dict(data)
+        meta["title"] = review.title
+        meta["case_number"] = review.case.number if review.case else ""
+    else:
+        state = blank_state()
+    form = _form_context(state, errors)
+    summary = [{"message": m, "anchor": "f-" + re.sub(r"[^A-Za-z0-9]+", "-", k).strip("-")} for k, m in errors.items()]
+    return render(request, "review/form.html", {"f": form, "meta": meta, "errors": summary, "source": review_id},
+                  status=400 if errors else 200)
+
+
+@require_perm(Perm.REVIEW_RUN)
+def review_import_swmm(request):
+    """An applicant's EPA SWMM 5 model → a plan (and a review when it is complete), re-run with SWMM."""
+    form = SwmmImportForm(request.POST or None, request.FILES or None)
+    if request.method == "POST" and form.is_valid():
+        d = form.cleaned_data
+        try:
+            data, notes = plan_from_inp(d["post_file"], pre_text=d["pre_file"] or None,
+                                        name=request.FILES["post_file"].name)
+        except SwmmInputError as e:
+            form.add_error("post_file", str(e))
+        else:
+            area = sum(float(s["area_acres"]) for s in data["post"])
+            title = d["title"] or swmm_title_of(d["post_file"]) or "SWMM model"
+            data["project"] = {"name": title[:300], "disturbance_acres": float(d["disturbance_acres"] or area),
+                               "previously_developed_with_impervious": False}
+            if d["disturbance_acres"] is None:
+                data["swmm"]["notes"].append(f"land disturbed assumed to be the modelled area, {area:g} acres")
+            if d["pfds_file"]:
+                data["rainfall"] = {"storm_type": "III", "storms_years": [2, 10, 100], "pfds_csv": d["pfds_file"]}
+            if data["pre"] and d["pfds_file"]:
+                try:
+                    review = review_run(input_text=yaml.safe_dump(data, sort_keys=False, allow_unicode=True),
+                                        input_name=f"{request.FILES['post_file'].name}.plan.yaml", title=title,
+                                        case_number=d["case_number"], acting_user=request.user)
+                except ReviewInputError as e:
+                    form.add_error(None, str(e))
+                else:
+                    messages.success(request, f"Review {review.pk} ran from the SWMM model: {review.get_overall_display()}.")
+                    return redirect("review_detail", review_id=review.pk)
+            else:
+                missing = [x for x, ok in (("the pre-development subcatchments", bool(data["pre"])),
+                                           ("the rainfall (PFDS file or upper bounds)", bool(d["pfds_file"]))) if not ok]
+                messages.info(request, "The SWMM model was read. Add " + " and ".join(missing) +
+                              ", then run the review.")
+                state = state_from_plan_dict(data)
+                if not data["pre"]:
+                    state["pre"] = [{"id": "", "area_acres": "", "to": data["design_points"][0]["id"], "cover": [{}],
+                                     "tc": [{"flow": "sheet"}]}]
+                state.setdefault("rainfall", {"storm_type": "III"})
+                return render(request, "review/form.html", {
+                    "f": _form_context(state, {}), "meta": {"title": title, "case_number": d["case_number"]},
+                    "errors": [], "source": None, "action": reverse("review_form")})
+    return render(request, "review/import_swmm.html", {"form": form}, status=400 if form.errors else 200)
+
+
 @require_perm(Perm.REVIEW_RUN)
 def review_detail(request, review_id: int):
     review = review_get_for_user(user=request.user, review_id=review_id)
-    return render(request, "review/detail.html", {"review": review, "r": review.results})
+    view = report_view(review.results, plot_src=lambda storm, node: reverse(
+        "review_plot", kwargs={"review_id": review.pk, "storm": storm, "node": node}))
+    docs = list(review.case.documents.filter(tag="hydrocad_report")) if review.case else []
+    return render(request, "review/detail.html", {"review": review, "r": review.results, "v": view,
+                                                  "hydrocad_docs": docs})
 
 
 @require_perm(Perm.REVIEW_RUN)
 def review_report_pdf(request, review_id: int):
     review = review_get_for_user(user=request.user, review_id=review_id)
     return download(review_pdf(review), name=f"engineering-review-{review.pk}", ext="pdf")
+
+
+@require_perm(Perm.REVIEW_RUN)
+def review_plot(request, review_id: int, storm: str, node: str):
+    """One node's hydrographs for one storm, as SVG (drawn from the stored results; deterministic)."""
+    review = review_get_for_user(user=request.user, review_id=review_id)
+    try:
+        svg = hydrograph_svg(review.results, storm, node)
+    except PlotNotFound:
+        raise Http404("no such plot") from None
+    resp = HttpResponse(svg, content_type="image/svg+xml; charset=utf-8")
+    resp["Cache-Control"] = "private, max-age=3600"
+    return resp
 
 
 @require_perm(Perm.REVIEW_RUN)

@@ -23,19 +23,22 @@ EPA 2022 CGP Part 4 (shared/reference/engineering/epa_cgp2022_inspection_frequen
   4.4.3 frozen conditions: (a) work suspended and disturbed areas stabilized → inspections may be
   suspended until thawing begins; (b) work continuing → once a month. Either ends at the thaw.
 
-Days are calendar days counted from the last inspection; a due day on a weekend or holiday is NOT
-rolled forward (the CGP counts calendar days and a storm does not wait for Monday; MGL c.4 §9 governs
-statutory periods for acts of the Town and applicants, not field inspection intervals).
+Days are calendar days counted from the last inspection on the routine schedule (a storm inspection does not
+move it: Part 4.2(b) joins the two obligations with "and"); a due day on a weekend or holiday is NOT rolled
+forward (the CGP counts calendar days and a storm does not wait for Monday; MGL c.4 §9 governs statutory periods
+for acts of the Town and applicants, not field inspection intervals). The storm window is 24 elapsed hours
+("within 24 hours of the occurrence"), which on a daylight-saving weekend ends an hour later or earlier on the
+wall clock than the storm's end did (``storm_deadline``).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import date, datetime, timedelta, timezone
 from enum import Enum
 
 RAIN_TRIGGER_IN = 0.25          # CGP 2022 Part 4.2(b), 4.3.1: ≥ 0.25 in of rain in 24 hours
 SNOW_TRIGGER_IN = 3.25          # CGP 2022 Part 4.2(b), 4.3.1: snowmelt from ≥ 3.25 in of snow in 24 hours
-STORM_RESPONSE = timedelta(hours=24)   # "within 24 hours of the occurrence"
+STORM_RESPONSE = timedelta(hours=24)   # "within 24 hours of the occurrence": 24 elapsed hours (storm_deadline)
 OPTION_A_DAYS = 7               # CGP Part 4.2(a)
 OPTION_B_DAYS = 14              # CGP Part 4.2(b)
 SENSITIVE_DAYS = 7              # CGP Part 4.3.1
@@ -74,13 +77,15 @@ class Storm:
 
 @dataclass(frozen=True)
 class Due:
-    """The next inspection due: by ``due_at`` (None = suspended), why, and the rule."""
+    """An inspection due: by ``due_at`` (None = suspended), why, and the rule. ``kind`` is "routine" (the CGP
+    calendar-day schedule) or "storm" (the 24-hour storm trigger)."""
 
     due_at: datetime | None
     reason: str
     citation: str
     interval_days: int | None
     storm: Storm | None = None
+    kind: str = "routine"
 
     @property
     def due_on(self) -> date | None:
@@ -116,51 +121,106 @@ def interval_days(*, frequency: Frequency | str, sensitive_waters: bool, stabili
     return days, storms, cite
 
 
+def storm_deadline(ended_at: datetime) -> datetime:
+    """The last moment of the storm inspection: 24 ELAPSED hours after the storm's 24-hour period ended.
+
+    CGP 2022 Part 4.2(b) and 4.3.1 say "within 24 hours of the occurrence of" the storm event: a duration, not
+    "by the same time the next day". Across a daylight-saving weekend the two differ by an hour: a storm ending
+    Saturday 10:00 EST before the spring change is inspected by Sunday 11:00 EDT (not 10:00, which would allow only
+    23 hours); one ending Saturday 10:00 EDT before the fall change by Sunday 09:00 EST (not 10:00, 25 hours).
+    Counted in UTC and returned in ``ended_at``'s own zone. A naive ``ended_at`` is refused (its hours are
+    ambiguous)."""
+    if ended_at.tzinfo is None or ended_at.utcoffset() is None:
+        raise ValueError("the storm's end must carry its time zone")
+    return (ended_at.astimezone(timezone.utc) + STORM_RESPONSE).astimezone(ended_at.tzinfo)
+
+
+def _routine_due(*, frequency, last_routine_at: datetime, sensitive_waters: bool, stabilized_on: date | None,
+                 frozen) -> tuple[Due | None, bool, str, int | None]:
+    days, storm_rule, cite = interval_days(frequency=frequency, sensitive_waters=sensitive_waters,
+                                           stabilized_on=stabilized_on, frozen=frozen,
+                                           last_inspection=last_routine_at.date())
+    routine = None if days is None else Due(
+        due_at=datetime.combine(last_routine_at.date() + timedelta(days=days), datetime.max.time(),
+                                tzinfo=last_routine_at.tzinfo).replace(microsecond=0),
+        reason=f"routine: every {days} calendar days", citation=cite, interval_days=days)
+    return routine, storm_rule, cite, days
+
+
+def inspections_due(*, frequency: Frequency | str, last_routine_at: datetime, last_inspection_at: datetime | None = None,
+                    sensitive_waters: bool = False, storms: list[Storm] | tuple[Storm, ...] = (),
+                    stabilized_on: date | None = None, frozen: Frozen | str = Frozen.NO) -> list[Due]:
+    """Every erosion-control inspection now owed, earliest first: the routine one and, where storms trigger
+    inspections, the storm one.
+
+    CGP 2022 Part 4.2(b) (and 4.3.1) require inspections "once every 14 [7] calendar days AND within 24 hours of
+    the occurrence of" a ≥ 0.25 in rain / ≥ 3.25 in snow storm: two obligations. So
+
+    - the routine schedule counts from ``last_routine_at``, the last inspection made on the routine schedule (the
+      one before the start, § 380-16 C(4)(b)[1], or a routine one); a storm inspection does not move it;
+    - a storm is owed when a triggering storm ended after the last erosion-control inspection of any kind
+      (``last_inspection_at``, default ``last_routine_at``): whoever inspects the whole site after the storm
+      ended has inspected after it. Several uninspected storms are one inspection, owed by the earliest deadline;
+    - the storm inspection is due 24 elapsed hours after the storm ended (``storm_deadline``).
+
+    Times are returned in the zone of ``last_routine_at`` (pass local time: reasons print the storm's end in it).
+    The routine one is absent when routine inspections are suspended (CGP 4.4.3(a)).
+    """
+    for s in storms:
+        if s.rain_in < 0 or s.snow_in < 0:
+            raise ValueError("precipitation must not be negative")
+    tz = last_routine_at.tzinfo
+    routine, storm_rule, cite, days = _routine_due(frequency=frequency, last_routine_at=last_routine_at,
+                                                   sensitive_waters=sensitive_waters, stabilized_on=stabilized_on,
+                                                   frozen=frozen)
+    covered_until = max(last_routine_at, last_inspection_at) if last_inspection_at else last_routine_at
+    out = [] if routine is None else [routine]
+    if storm_rule:
+        triggering = sorted((s for s in storms if s.triggers and s.ended_at > covered_until), key=lambda s: s.ended_at)
+        if triggering:
+            s = triggering[0]
+            ended_local = s.ended_at.astimezone(tz) if tz is not None else s.ended_at
+            what = f"{s.rain_in:.2f} in of rain" if s.rain_in >= RAIN_TRIGGER_IN else f"{s.snow_in:.2f} in of snow"
+            more = f" (and {len(triggering) - 1} later storm(s))" if len(triggering) > 1 else ""
+            due_at = storm_deadline(ended_local)
+            out.append(Due(due_at=due_at, reason=f"storm: {what} in 24 hours ending {ended_local:%Y-%m-%d %H:%M}{more}",
+                           citation=cite + "; within 24 hours (24 elapsed hours) of a ≥ 0.25 in rain / ≥ 3.25 in "
+                                           "snow event", interval_days=days, storm=s, kind="storm"))
+    out.sort(key=lambda d: d.due_at)
+    return out
+
+
 def next_inspection_due(*, frequency: Frequency | str, last_inspection_at: datetime, sensitive_waters: bool = False,
                         storms: list[Storm] | tuple[Storm, ...] = (), stabilized_on: date | None = None,
-                        frozen: Frozen | str = Frozen.NO) -> Due:
-    """The next erosion-control inspection due after the one at ``last_inspection_at``.
+                        frozen: Frozen | str = Frozen.NO, last_any_inspection_at: datetime | None = None) -> Due:
+    """The next erosion-control inspection due: the earliest of ``inspections_due``.
 
     Parameters
     ----------
     frequency : the operator's chosen CGP 2022 Part 4.2 frequency
-    last_inspection_at : when the last inspection was made (the one "before the start of construction"
-        for the first, Ch. 380 § 380-16 C(4)(b)[1])
+    last_inspection_at : when the last inspection on the routine schedule was made (the one "before the start of
+        construction" for the first, Ch. 380 § 380-16 C(4)(b)[1]); a storm inspection is not one
     sensitive_waters : discharges to sediment-/nutrient-impaired or Tier 2, 2.5, 3 waters (Part 4.3.1)
     storms : 24-hour precipitation totals [in]; only those ending after the last inspection count
     stabilized_on : the day stabilization of the area was completed (Part 4.4.1), if it was
     frozen : frozen conditions (Part 4.4.3)
+    last_any_inspection_at : the last erosion-control inspection of any kind (a storm inspection included), which
+        covers the storms that ended before it
 
     Returns
     -------
-    Due : the earlier of the routine due moment and 24 hours after the first triggering storm that
-        ended after the last inspection. A storm trigger is owed even when routine inspections are
-        reduced, unless suspended under Part 4.4.3(a).
+    Due : the earlier of the routine due moment and 24 elapsed hours after the first triggering storm not yet
+        inspected. A storm trigger is owed even when routine inspections are reduced, unless suspended under
+        Part 4.4.3(a).
     """
-    days, storm_rule, cite = interval_days(frequency=frequency, sensitive_waters=sensitive_waters,
-                                           stabilized_on=stabilized_on, frozen=frozen,
-                                           last_inspection=last_inspection_at.date())
-    for s in storms:
-        if s.rain_in < 0 or s.snow_in < 0:
-            raise ValueError("precipitation must not be negative")
-    routine = None if days is None else Due(
-        due_at=datetime.combine(last_inspection_at.date() + timedelta(days=days), datetime.max.time(),
-                                tzinfo=last_inspection_at.tzinfo).replace(microsecond=0),
-        reason=f"routine: every {days} calendar days", citation=cite, interval_days=days)
-    if storm_rule:
-        triggering = sorted((s for s in storms if s.triggers and s.ended_at > last_inspection_at),
-                            key=lambda s: s.ended_at)
-        if triggering:
-            s = triggering[0]
-            storm_due = s.ended_at + STORM_RESPONSE
-            if routine is None or storm_due < routine.due_at:
-                what = f"{s.rain_in:.2f} in of rain" if s.rain_in >= RAIN_TRIGGER_IN else f"{s.snow_in:.2f} in of snow"
-                return Due(due_at=storm_due, reason=f"storm: {what} in 24 hours ending {s.ended_at:%Y-%m-%d %H:%M}",
-                           citation=cite + "; within 24 hours of a ≥ 0.25 in rain / ≥ 3.25 in snow event",
-                           interval_days=days, storm=s)
-    if routine is None:
-        return Due(due_at=None, reason="suspended until thawing begins", citation=cite, interval_days=None)
-    return routine
+    dues = inspections_due(frequency=frequency, last_routine_at=last_inspection_at,
+                           last_inspection_at=last_any_inspection_at, sensitive_waters=sensitive_waters, storms=storms,
+                           stabilized_on=stabilized_on, frozen=frozen)
+    if dues:
+        return dues[0]
+    _, _, cite, _ = _routine_due(frequency=frequency, last_routine_at=last_inspection_at,
+                                 sensitive_waters=sensitive_waters, stabilized_on=stabilized_on, frozen=frozen)
+    return Due(due_at=None, reason="suspended until thawing begins", citation=cite, interval_days=None)
 
 
 def stabilization_due(ceased_on: date) -> date:

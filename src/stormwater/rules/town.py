@@ -56,10 +56,38 @@ class TownConfig:
     # Staff sessions end after this many minutes without a request (issue 14); owners and consultants keep
     # the ordinary 14-day session (they reach only their own records).
     staff_idle_minutes: int = 30
+    # Ch. 380 § 380-11 A(2)(a): design storms from "NOAA Atlas 14 data for Longmeadow". The engineering
+    # review compares the site of an uploaded NOAA PFDS file with the project's location (or, when the
+    # plan gives none, this point: Longmeadow's town centre, approximately) and flags a file farther
+    # away than the limit. Atlas 14 varies little within a town of 9.5 square miles.
+    rainfall_reference_latitude: float = 42.05
+    rainfall_reference_longitude: float = -72.583
+    rainfall_max_distance_miles: float = 5.0
+    # Bill runs (issue 16): a proof is approved by a Collector or Director (Perm.BILLING_APPROVE). With this
+    # true, the approver must be a different person from the one who prepared the proof, and a person may not
+    # prepare and issue in one step (POST /api/bill-runs/ without "proof"). The ordinance is silent; the
+    # default lets the Collector or Director who prepares a run approve it, as a small office needs (the
+    # role restriction already keeps staff from issuing alone). docs/billing-runs.md "Who approves".
+    bill_run_second_approver: bool = False
+    # The inspector's day (issue 18; not an ordinance rule): the day's route starts at the DPW yard unless the
+    # inspector starts it from where they are. Blank name = no yard configured: the route starts at the site of the
+    # most urgent inspection. Position in WGS84 degrees.
+    field_start_name: str = ""
+    field_start_latitude: Decimal = Decimal("0")
+    field_start_longitude: Decimal = Decimal("0")
 
     def __post_init__(self):
         if not 1 <= self.staff_idle_minutes <= 24 * 60:
             raise ValueError("town configuration: staff_idle_minutes must be between 1 and 1440")
+        if not (-90 <= self.field_start_latitude <= 90 and -180 <= self.field_start_longitude <= 180):
+            raise ValueError("town configuration: field_start_latitude/longitude must be WGS84 degrees")
+
+    @property
+    def field_start(self) -> tuple[float, float] | None:
+        """The yard's (lat, lon), or None when none is configured."""
+        if not self.field_start_name.strip():
+            return None
+        return float(self.field_start_latitude), float(self.field_start_longitude)
 
 
 def town_config_from(overrides: dict) -> TownConfig:
@@ -88,6 +116,8 @@ def town_config_from(overrides: dict) -> TownConfig:
             if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) for v in value):
                 raise ValueError(f"town configuration: {key} must be a list of names, e.g. [\"a\", \"b\"]")
             value = tuple(value)
+        elif isinstance(default, float) and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
         elif not isinstance(value, type(default)):
             raise ValueError(f"town configuration: {key} must be a {type(default).__name__}")
         values[key] = value

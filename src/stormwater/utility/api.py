@@ -14,12 +14,14 @@ from stormwater.accounts.roles import Perm
 from stormwater.rules.money import fmt
 from stormwater.rules.town import demo_terms
 
-from stormwater.web.jsonapi import BadInput, date_field, int_field, json_body, json_object
+from stormwater.web.jsonapi import BadInput, date_field, int_field, json_body, json_object, text_field
 
 from .calc import CalcInputError, calc_fee, calc_split
-from .models import BillRun
+from .billrun.common import ERR_MAY_NOT_ISSUE
+from .models import BillRun, RunState
 from .selectors import bill_get_for_user, resolution_in_force
-from .services import BillingError, bill_run_issue, fiscal_year
+from .services import (BillingError, BillRunResult, bill_run_approve, bill_run_discard, bill_run_issue,
+                       bill_run_prepare, bill_run_prepare_later, bill_run_start, bill_run_void, fiscal_year)
 
 
 def _calc(fn, request):
@@ -107,26 +109,109 @@ def api_bill_detail(request, number: str):
 @require_POST
 @require_perm(Perm.BILLING_RUN, api=True)
 def api_bill_run_issue(request):
-    """POST {"fiscal_year": 2027, "issue_date": "2026-09-15"} → the run's summary."""
+    """POST {"fiscal_year": 2027, "issue_date": "2026-09-15"} → the run's summary: issued in one step (a
+    Collector or the Director). With "proof": true, the proof only (anyone who prepares runs): 201 with
+    "state": "proof", approved later with POST /api/bill-runs/<id>/approve/ (issue 16). With "background": true
+    as well, 202 at once with the run ("preparing") and the job preparing it (issue 15)."""
     try:
         p = json_object(request)
+        proof = p.get("proof", False)
+        if not isinstance(proof, bool):
+            raise BadInput("proof: true or false")
+        if not proof and not request.user.can(Perm.BILLING_APPROVE):
+            return JsonResponse({"error": ERR_MAY_NOT_ISSUE + ' Send "proof": true to prepare one.'}, status=403)
         if p.get("fiscal_year") in (None, ""):
             raise BadInput("fiscal_year: required, e.g. 2027")
         fy = int_field(p, "fiscal_year", lo=FISCAL_YEARS[0], hi=FISCAL_YEARS[1])
         issue = date_field(p, "issue_date", date.today())
+        background = p.get("background", False)
+        if not isinstance(background, bool):
+            raise BadInput("background: true or false")
+        if background and not proof:
+            raise BadInput('background: only a proof is prepared in the background (send "proof": true)')
         label, start, end = fiscal_year(fy)
-        result = bill_run_issue(period_label=label, period_start=start, period_end=end, issue_date=issue,
-                                acting_user=request.user)
+        if background:
+            return _proof_later(label, start, end, issue, request.user)
+        if proof:
+            result = _proof(label, start, end, issue, request.user)
+        else:
+            result = bill_run_issue(period_label=label, period_start=start, period_end=end, issue_date=issue,
+                                    acting_user=request.user)
     except (BadInput, BillingError) as e:
         return JsonResponse({"error": str(e)}, status=400)
     return JsonResponse(result.as_json(), status=201 if result.run else 200)
 
 
+def _proof(label, start, end, issue, user) -> BillRunResult:
+    run, created = bill_run_start(period_label=label, period_start=start, period_end=end, issue_date=issue,
+                                  acting_user=user)
+    if not created and run.state == RunState.PROOF:
+        return BillRunResult(run=None, message=f"A proof of {run.period_label} is already waiting for approval "
+                                               f"(run {run.pk}).")
+    return bill_run_prepare(run=run, acting_user=user)
+
+
+def _proof_later(label, start, end, issue, user) -> JsonResponse:
+    """The proof handed to the background worker: 202 with the run and its job (poll the job's url)."""
+    from stormwater.jobs.selectors import job_json
+
+    run, _ = bill_run_start(period_label=label, period_start=start, period_end=end, issue_date=issue,
+                            acting_user=user)
+    if run.state != RunState.PREPARING:
+        return JsonResponse(BillRunResult(run=None, message=(
+            f"A proof of {run.period_label} is already waiting for approval (run {run.pk}).")).as_json())
+    job, _ = bill_run_prepare_later(run=run, acting_user=user)
+    return JsonResponse({"run_id": run.pk, "state": run.state, "job": job_json(job, log_lines=0),
+                         "message": f"The proof of {run.period_label} is being prepared in the background."},
+                        status=202)
+
+
+def run_json(run: BillRun) -> dict:
+    who = lambda u: u.username if u else None  # noqa: E731
+    return {"id": run.pk, "period_label": run.period_label, "period_start": str(run.period_start),
+            "period_end": str(run.period_end), "issue_date": str(run.issue_date),
+            "resolution": str(run.resolution), "bills": run.bill_count, "total": fmt(run.total_billed),
+            "state": run.state, "prepared_by": who(run.created_by), "approved_by": who(run.approved_by),
+            "approved_at": run.approved_at.isoformat() if run.approved_at else None,
+            "mailed_on": str(run.mailed_on) if run.mailed_on else None,
+            "voided_by": who(run.voided_by), "void_reason": run.void_reason or None, "proof": run.summary or None,
+            "problems": [{"parcel_id": e.parcel.parcel_id, "message": e.message}
+                         for e in run.exceptions.select_related("parcel").order_by("parcel__parcel_id")]}
+
+
 @require_perm(Perm.BILLING_VIEW_ALL, api=True)
 def api_bill_run_detail(request, run_id: int):
+    return JsonResponse(run_json(get_object_or_404(BillRun, pk=run_id)))
+
+
+def _run_act(request, run_id: int, act, *, reason: bool = False):
+    """POST one act on a run → the run as JSON (200), or 400 with why it was refused."""
     run = get_object_or_404(BillRun, pk=run_id)
-    return JsonResponse({"id": run.pk, "period_label": run.period_label, "period_start": str(run.period_start),
-                         "period_end": str(run.period_end), "issue_date": str(run.issue_date),
-                         "resolution": str(run.resolution), "bills": run.bill_count, "total": fmt(run.total_billed),
-                         "problems": [{"parcel_id": e.parcel.parcel_id, "message": e.message}
-                                      for e in run.exceptions.select_related("parcel")]})
+    try:
+        p = json_object(request) if request.body and request.content_type == "application/json" else {}
+        act(run, text_field(p, "reason"))
+    except (BadInput, BillingError) as e:
+        return JsonResponse({"error": str(e)}, status=400)
+    return JsonResponse(run_json(BillRun.objects.get(pk=run.pk)))
+
+
+@require_POST
+@require_perm(Perm.BILLING_APPROVE, api=True)
+def api_bill_run_approve(request, run_id: int):
+    """POST /api/bill-runs/<id>/approve/ → the proof issued (a second call: already issued, nothing again)."""
+    return _run_act(request, run_id, lambda run, _: bill_run_approve(run=run, acting_user=request.user))
+
+
+@require_POST
+@require_perm(Perm.BILLING_APPROVE, api=True)
+def api_bill_run_void(request, run_id: int):
+    """POST /api/bill-runs/<id>/void/ {"reason": "…"} → the run voided by reversing entries (before mailing)."""
+    return _run_act(request, run_id, lambda run, why: bill_run_void(run=run, reason=why, acting_user=request.user))
+
+
+@require_POST
+@require_perm(Perm.BILLING_RUN, api=True)
+def api_bill_run_discard(request, run_id: int):
+    """POST /api/bill-runs/<id>/discard/ {"reason": "…"} → the proof set aside (its bills removed)."""
+    return _run_act(request, run_id,
+                    lambda run, why: bill_run_discard(run=run, reason=why, acting_user=request.user))

@@ -13,7 +13,10 @@ def render_pdf(template: str, context: dict) -> bytes:
 
 
 def bill_pdf(bill) -> bytes:
-    return render_pdf("utility/bill_pdf.html", {"bill": bill, "installments": bill.installments.all(),
+    """The bill as mailed; a proof's bill (for staff checking the proof) or a voided one says so on its face."""
+    from .selectors import bill_installments
+
+    return render_pdf("utility/bill_pdf.html", {"bill": bill, "installments": list(bill_installments(bill)),
                                                 "resolution": bill.run.resolution})
 
 

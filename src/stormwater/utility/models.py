@@ -81,8 +81,28 @@ class Account(models.Model):
         return self.number
 
 
+class RunState(models.TextChoices):
+    """Where a bill run is (issue 16 "preview, confirm, undo"). TRANSITIONS in utility/billrun.py."""
+
+    PREPARING = "preparing", "Preparing the proof"
+    PROOF = "proof", "Proof: waiting for approval"
+    ISSUED = "issued", "Issued"
+    VOIDED = "voided", "Voided"
+    DISCARDED = "discarded", "Proof discarded"
+
+
+OPEN_STATES = (RunState.PREPARING, RunState.PROOF)
+DEAD_STATES = (RunState.VOIDED, RunState.DISCARDED)  # its bills stay, owed by no one; the period may be billed again
+
+
 class BillRun(models.Model):
-    """One issue of bills for a period (Ch. 295 Art. IV ¶B). Re-running a period bills nothing twice."""
+    """One issue of bills for a period (Ch. 295 Art. IV ¶B). Re-running a period bills nothing twice.
+
+    A run is first a proof (its bills and installments written, invisible to owners, balances, reports and
+    exports: ``Bill.objects`` shows issued runs only), then issued when a Collector or Director approves it
+    (the ledger charges are posted then), and can be voided before mailing by reversing entries.
+    Runs created without a state (back bills, runs before proofs existed) are issued.
+    """
 
     period_label = models.CharField(max_length=40)
     period_start = models.DateField(db_index=True)
@@ -94,12 +114,58 @@ class BillRun(models.Model):
                                    related_name="+")
     bill_count = models.PositiveIntegerField(default=0)
     total_billed = models.DecimalField(**MONEY, default=0)
+    state = models.CharField(max_length=10, choices=RunState.choices, default=RunState.ISSUED)
+    issue_when_ready = models.BooleanField(
+        default=False, help_text="started in one step (CLI/API): issued as soon as its proof is complete")
+    summary = models.JSONField(default=dict, blank=True,
+                               help_text="the proof: counts and totals by class and ERU band, against last year")
+    proof_ready_at = models.DateTimeField(null=True, blank=True)
+    approved_at = models.DateTimeField(null=True, blank=True)
+    approved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+                                    related_name="+")
+    mailed_on = models.DateField(null=True, blank=True, help_text="the paper bills went to the mail (no void after)")
+    voided_at = models.DateTimeField(null=True, blank=True)
+    voided_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+                                  related_name="+")
+    void_reason = models.TextField(blank=True)
 
     class Meta:
         ordering = ["-period_start", "-id"]
+        constraints = [
+            # One proof at a time per period: two clerks starting a run for FY2027 get the same one.
+            models.UniqueConstraint(fields=["period_start"], condition=models.Q(state__in=["preparing", "proof"]),
+                                    name="one_open_bill_run_per_period"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.period_label} issued {fmt_day(self.issue_date)}"
+
+    @property
+    def is_open(self) -> bool:
+        return self.state in OPEN_STATES
+
+
+class BillRunChunk(models.Model):
+    """One slice of the parcels (by primary key) of a run's proof, written in its own short transaction.
+
+    A run killed mid-way (``kill -9`` of the worker) resumes after the slices recorded here; two processes
+    preparing the same run skip each other's slices. The counts add up to the run's totals.
+    """
+
+    run = models.ForeignKey(BillRun, on_delete=models.CASCADE, related_name="chunks")
+    after_pk = models.BigIntegerField(help_text="parcels with a primary key above this …")
+    last_pk = models.BigIntegerField(help_text="… up to and including this one")
+    parcels = models.PositiveIntegerField(default=0)
+    bills = models.PositiveIntegerField(default=0)
+    total = models.DecimalField(**MONEY, default=0)
+    exempt = models.PositiveIntegerField(default=0)
+    no_fee = models.PositiveIntegerField(default=0)
+    already_billed = models.PositiveIntegerField(default=0)
+    problems = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["run", "after_pk"]
+        constraints = [models.UniqueConstraint(fields=["run", "after_pk"], name="bill_run_chunk_once")]
 
 
 class BillRunException(models.Model):
@@ -110,12 +176,33 @@ class BillRunException(models.Model):
     message = models.TextField()
 
 
+class LiveBillManager(models.Manager):
+    """Bills of issued runs: what owners, balances, reports, exports and mailings see.
+
+    The default manager, so every selector is right without remembering it; a proof's bills (and a voided or
+    discarded run's) are reached only through ``Bill.all_objects`` by the bill run's own pages and services.
+    Whether a bill is live is its run's state: a bill row is never changed (append-only, issue 14).
+    """
+
+    def get_queryset(self):
+        return super().get_queryset().filter(run__state=RunState.ISSUED)
+
+
+class LiveInstallmentManager(models.Manager):
+    """Installments of live bills (see LiveBillManager); ``Installment.all_objects`` for every one."""
+
+    def get_queryset(self):
+        return super().get_queryset().filter(bill__run__state=RunState.ISSUED)
+
+
 class Bill(AppendOnlyModel):
     """A stormwater bill: the period's charge of one account, billed to the record owner (¶B).
 
     The fee facts are a snapshot at issue, so the bill stays explainable after data change. Append-only at the
     database level (issue 14: interest is computed from it; no code changes a bill — a correction is an abatement
     or a reversing ledger entry).
+    ``Bill.objects`` holds the bills of issued runs only; ``Bill.all_objects`` also a proof's and a voided or
+    discarded run's (which stay, unchanged: the run's state says they no longer count; see ``revision``).
     """
 
     number = models.CharField(max_length=80, unique=True)
@@ -140,16 +227,33 @@ class Bill(AppendOnlyModel):
     is_back_bill = models.BooleanField(default=False, help_text="back bill: no interest or late charges (billing ¶A)")
     water_sewer_account = models.CharField(max_length=40, blank=True,
                                            help_text="consolidated on this water/sewer account (fee section ¶B)")
+    revision = models.PositiveSmallIntegerField(
+        default=1, help_text="the account's n-th bill for the period: earlier ones were voided or discarded")
+
+    objects = LiveBillManager()
+    all_objects = models.Manager()
 
     class Meta:
         ordering = ["-period_start", "number"]
+        default_manager_name = "objects"
         constraints = [
-            # Idempotency: one bill per account per period, whatever runs are started.
-            models.UniqueConstraint(fields=["account", "period_start"], name="one_bill_per_account_period"),
+            # Idempotency: one bill per account and period (Ch. 295 Art. IV ¶B), with no row ever changed (bills
+            # are append-only, issue 14). A bill's revision is 1 + the number of its account's bills for the
+            # period whose run was voided or discarded (the run's state: DEAD_STATES), taken when it is written;
+            # so while a bill of the period is live (issued, or in a proof) a second one computes a revision
+            # already taken and is refused here; once every earlier one is dead the next revision is free and
+            # the period is billed again (issue 16).
+            models.UniqueConstraint(fields=["account", "period_start", "revision"],
+                                    name="one_bill_per_account_period_revision"),
         ]
 
     def __str__(self) -> str:
         return self.number
+
+    @property
+    def voided(self) -> bool:
+        """Its run was voided (its charges reversed): owed by no one."""
+        return self.run.state == RunState.VOIDED
 
 
 class Installment(AppendOnlyModel):
@@ -162,8 +266,12 @@ class Installment(AppendOnlyModel):
     issue_date = models.DateField()
     due_date = models.DateField(help_text="30 days after issue (¶B), rolled past weekends/holidays (MGL c.4 §9)")
 
+    objects = LiveInstallmentManager()
+    all_objects = models.Manager()
+
     class Meta:
         ordering = ["bill", "seq"]
+        default_manager_name = "objects"
         constraints = [models.UniqueConstraint(fields=["bill", "seq"], name="installment_seq_once")]
 
 
@@ -215,3 +323,9 @@ class LedgerEntry(AppendOnlyModel):
     class Meta:
         ordering = ["effective_on", "id"]
         indexes = [models.Index(fields=["account", "effective_on"])]
+        constraints = [
+            # An installment is charged once: approving a run twice, or two approvers at once, cannot post
+            # its charges twice (the bill run's state check comes first; this is the database's backstop).
+            models.UniqueConstraint(fields=["installment"], condition=models.Q(kind="charge"),
+                                    name="one_charge_per_installment"),
+        ]

@@ -4,19 +4,27 @@ from datetime import date
 
 from django.contrib import messages
 from django.core.paginator import Paginator
+from django.db.models import Sum
+from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 
 from stormwater.accounts.access import require_perm
 from stormwater.accounts.roles import Perm
 from stormwater.parcels.models import Parcel
+from stormwater.townconfig import town_config
 from stormwater.web.files import download
+from stormwater.web.paging import paginate
 
 from . import exports
 from .documents import bill_pdf
 from .forms import BillRunForm, ResolutionForm
-from .models import BillRun, RateResolution
-from .selectors import bill_get_for_user, bills_for_user, parcel_fee, resolution_in_force
-from .services import BillingError, bill_run_issue, resolution_adopt
+from .billrun import approval_refusal, gone_run_message, preparing_job
+from .models import Bill, BillRun, RateResolution, RunState
+from .proof import DIFFERENCE_KINDS, ProofDifferences
+from .selectors import bill_installments, bill_page_get_for_user, bills_for_user, parcel_fee, resolution_in_force
+from .services import (BillingError, bill_run_approve, bill_run_discard, bill_run_mark_mailed, bill_run_prepare_later,
+                       bill_run_start, bill_run_void, resolution_adopt)
+from .selectors import billing_problems as billing_problems_of
 
 
 @require_perm(Perm.RATES_VIEW)
@@ -46,41 +54,131 @@ def bill_run_list(request):
                                                  "can_run": request.user.can(Perm.BILLING_RUN)})
 
 
+MSG_PREPARING = ("The proof of {label} is being prepared in the background (run {run}): its progress shows below, "
+                 "and you can go on working meanwhile.")
+
+
 @require_perm(Perm.BILLING_RUN)
 def bill_run_new(request):
+    """Start a bill run: its proof is prepared by a background job for a Collector or Director to approve
+    (issues 15, 16); the run's page follows the job live."""
     today = date.today()
     fy = today.year + 1 if today.month >= 7 else today.year
     form = BillRunForm(request.POST or None, initial={"fiscal_year": fy, "issue_date": today})
     if request.method == "POST" and form.is_valid():
         label, start, end = form.period()
         try:
-            result = bill_run_issue(period_label=label, period_start=start, period_end=end,
-                                    issue_date=form.cleaned_data["issue_date"], acting_user=request.user)
+            run, created = bill_run_start(period_label=label, period_start=start, period_end=end,
+                                          issue_date=form.cleaned_data["issue_date"], acting_user=request.user)
+            if run.state == RunState.PREPARING:
+                bill_run_prepare_later(run=run, acting_user=request.user)
         except BillingError as e:
             form.add_error(None, str(e))
         else:
-            if result.run is None:
-                messages.info(request, result.message)
-                return redirect("bill_run_list")
-            messages.success(request, result.message + (f" {len(result.problems)} parcels could not be billed: "
-                                                        "see the list below." if result.problems else ""))
-            return redirect("bill_run_detail", run_id=result.run.pk)
+            if not created and run.state == RunState.PROOF:
+                messages.info(request, f"A proof of {run.period_label} is already waiting for approval (run {run.pk}, "
+                                       f"issue date {run.issue_date:%B %-d, %Y}): approve it, or discard it to "
+                                       "prepare another.")
+            else:
+                messages.success(request, MSG_PREPARING.format(label=run.period_label, run=run.pk))
+            return redirect("bill_run_detail", run_id=run.pk)
     return render(request, "utility/run_new.html", {"form": form, "resolution": resolution_in_force(today)})
+
+
+DIFF_PAGE = 50
 
 
 @require_perm(Perm.BILLING_VIEW_ALL)
 def bill_run_detail(request, run_id: int):
-    run = get_object_or_404(BillRun.objects.select_related("resolution", "created_by"), pk=run_id)
-    bills = Paginator(run.bills.select_related("parcel").order_by("number"), 100).get_page(request.GET.get("page"))
-    return render(request, "utility/run_detail.html", {
-        "run": run, "page": bills, "exceptions": run.exceptions.select_related("parcel")})
+    run = (BillRun.objects.select_related("resolution", "created_by", "approved_by", "voided_by")
+           .filter(pk=run_id).first())
+    if run is None:
+        # A preparation that found nothing to bill removes its empty run: say what its job found.
+        said = gone_run_message(run_id)
+        if said is None:
+            raise Http404("No such bill run.")
+        messages.info(request, said)
+        return redirect("bill_run_list")
+    user = request.user
+    ctx = {"run": run, "exceptions": run.exceptions.select_related("parcel").order_by("parcel__parcel_id"),
+           "can_run": user.can(Perm.BILLING_RUN), "can_approve": user.can(Perm.BILLING_APPROVE),
+           "second_approver": town_config().bill_run_second_approver, "today": date.today()}
+    if run.state == RunState.PREPARING:
+        done = run.chunks.aggregate(n=Sum("parcels"))["n"] or 0
+        total = Parcel.objects.count()
+        ctx.update(done=done, total=total, percent=int(done * 100 / total) if total else 0,
+                   preparing_job=preparing_job(run))
+    if run.summary:
+        kind = request.GET.get("diff", "changed")
+        diffs = ProofDifferences(run, kind)
+        ctx.update(summary=run.summary, diff_kind=diffs.kind, diff_kinds=DIFFERENCE_KINDS,
+                   diffs=Paginator(diffs, DIFF_PAGE).get_page(request.GET.get("dpage")))
+    if run.state == RunState.PROOF and ctx["can_approve"]:
+        ctx["approval_refusal"] = approval_refusal(run, user)
+    ctx["page"] = Paginator(Bill.all_objects.filter(run=run).select_related("parcel").order_by("number"),
+                            100).get_page(request.GET.get("page"))
+    return render(request, "utility/run_detail.html", ctx)
+
+
+def _act(request, run_id: int, act, ok: str):
+    """POST one act on a run, then back to its page with what happened (a refusal says why; never a 500)."""
+    run = get_object_or_404(BillRun, pk=run_id)
+    if request.method != "POST":
+        return redirect("bill_run_detail", run_id=run.pk)
+    try:
+        result = act(run)
+    except BillingError as e:
+        messages.error(request, str(e))
+    else:
+        messages.success(request, ok if isinstance(ok, str) else ok(result))
+    return redirect("bill_run_detail", run_id=run.pk)
+
+
+@require_perm(Perm.BILLING_APPROVE)
+def bill_run_approve_view(request, run_id: int):
+    return _act(request, run_id, lambda run: bill_run_approve(run=run, acting_user=request.user),
+                lambda result: result.message)
+
+
+@require_perm(Perm.BILLING_RUN)
+def bill_run_prepare_view(request, run_id: int):
+    """Continue preparing a proof left half-way (its process stopped): a background job again, which resumes
+    after the slices already written."""
+    return _act(request, run_id, lambda run: bill_run_prepare_later(run=run, acting_user=request.user),
+                lambda started: ("Preparing the proof again in the background: the parcels already done are kept."
+                                 if started[1] else "The proof is already being prepared: its progress shows below."))
+
+
+@require_perm(Perm.BILLING_RUN)
+def bill_run_discard_view(request, run_id: int):
+    return _act(request, run_id, lambda run: bill_run_discard(run=run, reason=request.POST.get("reason", ""),
+                                                              acting_user=request.user),
+                "Proof discarded: it was never issued. The period can be prepared again.")
+
+
+@require_perm(Perm.BILLING_APPROVE)
+def bill_run_void_view(request, run_id: int):
+    return _act(request, run_id, lambda run: bill_run_void(run=run, reason=request.POST.get("reason", ""),
+                                                           acting_user=request.user),
+                "Run voided: its charges were reversed. The period can be billed again.")
+
+
+@require_perm(Perm.BILLING_RUN)
+def bill_run_mailed_view(request, run_id: int):
+    def act(run):
+        try:
+            day = date.fromisoformat(request.POST.get("mailed_on") or "")
+        except ValueError:
+            raise BillingError("mailed_on: a date (YYYY-MM-DD) is required") from None
+        return bill_run_mark_mailed(run=run, mailed_on=day, acting_user=request.user)
+    return _act(request, run_id, act, "Mailing recorded: the run can no longer be voided.")
 
 
 @require_perm(Perm.BILLING_VIEW_ALL)
 def bill_run_export(request, run_id: int, fmt: str):
-    run = get_object_or_404(BillRun, pk=run_id)
+    run = get_object_or_404(BillRun, pk=run_id, state=RunState.ISSUED)  # a proof is not exported (issue 16)
     name = f"stormwater-bills-{run.period_label}-run{run.pk}"
-    return download(exports.run_csv(run) if fmt == "csv" else exports.run_xlsx(run), name=name, ext=fmt)
+    return exports.run_response(run, fmt, name=name)
 
 
 @require_perm()
@@ -92,13 +190,13 @@ def bill_list(request):
 
 @require_perm()
 def bill_detail(request, number: str):
-    bill = bill_get_for_user(user=request.user, number=number)
-    return render(request, "utility/bill_detail.html", {"bill": bill, "installments": bill.installments.all()})
+    bill = bill_page_get_for_user(user=request.user, number=number)
+    return render(request, "utility/bill_detail.html", {"bill": bill, "installments": bill_installments(bill)})
 
 
 @require_perm()
 def bill_download(request, number: str):
-    bill = bill_get_for_user(user=request.user, number=number)
+    bill = bill_page_get_for_user(user=request.user, number=number)
     return download(bill_pdf(bill), name=f"stormwater-bill-{bill.number}", ext="pdf")
 
 
@@ -106,11 +204,8 @@ def bill_download(request, number: str):
 def billing_problems(request):
     """Parcels the next bill run could not bill, with why (never a silent $0)."""
     today = date.today()
-    problems = []
-    for parcel in Parcel.objects.select_related("owner").order_by("parcel_id"):
-        pf = parcel_fee(parcel, as_of=today)
-        if pf.problem:
-            problems.append((parcel, pf.problem))
-    return render(request, "utility/problems.html", {"problems": problems, "today": today})
+    problems = billing_problems_of(as_of=today)
+    return render(request, "utility/problems.html", {"count": len(problems), "today": today,
+                                                     **paginate(request, problems)})
 
 

@@ -214,8 +214,11 @@ def decimal_field(body, name: str, default=None, *, required: bool = False,
     return amount(raw, name, limit=limit)
 
 
-def text_field(body, name: str, *, required: bool = False) -> str:
-    """``body[name]`` as text; missing → "" (or, when ``required``, an error for missing or blank)."""
+def text_field(body, name: str, *, required: bool = False, max_length: int | None = None) -> str:
+    """``body[name]`` as text; missing → "" (or, when ``required``, an error for missing or blank).
+
+    ``max_length``: the column's length — PostgreSQL refuses a longer value (a 500 if it got that far; SQLite
+    would store it). NUL characters are refused always (PostgreSQL cannot store them; see web/nulguard.py)."""
     raw = body.get(name)
     if raw is None or (required and isinstance(raw, str) and not raw.strip()):
         if required:
@@ -223,6 +226,10 @@ def text_field(body, name: str, *, required: bool = False) -> str:
         return ""
     if not isinstance(raw, str):
         raise BadInput(f"{name}: must be text")
+    if "\x00" in raw:
+        raise BadInput(f"{name}: contains a NUL character (U+0000), which no field accepts")
+    if max_length is not None and len(raw) > max_length:
+        raise BadInput(f"{name}: at most {max_length} characters")
     return raw
 
 

@@ -1,21 +1,74 @@
 from datetime import date
 
+from django.db.models import DecimalField, OuterRef, Subquery, Sum, Value
+from django.db.models.functions import Coalesce
 from django.shortcuts import render
+from django.urls import NoReverseMatch, reverse
+from django.utils import timezone
 
 from stormwater.accounts.access import public, require_perm
-from stormwater.accounts.roles import Perm
+from stormwater.accounts.roles import Perm, Role
 from stormwater.parcels.selectors import parcels_for_user
-from stormwater.utility.models import BillRun
+from stormwater.utility.models import BillRun, LedgerEntry
 from stormwater.utility.selectors import bills_for_user, resolution_in_force
+
+HOME_QUEUE_LIMIT = 25   # the home shows the first items; /work-queue/ shows every one (nothing cut silently)
+# The inspector's day list and map (issue 18, fieldphone slice) is linked from the inspector's home under this
+# URL name once it exists.
+INSPECTOR_DAY_URL = "inspector_day"
+
+
+def _inspector_day_url() -> str | None:
+    try:
+        return reverse(INSPECTOR_DAY_URL)
+    except NoReverseMatch:
+        return None
+
+
+def _owner_accounts(user, today: date):
+    """The owner's accounts with their ledger balance today, in one query."""
+    from stormwater.receivables.access import accounts_for_user
+
+    money = DecimalField(max_digits=14, decimal_places=2)
+    bal = (LedgerEntry.objects.filter(account=OuterRef("pk"), effective_on__lte=today).order_by()
+           .values("account").annotate(s=Sum("amount")).values("s"))
+    return list(accounts_for_user(user=user).annotate(
+        balance=Coalesce(Subquery(bal, output_field=money), Value(0, output_field=money))).order_by("number")[:50])
 
 
 @require_perm()
 def home(request):
+    """A home for each role (issue 16): the person's work queue from every app — due first, overdue flagged —
+    with counts and the small charts their role would rather look at; the inspector's is today's inspections,
+    the owner's their bills, balances and their cases' next dates."""
+    from stormwater.workqueue.selectors import home_for, inspections_this_week
+
     user = request.user
-    ctx = {"resolution": resolution_in_force(date.today()) if user.can(Perm.RATES_VIEW) else None,
+    today = timezone.localdate()
+    h = home_for(user=user, today=today)
+    items = h.queue.items
+    staff = user.is_staff_role
+    ctx = {"home": h, "today": today, "staff": staff, "total": len(items),
+           "more": max(len(items) - HOME_QUEUE_LIMIT, 0),
+           "resolution": resolution_in_force(today) if user.can(Perm.RATES_VIEW) else None,
            "runs": BillRun.objects.all()[:5] if user.can(Perm.BILLING_VIEW_ALL) else [],
-           "my_parcels": None if user.can(Perm.PARCEL_VIEW_ALL) else parcels_for_user(user=user),
-           "my_bills": None if user.can(Perm.BILLING_VIEW_ALL) else bills_for_user(user=user)[:10]}
+           "can_search": user.can(Perm.PARCEL_VIEW_ALL)}
+    if staff:
+        ctx["rows"] = h.queue.rows(items[:HOME_QUEUE_LIMIT])
+    else:
+        # An owner, applicant or engineer: what is theirs to do, and the Town's next dates on their files.
+        mine = [i for i in items if i.party != "town"]
+        ctx["rows"] = h.queue.rows(mine[:HOME_QUEUE_LIMIT])
+        ctx["town_rows"] = h.queue.rows([i for i in items if i.party == "town"][:HOME_QUEUE_LIMIT])
+        ctx["my_parcels"] = list(parcels_for_user(user=user)[:50])
+        ctx["my_bills"] = list(bills_for_user(user=user).order_by("-period_start", "number")[:10])
+        ctx["my_accounts"] = _owner_accounts(user, today)
+    if user.role == Role.INSPECTOR or (user.can(Perm.INSPECT) and not user.can(Perm.CONSTRUCTION_MANAGE)):
+        week = inspections_this_week(h.queue)
+        ctx["inspector"] = True
+        ctx["today_rows"] = h.queue.rows([i for i in week if i.due <= today])
+        ctx["week_later"] = len([i for i in week if i.due > today])
+        ctx["day_url"] = _inspector_day_url()
     return render(request, "web/home.html", ctx)
 
 

@@ -205,9 +205,20 @@ ESCP_ROWS = [
 # Items whose numbers the engineering review (stormwater.review) computes: the key prefixes of the
 # review's standards rows (review/engine.py) that show what was found for the item.
 REVIEW_LINKS: dict[str, tuple[str, ...]] = {
-    "380-11 B(1) Std 2": ("peak_",),
-    "380-11 B(1) Std 3": ("recharge",),
-    "380-11 B(1) Std 4": ("removal_TSS", "retention"),
+    # The ten Massachusetts Standards: the review's computed rows and the applicant's checklist
+    # statements (review/massdep.py, rows "ma_<item>").
+    "380-11 B(1) Std 1": ("ma_std1_",),
+    "380-11 B(1) Std 2": ("peak_", "rainfall_location"),
+    "380-11 B(1) Std 3": ("recharge", "drawdown_", "ma_std3_"),
+    "380-11 B(1) Std 4": ("ma_std4_", "removal_TSS", "retention"),
+    "380-11 B(1) Std 5": ("ma_std5_",),
+    "380-11 B(1) Std 6": ("ma_std6_",),
+    "380-11 B(1) Std 7": ("ma_std7_",),
+    "380-11 B(1) Std 8": ("ma_std8_",),
+    "380-11 B(1) Std 9": ("ma_std9_",),
+    "380-11 B(1) Std 10": ("ma_std10_",),
+    "380-11 B(4)(a)": ("ma_lid_measures",),
+    "380-12 A(2)": ("ma_pe_certification",),
     "380-11 B(2)": ("removal_TN",),
     "380-11 B(3)": ("removal_TP",),
     "380-11 B(8)": ("overflow_",),

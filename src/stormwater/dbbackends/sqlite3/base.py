@@ -10,7 +10,7 @@ from stormwater.dbbackends import refuse_flush_in_production
 
 class DatabaseOperations(operations.DatabaseOperations):
     def sql_flush(self, style, tables, *, reset_sequences=False, allow_cascade=False):
-        from stormwater.appendonly import append_only_models, sqlite_create_sql, sqlite_drop_sql, unique_column_sets
+        from stormwater.appendonly import append_only_models, sqlite_drop_sql, sqlite_guard_sql
 
         refuse_flush_in_production()
         sql = super().sql_flush(style, tables, reset_sequences=reset_sequences, allow_cascade=allow_cascade)
@@ -18,7 +18,7 @@ class DatabaseOperations(operations.DatabaseOperations):
         if not guarded or not sql:
             return sql
         drop = [s for t in guarded for s in sqlite_drop_sql(t)]
-        create = [s for t, m in guarded.items() for s in sqlite_create_sql(t, unique_column_sets(m))]
+        create = [s for t, m in guarded.items() for s in sqlite_guard_sql(t, m, self.connection)]
         return drop + sql + create
 
 

@@ -1,5 +1,5 @@
 """Jobs on a bill run: e-mail its bills (through the outbox, exactly once). The exports and the print file
-are in kinds/exports.py. The bill run itself is the billrun slice's job kind."""
+are in kinds/exports.py; the proof of a bill run (its preparation) is the job kind "bill_run" below."""
 from __future__ import annotations
 
 from stormwater.accounts.roles import Perm
@@ -27,3 +27,32 @@ def bills_email(job):
     from stormwater.utility.models import BillRun
 
     return bill_run_email(run=BillRun.objects.get(pk=job.params["run"]), progress=job.progress, log=job.log)
+
+
+def clean_preparing_run(params: dict) -> dict:
+    """A run whose proof is being prepared (a new one, or one whose preparation stopped half-way)."""
+    from stormwater.utility.models import BillRun, RunState
+
+    params = clean_run(params)
+    run = BillRun.objects.get(pk=params["run"])
+    if run.state != RunState.PREPARING:
+        raise JobParamError(f"run: bill run {run.pk} is not being prepared ({run.get_state_display().lower()})")
+    return params
+
+
+@job_kind("bill_run", perm=Perm.BILLING_RUN, label="Prepare the proof", clean=clean_preparing_run,
+          subject=run_subject, title=lambda p: f"Prepare the proof of bill run {p['run']}")
+def bill_run_proof(job):
+    """The bill run's proof (issue 15, 16): every parcel's bill computed and written slice by slice, each slice its
+    own short transaction (utility.billrun.prepare). Killed mid-way, the re-run (the worker's recovery, or the
+    page's "Continue preparing") resumes after the last slice written and ends with the one proof an
+    uninterrupted run makes. Progress is parcels done of the town's parcels."""
+    from stormwater.rules.money import fmt
+    from stormwater.utility.billrun import bill_run_prepare
+    from stormwater.utility.models import BillRun
+
+    run = BillRun.objects.get(pk=job.params["run"])
+    r = bill_run_prepare(run=run, acting_user=job.started_by, progress=job.progress, log=job.log)
+    return {"run_id": r.run.pk if r.run else None, "state": r.run.state if r.run else None, "bills": r.bills,
+            "total": fmt(r.total), "already_billed": r.already_billed, "exempt": r.exempt, "no_fee": r.no_fee,
+            "problems": len(r.problems), "message": r.message}

@@ -2,16 +2,18 @@
 import, and the print file of its bills (one PDF; a ZIP of PDFs of PRINT_BATCH bills each past that).
 
 Each reads in chunks, writes row by row to a temporary file moved into place when whole (job_file), and
-reports progress; run again it makes the same file."""
+reports progress; run again it makes the same file. The spreadsheets are written by the same streaming writer
+as the web downloads (``web/files.py``: every cell through ``safe_cell``, Excel split before its row limit),
+so a job's file and the download of the same table are the same."""
 from __future__ import annotations
 
 import zipfile
 
 from stormwater.accounts.roles import Perm
-from stormwater.jobs.files import write_csv, write_xlsx
 from stormwater.jobs.kinds.billing import clean_run, run_subject
 from stormwater.jobs.registry import choice_param, job_kind
 from stormwater.jobs.services import job_file
+from stormwater.web.files import csv_write, xlsx_write
 
 PRINT_BATCH = 500  # bills per PDF of the print file
 
@@ -43,9 +45,9 @@ def bill_run_export(job):
     name = f"stormwater-bills-{run.period_label}-run{run.pk}.{fmt}"
     with job_file(job, name) as tmp:
         if fmt == "csv":
-            rows = write_csv(tmp, exports.COLUMNS, exports.run_rows(run), each=each)
+            rows = csv_write(tmp, exports.COLUMNS, exports.run_rows(run), each=each)
         else:
-            rows = write_xlsx(tmp, run.period_label, exports.COLUMNS, exports.run_rows(run), exports.MONEY_COLUMNS,
+            rows = xlsx_write(tmp, run.period_label, exports.COLUMNS, exports.run_rows(run), exports.MONEY_COLUMNS,
                               each=each)
     job.log(f"{rows} rows written to {name}.")
     return {"rows": rows, "file": name}
@@ -62,7 +64,7 @@ def water_sewer_export(job):
     job.progress(0, total)
     name = f"water-sewer-import-run{run.pk}.csv"
     with job_file(job, name) as tmp:
-        rows = write_csv(tmp, exports.WATER_SEWER_COLUMNS, exports.water_sewer_rows(run),
+        rows = csv_write(tmp, exports.WATER_SEWER_COLUMNS, exports.water_sewer_rows(run),
                          each=lambda n: job.progress(n, total))
     job.log(f"{rows} rows written to {name}.")
     return {"rows": rows, "file": name}

@@ -166,9 +166,35 @@
       .catch(function (e) { el.textContent = "The map could not be loaded (" + e.message + ")."; });
   });
 
+  /* The inspector's day (issue 18): sites numbered in route order from the start (order 0), joined by a line in
+     that order; a site's label is its address (data: set with textContent only). */
+  var ROUTE_COLORS = {"start": "#455a64", "overdue": "#a1131f"};
+  function routeMap(el, pts) {
+    var map = baseMap(el), markers = [], line = [];
+    pts.slice().sort(function (a, b) { return (a.order == null ? 1e9 : a.order) - (b.order == null ? 1e9 : b.order); })
+      .forEach(function (p) {
+        var color = ROUTE_COLORS[p.cat] || "#0b4f6c", label = p.order === 0 ? "S" : (p.order == null ? "" : String(p.order));
+        var pin = document.createElement("span");
+        pin.className = "route-pin-label";
+        pin.textContent = label;
+        pin.style.background = color;
+        var icon = L.divIcon({className: "route-pin", html: pin, iconSize: [28, 28], iconAnchor: [14, 14]});
+        var m = L.marker([p.lat, p.lon], {icon: icon, keyboard: false}).addTo(map);
+        var tip = document.createElement("span");
+        tip.textContent = (label ? label + ". " : "") + p.name + (p.cat === "start" ? "" : " (" + p.cat + ")");
+        m.bindTooltip(tip);
+        markers.push(m);
+        if (p.order != null) { line.push([p.lat, p.lon]); }
+      });
+    if (line.length > 1) { L.polyline(line, {color: "#0b4f6c", weight: 3, opacity: 0.7, dashArray: "6 6"}).addTo(map); }
+    if (markers.length) { map.fitBounds(L.featureGroup(markers).getBounds().pad(0.15), {maxZoom: 16}); }
+    else { map.setView([42.05, -72.57], 13); }
+    el.setAttribute("data-ready", "1");
+  }
+
   document.querySelectorAll(".gis-map[data-points]").forEach(function (el) {
     var src = document.getElementById(el.getAttribute("data-points"));
-    pointsMap(el, src ? JSON.parse(src.textContent) : []);
+    (el.hasAttribute("data-route") ? routeMap : pointsMap)(el, src ? JSON.parse(src.textContent) : []);
   });
 
   document.querySelectorAll(".gis-map[data-geojson]").forEach(function (el) {

@@ -1,0 +1,164 @@
+"""BMPs in the review: outlets, starting levels, the stage-storage-discharge table, routing, and where
+the water goes (route by route).
+
+Pure Python (no Django). A routed BMP is a basin with a stage-storage table and outlet devices
+(orifices, weirs, and infiltration through its bottom at the design rate). What the review states for
+each, as HydroCAD's pond reports do:
+
+- **Starting level.** A BMP that infiltrates starts empty (its storage drains between storms). One
+  that does not keeps the water below its lowest outlet for good -- a permanent pool or *dead storage*
+  -- so it starts full to that outlet (HydroCAD's default starting elevation). A plan may state
+  ``starting_stage_ft`` instead; the basis is shown either way.
+- **Routes.** Every outlet's volume (trapezoid sums of the routed flows, which continuity used), the
+  water infiltrated (the infiltration outlet's volume -- not a mass-balance residual), and the change
+  in storage from start to end (water held in the BMP when routing stops). start + inflow = routes + end.
+
+References
+----------
+NEH 630 ch. 17 (storage-indication routing); HydroCAD Technical Reference ("Starting elevation":
+the lowest outlet unless stated; "Exfiltration"); MassDEP Handbook Vol. 3 ch. 1 (static method: the
+storage below the lowest outlet is what infiltrates).
+"""
+from __future__ import annotations
+
+from stormwater.engineering.hydrograph import Hydrograph
+from stormwater.engineering.routing import (Exfiltration, Orifice, RectangularWeir, StageStorage,
+                                            storage_indication_route)
+
+from .plan import Bmp
+
+INFILTRATION = "infiltration"  # the name of the infiltration outlet in every routed BMP
+ORIFICE_C_DEFAULT = 0.6   # sharp-edged orifice
+WEIR_C_DEFAULT = 3.33     # sharp-crested rectangular weir (TR-55 uses 3.2)
+
+
+def _r(x: float | None, nd: int) -> float | None:
+    return None if x is None else round(x, nd)
+
+
+def stage_storage(b: Bmp) -> StageStorage:
+    return StageStorage(tuple(h for h, _ in b.stage_storage), tuple(s for _, s in b.stage_storage))
+
+
+def outlet_devices(b: Bmp) -> dict[str, object]:
+    """The BMP's outlet devices by unique name; infiltration (if any) is named ``infiltration``."""
+    out: dict[str, object] = {}
+    for o in b.outlets:
+        if o.kind == "orifice":
+            dev = Orifice(o.elevation_ft, o.diameter_in / 12.0, o.coefficient or ORIFICE_C_DEFAULT)
+        else:
+            dev = RectangularWeir(o.elevation_ft, o.length_ft, o.coefficient or WEIR_C_DEFAULT)
+        name, k = o.name, 2
+        while name in out or name == INFILTRATION:
+            name, k = f"{o.name} ({k})", k + 1
+        out[name] = dev
+    if b.infiltration_rate_in_hr:
+        out[INFILTRATION] = Exfiltration(b.stage_storage[0][0], b.infiltration_rate_in_hr, b.bottom_area_sqft)
+    return out
+
+
+def outlet_rows(b: Bmp) -> list[dict]:
+    """Each outlet with its device, size, elevation, coefficient and where it discharges."""
+    names = [n for n in outlet_devices(b) if n != INFILTRATION]
+    rows = []
+    for name, o in zip(names, b.outlets):
+        rows.append({"name": name, "kind": o.kind, "elevation_ft": o.elevation_ft, "diameter_in": o.diameter_in,
+                     "length_ft": o.length_ft, "emergency": o.emergency, "to": b.to,
+                     "coefficient": o.coefficient or (ORIFICE_C_DEFAULT if o.kind == "orifice" else WEIR_C_DEFAULT),
+                     "coefficient_default": o.coefficient is None,
+                     "equation": ("Q = C A (2 g (h − D/2))^0.5, full; partly full: wetted segment" if o.kind == "orifice"
+                                  else "Q = C L H^1.5")})
+    if b.infiltration_rate_in_hr:
+        rows.append({"name": INFILTRATION, "kind": "infiltration", "elevation_ft": b.stage_storage[0][0],
+                     "rate_in_hr": b.infiltration_rate_in_hr, "area_sqft": b.bottom_area_sqft, "emergency": False,
+                     "to": "ground", "coefficient": None, "coefficient_default": False,
+                     "equation": "Q = K A / 43,200 while water stands on the bottom (K in/hr, A ft²)"})
+    return rows
+
+
+def lowest_outlet_ft(b: Bmp) -> float | None:
+    """Elevation [ft] of the lowest surface outlet (orifice invert or weir crest), or None."""
+    return min((o.elevation_ft for o in b.outlets), default=None)
+
+
+def retention_cuft(b: Bmp) -> float:
+    """Storage [ft³] of an infiltrating BMP below its lowest surface outlet: water that leaves only by
+    infiltration (MassDEP's static method for recharge; the capacity an infiltration curve assumes)."""
+    if not b.infiltration_rate_in_hr or not b.stage_storage:
+        return 0.0
+    ss = stage_storage(b)
+    lowest = lowest_outlet_ft(b)
+    return ss.storage_cuft(ss.stages_ft[-1] if lowest is None else lowest)
+
+
+def dead_storage_cuft(b: Bmp) -> float:
+    """Storage [ft³] below the lowest outlet of a BMP that does not infiltrate: it never leaves."""
+    if b.infiltration_rate_in_hr or not b.stage_storage or not b.outlets:
+        return 0.0
+    return stage_storage(b).storage_cuft(lowest_outlet_ft(b))
+
+
+def starting_stage(b: Bmp) -> tuple[float, str]:
+    """The water level [ft] a storm starts at, and why."""
+    bottom = b.stage_storage[0][0]
+    if b.starting_stage_ft is not None:
+        return b.starting_stage_ft, f"{b.starting_stage_ft:g} ft as stated in the plan"
+    if b.infiltration_rate_in_hr:
+        return bottom, (f"empty ({bottom:g} ft): the BMP infiltrates, so it drains between storms "
+                        f"(drawdown is checked against 72 h)")
+    low = lowest_outlet_ft(b)
+    if low is None or low <= bottom:
+        return bottom, f"empty ({bottom:g} ft): its lowest outlet is at the bottom"
+    return low, (f"full to its lowest outlet ({low:g} ft): the BMP does not infiltrate, so the water below that "
+                 "outlet stays between storms (permanent pool; HydroCAD's default starting elevation)")
+
+
+def ssd_table(b: Bmp) -> dict:
+    """The stage-storage-discharge table: every stage of the plan's table and every outlet's elevation,
+    with the storage and each outlet's flow [cfs] there."""
+    ss = stage_storage(b)
+    devs = outlet_devices(b)
+    stages = sorted({*ss.stages_ft, *(o.elevation_ft for o in b.outlets
+                                      if ss.stages_ft[0] <= o.elevation_ft <= ss.stages_ft[-1])})
+    rows = []
+    for h in stages:
+        flows = {n: round(d.discharge_cfs(h), 3) for n, d in devs.items()}
+        rows.append({"stage_ft": round(h, 3), "storage_cuft": round(ss.storage_cuft(h)), "flows_cfs": flows,
+                     "total_cfs": round(sum(flows.values()), 3),
+                     "from_plan": h in ss.stages_ft})
+    return {"columns": list(devs), "rows": rows}
+
+
+def route(b: Bmp, inflow: Hydrograph) -> tuple[dict, Hydrograph, dict[str, tuple[float, ...]], tuple[float, ...]]:
+    """Route one storm's inflow through a BMP.
+
+    Returns the storm's table row (peaks, peak stage, volumes by route, storage at start and end), the
+    outflow that goes on downstream (surface outlets only), the flows per outlet and the stages.
+    Raises ``ValueError`` (from the routing) when the BMP overtops its table.
+    """
+    h0, _ = starting_stage(b)
+    devs = outlet_devices(b)
+    res = storage_indication_route(inflow, stage_storage(b), devs, initial_stage_ft=h0)
+    surface = [n for n in devs if n != INFILTRATION]
+    n = len(res.stages_ft)
+    out = Hydrograph(inflow.dt_hr, tuple(sum(res.outlet_flows_cfs[k][i] for k in surface) for i in range(n)))
+    vols = res.outlet_volumes_cuft
+    routes = [{"name": k, "kind": "infiltration" if k == INFILTRATION else "outlet",
+               "to": "ground (infiltration)" if k == INFILTRATION else b.to,
+               "volume_cuft": round(vols[k]), "peak_cfs": _r(max(res.outlet_flows_cfs[k]), 3)} for k in devs]
+    dt_s = inflow.dt_hr * 3600.0
+    inflow_trap = (sum(inflow.flows_cfs) - (inflow.flows_cfs[0] + inflow.flows_cfs[-1]) / 2) * dt_s
+    balance = res.start_storage_cuft + inflow_trap - sum(vols.values()) - res.end_storage_cuft
+    ipk = res.stages_ft.index(res.peak_stage_ft)
+    st = {"overtops": False,
+          "outflow_peak_cfs": _r(out.peak_cfs, 2), "outflow_peak_time_hr": _r(out.peak_time_hr, 2),
+          "peak_stage_ft": _r(res.peak_stage_ft, 2), "peak_stage_time_hr": _r(ipk * inflow.dt_hr, 2),
+          "peak_storage_cuft": round(res.peak_storage_cuft),
+          "infiltrated_cuft": round(vols.get(INFILTRATION, 0.0)),
+          "outflow_volume_cuft": round(sum(v for k, v in vols.items() if k != INFILTRATION)),
+          "routes": routes, "start_storage_cuft": round(res.start_storage_cuft),
+          "end_storage_cuft": round(res.end_storage_cuft),
+          "held_cuft": round(res.end_storage_cuft - res.start_storage_cuft),
+          "routed_until_hr": _r((n - 1) * inflow.dt_hr, 2), "balance_error_cuft": round(balance, 3),
+          "freeboard_ft": _r(b.stage_storage[-1][0] - res.peak_stage_ft, 2)}
+    return st, out, res.outlet_flows_cfs, res.stages_ft
