@@ -75,12 +75,22 @@ class TownConfig:
     field_start_name: str = ""
     field_start_latitude: Decimal = Decimal("0")
     field_start_longitude: Decimal = Decimal("0")
+    # The basemap under every map (issue 16; not an ordinance rule). "" = the installation's default
+    # (settings.GIS_TILE_URL: MassGIS's USGS 2019 color orthophotos in production, none in development and tests);
+    # a tile URL with {z}/{x}/{y} (e.g. the town's own GIS server) = that basemap; "none" = draw without one.
+    # Its origin is added to the pages' Content-Security-Policy img-src (web/security.py). The attribution is the
+    # line the tile provider asks maps to show ("" = the installation's).
+    map_tile_url: str = ""
+    map_tile_attribution: str = ""
 
     def __post_init__(self):
         if not 1 <= self.staff_idle_minutes <= 24 * 60:
             raise ValueError("town configuration: staff_idle_minutes must be between 1 and 1440")
         if not (-90 <= self.field_start_latitude <= 90 and -180 <= self.field_start_longitude <= 180):
             raise ValueError("town configuration: field_start_latitude/longitude must be WGS84 degrees")
+        tiles = self.map_tile_url.strip()
+        if tiles and tiles != "none" and not (tiles.startswith("https://") and "{z}" in tiles):
+            raise ValueError('town configuration: map_tile_url must be "", "none" or an https:// URL with {z}/{x}/{y}')
 
     @property
     def field_start(self) -> tuple[float, float] | None:

@@ -64,12 +64,14 @@ MENU: tuple[Group, ...] = (
         Item("rule_hearings", "Rule hearings", show=(Perm.PERMIT_DECIDE,)),
     )),
     Group("field", "Field", resident_label="Construction and upkeep", items=(
+        Item("field_today", "Today's inspections (phone)"),
         Item("town_map", "Town map", staff_only=True),
         Item("construction_list", "Construction", show=(Perm.INSPECTION_FILE, Perm.INSPECT, Perm.SURETY)),
         Item("site_list", "Stewardship", show=(Perm.STEWARDSHIP, Perm.INSPECT, Perm.PERMIT_APPLY)),
         Item("certifications_overdue", "Overdue certifications", show=(Perm.STEWARDSHIP,)),
     )),
-    Group("reports", "Reports", items=(
+    Group("reports", "Reports", resident_label="Your dates", items=(
+        Item("work_queue", "Work queue"),
         Item("fund_home", "Fund"),
         Item("aging", "Aging of receivables"),
         Item("delinquency", "Delinquent accounts"),

@@ -197,6 +197,9 @@ def can(user, perm: str) -> bool:
     """``{% if user|can:"collect" %}``: the role table (accounts.roles) in a template, e.g. to link a reference
     only for people who may open its page."""
     return bool(user is not None and getattr(user, "is_authenticated", False) and user.can(perm))
+
+
+@register.filter
 def abs_money(value):
     """The size of an amount, for a difference shown with its own sign: -12.5 → 12.50."""
     return fmt_display(abs(Decimal(str(value)))) if value not in (None, "") else ""
