@@ -76,6 +76,7 @@ def crawl(fetch: Callable[[str], tuple[int, str, str] | None], start: list[str],
     page. Yields (path, url name, status, html) of every page fetched; ``REFERRER[path]`` is where its link was."""
     seen: set[str] = set()
     per: dict[str | None, int] = {}
+    REFERRER.clear()  # this crawl's own links (each role's crawl starts afresh)
     queue = deque(start)
     fetched = 0
     while queue and fetched < limit:

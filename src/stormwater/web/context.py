@@ -64,7 +64,7 @@ MENU: tuple[Group, ...] = (
         Item("rule_hearings", "Rule hearings", show=(Perm.PERMIT_DECIDE,)),
     )),
     Group("field", "Field", resident_label="Construction and upkeep", items=(
-        Item("field_today", "Today's inspections (phone)"),
+        Item("field_today", "Today's inspections (phone)", show=(Perm.INSPECT, Perm.PERMIT_CONSULT)),
         Item("town_map", "Town map", staff_only=True),
         Item("construction_list", "Construction", show=(Perm.INSPECTION_FILE, Perm.INSPECT, Perm.SURETY)),
         Item("site_list", "Stewardship", show=(Perm.STEWARDSHIP, Perm.INSPECT, Perm.PERMIT_APPLY)),
