@@ -203,6 +203,17 @@ class LookTown:
         "password_reset_complete": "the answer to the password-reset form",
         "password_reset_done": "the answer to the password-reset form",
         "account_recovery_codes": "shown once, after two-factor sign-in is set up",
+        # POST acts whose URL a GET only sends back to the run's page (no link, a form's button).
+        **{f"bill_run_{act}": "a POST act on a bill run (a form's button on the run page)"
+           for act in ("prepare", "approve", "discard", "void", "mailed")},
+        # Pages of records the demo town does not make (each has its own tests in its app): not reached here.
+        "review_detail": "the demo town has no engineering review", "review_form_from": "from a review's page",
+        "review_sheets": "from a review's page", "review_letter": "from a review's page",
+        "bmp_table_detail": "the demo town loads no BMP performance table",
+        "commitment_detail": "the demo town commits no demands to the Board of Assessors",
+        "gis_import_detail": "the demo town's GIS layers are loaded without an import record",
+        "job_detail": "the demo town runs no background job",
+        "field_report": "linked from the inspector's day only when an inspection is due today (none in the demo)",
     }
 
     def __init__(self, users):

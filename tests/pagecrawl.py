@@ -19,9 +19,9 @@ from urllib.parse import urldefrag, urljoin, urlsplit
 from django.urls import Resolver404, URLPattern, URLResolver, get_resolver, resolve
 
 # Not pages: files and the API. Matched against the path.
-FILE_PATH = re.compile(r"(\.(pdf|csv|xlsx|gpkg|json|zip|geojson|svg|png|jpg)$)|(/pdf/$)|(/file$)|(/documents/\d+/$)"
-                       r"|(/geojson$)|(/csv/$)|(/input/$)|^/static/|^/media/")
-NOT_PAGES = {"logout"}
+FILE_PATH = re.compile(r"(\.(pdf|csv|xlsx|gpkg|json|zip|geojson|svg|png|jpg|ics|js|webmanifest)$)|(/pdf/$)|(/file$)"
+                       r"|(/documents/\d+/$)|(/photos/\d+/(thumb/)?$)|(/geojson$)|(/csv/$)|(/input/$)|^/static/|^/media/")
+NOT_PAGES = {"logout", "healthz"}  # sign-out; the monitoring probe
 
 
 def is_page_path(path: str) -> bool:
@@ -123,6 +123,16 @@ def _methods(view) -> set[str] | None:
     return None
 
 
+def _sample(route: str) -> str:
+    """A path the route matches, for telling pages from files: ``<int:id>`` → 1, ``<str:n>`` → x, a regex group of
+    alternatives → its first one (``export\\.(?P<fmt>csv|xlsx)$`` → export.csv), any other group → 1."""
+    s = re.sub(r"\(\?P<\w+>([\w-]+)(?:\|[\w-]+)*\)", r"\1", route)
+    s = re.sub(r"\(\?P<\w+>[^)]*\)(\{[\d,]*\}|[+*?])?", "1", s)
+    s = re.sub(r"<int:\w+>", "1", s)
+    s = re.sub(r"<(?:str|slug|path):\w+>|<\w+>", "x", s)
+    return re.sub(r"\^|\$|\\", "", s)
+
+
 def page_names() -> set[str]:
     """Every named URL pattern that is an HTML page opened with GET (not the API, not a file, not POST-only)."""
     names = set()
@@ -132,7 +142,7 @@ def page_names() -> set[str]:
         methods = _methods(p.callback)
         if methods is not None and "GET" not in methods:
             continue
-        path = "/" + re.sub(r"\^|\$|\\", "", route)
+        path = "/" + _sample(route)
         if not is_page_path(path) or path.startswith("/api/") and path != "/api/docs/":
             continue
         names.add(p.name)
