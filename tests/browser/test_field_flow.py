@@ -150,7 +150,7 @@ def test_storm_inspection_written_offline_is_posted_once_at_390px(page, live_ser
     main = page.locator("main").inner_text()
     assert "Route from DPW yard (test position)" in main and "overdue" in main
     assert "Stabilization check: Lot 2 cut slope" in main and "Storm inspection" in main
-    assert "ending 2026-07-05 18:00" in main and "Mon Jul 6 18:00" in main
+    assert "ending Jul 5, 2026, 6:00 PM" in main and "Mon, Jul 6, 2026, 6:00 PM" in main  # the one date form (issue 16)
     assert page.locator("#daymap .route-pin").count() == 4  # the yard and three sites
     assert "Ready to work offline: 4 report forms kept on this phone." in page.locator("#offline-status").inner_text()
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 390

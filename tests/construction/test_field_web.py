@@ -63,7 +63,7 @@ def test_today_lists_the_storm_and_the_week_the_routine_and_stabilization(day, c
     r = c.get("/field/today/")
     html = r.content.decode()
     assert r.status_code == 200 and r["Permissions-Policy"].startswith("geolocation=(self)")
-    assert "Storm inspection" in html and "Mon Jul 6 18:00" in html and "ending 2026-07-05 18:00" in html
+    assert "Storm inspection" in html and "Mon, Jul 6, 2026, 6:00 PM" in html and "ending Jul 5, 2026, 6:00 PM" in html
     assert f"/field/{project.case.number}/report/?kind=erosion_storm&amp;storm={storm.pk}" in html
     assert "Routine inspection" not in html          # due 07-15: this week's list, not today's
     points = json.loads(html.split('id="day-points" type="application/json">')[1].split("</script>")[0])
@@ -74,7 +74,7 @@ def test_today_lists_the_storm_and_the_week_the_routine_and_stabilization(day, c
     assert "Stabilization check: Lot 3 slope" in week and "stabilized by 2026-07-10" in week
     at(date(2026, 7, 9), 8)
     week = client_for(personas["inspector"]).get("/field/week/").content.decode()  # signed in again (idle timeout)
-    assert "Routine inspection" in week and "Wed Jul 15 23:59" in week and "Storm inspection" in week
+    assert "Routine inspection" in week and "Wed, Jul 15, 2026, 11:59 PM" in week and "Storm inspection" in week
     assert "overdue" in week  # the storm inspection (due 07-06 18:00) was never filed
 
 
