@@ -232,7 +232,7 @@ def test_storm_inspection_written_offline_is_posted_once_at_390px(page, live_ser
     page.locator("figure.thumb img").first.wait_for()
     assert page.evaluate("() => [...document.querySelectorAll('figure.thumb img')].every(i => i.naturalWidth > 0)")
     text = page.locator("main").inner_text()
-    assert "Jul 6, 2026 07:52" in text and "42.05105, -72.57893" in text and "signed on the screen" in text
+    assert "Jul 6, 2026, 7:52 AM" in text and "42.05105, -72.57893" in text and "signed on the screen" in text
     shot("field-06-report-390")
     pdf = page.request.get(f"{live_server.url}/construction/{elm.case.number}/documents/{filed.document_id}/")
     assert pdf.ok and pdf.body().startswith(b"%PDF-")
