@@ -176,7 +176,7 @@ def test_the_outbox_endpoint_files_a_report_once(day, client_for, personas):
     assert Inspection.objects.filter(project=project, kind="erosion_storm").count() == 1
     # the report page shows the photos (thumbnails), each served as an image to those who may see the file
     page = c.get(j["url"]).content.decode()
-    assert page.count("/thumb/") == 2 and "42.05050, -72.58264" in page and "Jul 6, 2026 09:58" in page
+    assert page.count("/thumb/") == 2 and "42.05050, -72.58264" in page and "Jul 6, 2026, 9:58 AM" in page
     ph = insp.photos.first()
     t = c.get(f"/construction/{project.case.number}/photos/{ph.pk}/thumb/")
     assert t.status_code == 200 and t["Content-Type"] == "image/jpeg"
