@@ -71,7 +71,7 @@ def test_today_lists_the_storm_and_the_week_the_routine_and_stabilization(day, c
                        "href": f"#stop-{project.case.number}"}]
     week = c.get("/field/week/").content.decode()
     assert "Routine inspection" not in week  # due 07-15: beyond the next 7 days (07-06 – 07-12)
-    assert "Stabilization check: Lot 3 slope" in week and "stabilized by 2026-07-10" in week
+    assert "Stabilization check: Lot 3 slope" in week and "stabilized by Jul 10, 2026" in week
     at(date(2026, 7, 9), 8)
     week = client_for(personas["inspector"]).get("/field/week/").content.decode()  # signed in again (idle timeout)
     assert "Routine inspection" in week and "Wed, Jul 15, 2026, 11:59 PM" in week and "Storm inspection" in week
