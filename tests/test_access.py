@@ -44,7 +44,10 @@ PUBLIC = {"login", "logout", "healthz",
           "work_queue_ical",
           # The inspector's phone pages (issue 18): the service worker script and the web app manifest are static
           # code and a static description (scope /field/); they read no records. Every field page itself is guarded.
-          "field_service_worker", "field_manifest"}
+          "field_service_worker", "field_manifest",
+          # Sign-up for applicants, design engineers and contractors (issue 18): before any account exists; the
+          # account has no usable password until the e-mailed link is opened.
+          "professional_signup", "professional_signup_sent"}
 
 
 def test_only_the_expected_urls_are_public():

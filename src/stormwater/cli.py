@@ -110,10 +110,25 @@ def calc(argv: list[str]) -> int:
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "calc":
+        from django.core.exceptions import ImproperlyConfigured
+
+        from stormwater.ops.startup import load_env_files
+
+        try:
+            load_env_files()  # .env may name the database the calculators read the rates from
+        except ImproperlyConfigured as e:
+            return _emit({"error": str(e)}, 2)
         return calc(argv[1:])
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "stormwater.settings")
+    from django.conf import settings
+    from django.core.exceptions import ImproperlyConfigured
     from django.core.management import execute_from_command_line
 
+    try:
+        settings.INSTALLED_APPS  # builds the settings: .env, the data folder, production's refusals
+    except ImproperlyConfigured as e:  # a clear message for the administrator, not a traceback
+        sys.stderr.write(f"stormwater: {e}\n")
+        return 2
     execute_from_command_line(["stormwater", *argv])
     return 0
 

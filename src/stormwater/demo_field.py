@@ -23,6 +23,13 @@ def _at(day, hour: int) -> datetime:
     return timezone.make_aware(datetime.combine(day, time(hour, 0)))
 
 
+def _field_day():
+    """The day the demo's field records are dated: today once its 8–10 AM inspections have happened, else
+    yesterday (an inspection report is of an inspection made: none may be dated later than now, issue 18)."""
+    now = timezone.localtime()
+    return now.date() if now.hour >= 11 else now.date() - timedelta(days=1)
+
+
 def demo_field(users) -> dict:
     """Called by ``demo.demo_load`` after the permits and relief demo records; returns what it made."""
     out = {}
@@ -39,7 +46,7 @@ def _approved_permit(users, parcel):
                                              permit_document_upload, permit_fees_paid, permit_file)
 
     staff = users["staff"]
-    today = timezone.localdate()
+    today = _field_day()
     app = permit_application_start(
         acting_user=staff, owner=parcel.owner, owner_name=parcel.owner.name if parcel.owner else "Demo owner",
         site_address=parcel.address, description="Four townhouses with a shared driveway and an infiltration basin",
@@ -72,7 +79,7 @@ def _construction(users) -> dict:
     if parcel is None:
         return {}
     app = _approved_permit(users, parcel)
-    today = timezone.localdate()
+    today = _field_day()
     director, inspector = users["director"], users["inspector"]
     p = cs.project_open(permit=app, acting_user=director, design_engineer=users["consultant"],
                         design_engineer_name="Casey Lund", design_engineer_pe="MA PE 51234", esc_inspector=inspector,

@@ -1,6 +1,11 @@
 """Settings from the environment (healthchecks-style typed helpers that fail loudly).
 
-STORMWATER_DATA_DIR  folder for the SQLite database, uploads and the dev secret (default ./data)
+The environment may come from `.env` files: ./.env, then $STORMWATER_DATA_DIR/.env; a variable already in
+the environment wins (stormwater.ops.startup, docs/deploy.md).
+
+STORMWATER_DATA_DIR  folder for the SQLite database, uploads, static files, town.toml and the dev secret
+                     (default ./data); it must be writable (checked at start)
+STORMWATER_ENV       "production" refuses DEBUG, a weak SECRET_KEY and a missing ALLOWED_HOSTS
 DATABASE_URL         e.g. postgres://user:pw@127.0.0.1:5432/stormwater; SQLite (WAL) when unset. On PostgreSQL the
                      runtime role: it owns no table (docs/security.md)
 MIGRATE_DATABASE_URL PostgreSQL only, set only where migrations run: the owner role; `stormwater migrate` connects
@@ -8,8 +13,9 @@ MIGRATE_DATABASE_URL PostgreSQL only, set only where migrations run: the owner r
 SECRET_KEY           required when STORMWATER_ENV=production; in development one is generated
                      into the data folder (never into the repository)
 DEBUG                "1" to turn on (off by default)
-ALLOWED_HOSTS        comma-separated (default 127.0.0.1,localhost,::1)
-EMAIL_BACKEND        Django email backend (console by default)
+ALLOWED_HOSTS        comma-separated (default 127.0.0.1,localhost,::1; required in production)
+EMAIL_BACKEND        Django email backend (console by default); EMAIL_HOST, EMAIL_PORT, EMAIL_HOST_USER,
+                     EMAIL_HOST_PASSWORD, EMAIL_USE_TLS for SMTP
 """
 from __future__ import annotations
 
@@ -18,6 +24,12 @@ import secrets
 from pathlib import Path
 
 import dj_database_url
+
+# ---- deploy (issue 14): .env files first, so that everything below sees them ----
+from stormwater.ops import startup
+
+ENV_FILES = startup.load_env_files()  # ./.env, then $STORMWATER_DATA_DIR/.env; the environment wins
+# ---- end deploy ----
 
 
 def env_bool(name: str, default: bool = False) -> bool:
@@ -28,7 +40,17 @@ def env_bool(name: str, default: bool = False) -> bool:
         return True
     if raw.lower() in {"0", "false", "no", "off"}:
         return False
-    raise RuntimeError(f"{name}={raw!r}: expected a boolean (1/0, true/false)")
+    raise startup.StartupError(f"{name}={raw!r}: expected a boolean (1/0, true/false)")
+
+
+def env_int(name: str, default: int) -> int:
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise startup.StartupError(f"{name}={raw!r}: expected a whole number") from None
 
 
 def env_list(name: str, default: str) -> list[str]:
@@ -40,23 +62,32 @@ DATA_DIR = Path(os.environ.get("STORMWATER_DATA_DIR") or (Path.cwd() / "data")).
 PRODUCTION = os.environ.get("STORMWATER_ENV", "development") == "production"
 DEBUG = env_bool("DEBUG", False)
 
+# ---- deploy (issue 14): the data folder must be a writable folder with room (a clear message, not a
+# traceback from the first write), then the secret key, then production's refusals ----
+startup.check_data_dir(DATA_DIR)
+DEV_SECRET_KEY_FILE = DATA_DIR / "dev-secret-key"
 
-def _secret_key() -> str:
-    key = os.environ.get("SECRET_KEY")
+
+def _secret_key() -> tuple[str, str]:
+    """(key, where it came from). The key signs sessions and derives the sign-up code printed on every
+    bill (portal/codes.py); `stormwater backup` keeps a copy (docs/deploy.md)."""
+    key = os.environ.get("SECRET_KEY", "")
     if key:
-        return key
+        return key, "environment"
     if PRODUCTION:
-        raise RuntimeError("SECRET_KEY must be set when STORMWATER_ENV=production")
-    DATA_DIR.mkdir(parents=True, exist_ok=True)
-    path = DATA_DIR / "dev-secret-key"
-    if not path.exists():
-        path.write_text(secrets.token_urlsafe(50))
-        path.chmod(0o600)
-    return path.read_text().strip()
+        return "", "missing"
+    if not DEV_SECRET_KEY_FILE.exists():
+        DEV_SECRET_KEY_FILE.write_text(secrets.token_urlsafe(50))
+        DEV_SECRET_KEY_FILE.chmod(0o600)
+    return DEV_SECRET_KEY_FILE.read_text().strip(), "data folder"
 
 
-SECRET_KEY = _secret_key()
+SECRET_KEY, SECRET_KEY_SOURCE = _secret_key()
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,::1,testserver")
+if PRODUCTION:
+    startup.refuse_production(startup.production_problems(
+        debug=DEBUG, secret_key=SECRET_KEY, allowed_hosts_raw=os.environ.get("ALLOWED_HOSTS")))
+# ---- end deploy ----
 
 INSTALLED_APPS = [
     "django.contrib.auth",
@@ -75,6 +106,7 @@ INSTALLED_APPS = [
     "stormwater.parcels",
     "stormwater.utility",
     "stormwater.receivables",
+    "stormwater.cashier",  # issue 17: the Collector's office (receipts, batches, deposits, refunds, lien certificates)
     "stormwater.fund",
     "stormwater.cases",
     "stormwater.permits",
@@ -84,6 +116,7 @@ INSTALLED_APPS = [
     "stormwater.workbench",
     "stormwater.relief",
     "stormwater.gis",
+    "stormwater.imports",  # issue 20: the one import pipeline and the record of every import
     "stormwater.portal",
     "stormwater.notices",
     "stormwater.web",
@@ -93,6 +126,7 @@ INSTALLED_APPS = [
     "django_tasks_db",
     "stormwater.jobs",
     "stormwater.api",
+    "stormwater.ops",  # serve, backup, restore (docs/deploy.md)
 ]
 
 MIDDLEWARE = [
@@ -198,11 +232,14 @@ USE_I18N = False
 USE_TZ = True
 
 STATIC_URL = "static/"
-# Static files are served from the app folders by WhiteNoise (finders); STATIC_ROOT only once
-# `stormwater collectstatic` has filled it (production).
-STATIC_ROOT = DATA_DIR / "static" if (DATA_DIR / "static").is_dir() else None
+# ---- deploy (issue 14): `stormwater serve` collects the static files into the data folder before it
+# starts; WhiteNoise serves them from there (and, outside production, straight from the app folders too,
+# so the development server and the tests need no collecting) ----
+STATIC_ROOT = DATA_DIR / "static"
+STATIC_ROOT.mkdir(exist_ok=True)  # WhiteNoise expects the folder at start, even before the first collecting
 MEDIA_ROOT = DATA_DIR / "media"
-WHITENOISE_USE_FINDERS = True
+WHITENOISE_USE_FINDERS = not PRODUCTION
+# ---- end deploy ----
 
 SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_HTTPONLY = False
@@ -218,6 +255,13 @@ SECURE_HSTS_SECONDS = 31536000 if PRODUCTION else 0
 SECURE_SSL_REDIRECT = PRODUCTION and env_bool("SECURE_SSL_REDIRECT", True)
 if env_bool("SECURE_PROXY_SSL_HEADER_ON", False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+# ---- deploy (issue 14): HSTS for this host only unless the town says otherwise: includeSubDomains and
+# preload bind every host of the town's domain, a decision for whoever runs that domain (docs/deploy.md);
+# so `check --deploy` (run by `stormwater serve`) does not warn about them ----
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+SILENCED_SYSTEM_CHECKS = ["security.W005", "security.W021"]
+# ---- end deploy ----
 CSP_REPORT_ONLY = env_bool("CSP_REPORT_ONLY", False)
 # Uploads (cases.services.case_document_add): checked by content and size; UPLOAD_SCAN_HOOK is the dotted path
 # of a virus-scan callable hook(upload) -> reason-to-refuse or None (unset: no scan).
@@ -239,6 +283,16 @@ EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.conso
 # For EMAIL_BACKEND=django.core.mail.backends.filebased.EmailBackend (one file per message; tests, demos).
 EMAIL_FILE_PATH = os.environ.get("EMAIL_FILE_PATH", str(DATA_DIR / "sent-mail"))
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "stormwater@longmeadow.example")
+# ---- deploy (issue 14): SMTP (EMAIL_BACKEND=django.core.mail.backends.smtp.EmailBackend; docs/deploy.md) ----
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "localhost")
+EMAIL_PORT = env_int("EMAIL_PORT", 25)
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)   # STARTTLS (port 587)
+EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", False)   # TLS from the start (port 465)
+EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 30)
+SERVER_EMAIL = os.environ.get("SERVER_EMAIL", DEFAULT_FROM_EMAIL)
+# ---- end deploy ----
 
 TOWN_NAME = os.environ.get("TOWN_NAME", "Town of Longmeadow")
 
@@ -257,4 +311,7 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
+    # ---- deploy (issue 14): a request for a host not in ALLOWED_HOSTS (scanners hitting the server's
+    # address) is answered 400 and shows in the access log; no traceback in the journal for each ----
+    "loggers": {"django.security.DisallowedHost": {"handlers": [], "propagate": False}},
 }

@@ -65,6 +65,10 @@ urlpatterns = [
 from stormwater.gis.urls import urlpatterns as gis_urlpatterns  # noqa: E402
 urlpatterns += gis_urlpatterns
 
+# Imports (stormwater.imports, issue 20): spread in like GIS, flat checked URLPatterns.
+from stormwater.imports.urls import urlpatterns as imports_urlpatterns  # noqa: E402
+urlpatterns += imports_urlpatterns
+
 # Stormwater Management Account (stormwater.fund): spread in like GIS, flat checked URLPatterns.
 from stormwater.fund.urls import urlpatterns as fund_urlpatterns  # noqa: E402
 urlpatterns += fund_urlpatterns
@@ -111,3 +115,9 @@ handler400 = "stormwater.api.views.handler400"
 handler403 = "stormwater.api.views.handler403"
 handler404 = "stormwater.api.views.handler404"
 handler500 = "stormwater.api.views.handler500"
+
+# The Collector's office (issue 17, stormwater.cashier): the cashier's window, receipts, batches, deposits, the
+# daily cash report, refunds, the general ledger export and municipal lien certificates.
+from stormwater.cashier.urls import urlpatterns as cashier_urlpatterns  # noqa: E402
+
+urlpatterns += cashier_urlpatterns

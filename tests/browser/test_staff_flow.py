@@ -16,7 +16,7 @@ def demo_town(transactional_db):
     demo_load(parcels=120, issue_run=False)
 
 
-def test_staff_find_a_parcel_see_why_issue_a_run_open_a_pdf(page, live_server, demo_town, shot, login):
+def test_staff_find_a_parcel_see_why_issue_a_run_open_a_pdf(page, live_server, demo_town, shot, login, run_worker):
     login("staff", DEMO_PASSWORD)
     shot("01-home")
     page.get_by_label("Find a parcel").fill("Longmeadow Shops")
@@ -34,6 +34,11 @@ def test_staff_find_a_parcel_see_why_issue_a_run_open_a_pdf(page, live_server, d
     page.get_by_label("Issue date").fill("2026-09-15")
     page.get_by_role("button", name="Prepare the proof").click()
     page.get_by_role("heading", name=re.compile("Bill run FY2027")).wait_for()
+    # The proof is prepared by a background job (issue 15): the worker runs it, the page offers the result.
+    page.locator("section.job").get_by_text("Waiting for a worker").first.wait_for()
+    run_worker()
+    page.get_by_role("link", name="The preparation has finished: show the result").click()
+    page.get_by_role("heading", name="Proof: bills by class and ERU band").wait_for()
     # Staff prepare the proof (issue 16); a Collector approves it (tests/browser/test_bill_run_flow.py).
     assert "Not billed: needs staff" in page.locator("main").inner_text()
     assert "This is a proof" in page.locator("main").inner_text()

@@ -48,11 +48,17 @@ def test_a_reviewer_raises_two_deficiencies_and_reads_the_summary(page, live_ser
     n = app.case.number
     login("staff")
     page.goto(f"{live_server.url}/permits/{n}/workbench/swmp/")
-    page.get_by_label(f"finding § {B}").select_option("not_provided")
+    # Each section of the checklist is its own form (issue 16); what is typed is kept in the browser until recorded.
     page.get_by_label("finding § 380-12 A(3)(g)[10]").select_option("provided")
     page.get_by_label("page § 380-12 A(3)(g)[10]").fill("D-4")
-    page.get_by_role("button", name="Record the findings chosen").click()
+    page.reload()  # a draft survives a reload (autosave in the browser)
+    assert page.get_by_label("page § 380-12 A(3)(g)[10]").input_value() == "D-4"
+    page.get_by_label(f"finding § {B}").select_option("not_provided")
+    section = page.locator("section", has=page.get_by_label(f"finding § {B}"))  # g[9] and g[10]: one section
+    with page.expect_navigation():
+        section.get_by_role("button", name="Record the findings chosen").click()
     page.get_by_text("Findings recorded.").wait_for()
+    assert page.get_by_label("page § 380-12 A(3)(g)[10]").input_value() == ""  # recorded: the draft is gone
     shot("workbench-01-checklist")
     page.goto(f"{live_server.url}/permits/{n}/workbench/")
     assert page.locator("#g-open").inner_text().startswith("2")

@@ -80,6 +80,7 @@ def test_done_when(project, approved, personas, at, settings, django_capture_on_
     # --- scheduled (14 days, CGP 4.2(b)) and storm-triggered inspections ------------------------------
     due = csel.next_due(project)
     assert due.due_on == date(2026, 5, 5) and "4.2(b)" in due.citation
+    at(date(2026, 4, 28), 7)  # rainfall is recorded after it fell (issue 18: never later than now)
     cs.rain_event_record(project=project, ended_at=dt(2026, 4, 27, 18), rain_in=D("0.20"), source="DPW gauge",
                          acting_user=staff)
     assert csel.next_due(project).due_on == date(2026, 5, 5)  # 0.20 in does not trigger

@@ -117,6 +117,7 @@ def test_the_day_takes_the_same_number_of_queries_for_more_files(day, client_for
         at(date(2026, 7, 1), 11)
         cs.inspection_report_file(project=p, report=report("erosion_pre_start", dt(2026, 7, 1, 10)),
                                   acting_user=personas["inspector"])
+        at(date(2026, 7, 5), 19)  # rainfall is recorded after it fell (issue 18)
         cs.rain_event_record(project=p, ended_at=dt(2026, 7, 5, 18), rain_in=D("0.5"), source="gauge",
                              acting_user=personas["staff"])
     at(date(2026, 7, 6), 7)
@@ -149,7 +150,7 @@ def test_the_form_shows_the_sections_of_its_type_and_prefills_the_inspector(day,
 
 
 def _post(project, storm, **extra):
-    data = {"number": project.case.number, "client_key": KEY, "kind": "erosion_storm", "inspected_at": "2026-07-06T09:30",
+    data = {"number": project.case.number, "client_key": KEY, "kind": "erosion_storm", "inspected_at": "2026-07-06T06:30",
             "location": "whole site", "inspector_name": "Ivy Inspector", "inspector_credentials": "CPESC #1234",
             "last_inspection": "2026-07-01", "weather": "Clearing, 68 °F", "precipitation_24h_in": "0.30",
             "evaluation": "compliant", "storm_id": str(storm.pk), "rows": "1",
@@ -202,7 +203,7 @@ def test_the_outbox_endpoint_answers_conflicts_refusals_and_sign_in(day, client_
     assert r.status_code == 400 and "Sign the report" in r.json()["errors"][0]
     # meanwhile someone else filed this storm's inspection, and the Director issued a stop-work order
     other = cs.inspection_report_file(project=project, report=report(
-        "erosion_storm", dt(2026, 7, 6, 8), last_inspection=date(2026, 7, 1), storm_id=storm.pk,
+        "erosion_storm", dt(2026, 7, 6, 6, 45), last_inspection=date(2026, 7, 1), storm_id=storm.pk,
         inspector_name="Sam Staff", evaluation="violations", corrective_steps="Restake", findings="Fence down"),
         acting_user=personas["staff"])
     project.refresh_from_db()

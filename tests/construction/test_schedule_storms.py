@@ -111,9 +111,9 @@ def test_dst_through_the_database(project, personas, at):
     at(date(2026, 3, 2), 11)
     cs.inspection_report_file(project=project, report=report("erosion_pre_start", dt(2026, 3, 2, 10)),
                               acting_user=personas["inspector"])
+    at(date(2026, 3, 7), 12)  # rainfall is recorded after it fell (issue 18)
     cs.rain_event_record(project=project, ended_at=dt(2026, 3, 7, 10), rain_in=D("0.40"), source="gauge",
                          acting_user=personas["staff"])
-    at(date(2026, 3, 7), 12)
     d = selectors.next_due(project)
     assert d.due_at == datetime(2026, 3, 8, 11, tzinfo=E) and "ending 2026-03-07 10:00" in d.reason
 

@@ -175,9 +175,11 @@ def test_bad_input_is_400_naming_the_field(client_for, personas, town, filed, at
     r = owner.post(base + "upload/", {"tag": "swmp"})
     assert r.status_code == 400 and r.json()["error"].startswith("file:")
     # The content is sniffed, not the name: a text file called .pdf is refused with the service's message.
-    from stormwater.cases.services import ERR_TYPE
+    # (issue 18: a permit's documents include the plan's data file, so JSON and YAML are named among the types)
+    from stormwater.cases.services import ERR_TYPES
     r = owner.post(base + "upload/", {"tag": "swmp", "file": pdf_upload("plan.pdf", b"just some text here")})
-    assert r.status_code == 400 and r.json()["error"] == ERR_TYPE
+    assert r.status_code == 400 and r.json()["error"] == ERR_TYPES.format(
+        labels="PDF, PNG, JPEG, AutoCAD DWG, JSON and YAML")
 
     at(date(2026, 3, 4))
     staff = client_for(personas["staff"])

@@ -293,8 +293,11 @@ def test_approval_issues_the_permit_and_starts_the_two_year_clock(reviewing, per
     assert clock(reviewing, wf.PROJECT_START)[0].due == date(2028, 4, 10)  # § 380-10 K
     sv.project_start_extend(application=reviewing, days=30, reason="Financing delayed", acting_user=personas["director"])
     assert clock(reviewing, wf.PROJECT_START)[0].due == date(2028, 5, 10)
-    sv.project_start_record(application=reviewing, started_on=date(2027, 5, 3), acting_user=personas["owner"])
-    assert clock(reviewing, wf.PROJECT_START)[1].met_on == date(2027, 5, 3)
+    # issue 18: the start is recorded through the construction file's start checks (tests/construction/
+    # test_issue18_gates.py), never directly on the permit
+    with pytest.raises(TransitionError, match="construction file"):
+        sv.project_start_record(application=reviewing, started_on=date(2026, 4, 10), acting_user=personas["owner"])
+    assert clock(reviewing, wf.PROJECT_START)[1].met_on is None
 
 
 def test_a_significant_change_needs_an_amended_application(reviewing, personas, at):

@@ -96,7 +96,11 @@ def test_production_cookies_are_secure():
     code = ("import django,os;os.environ['DJANGO_SETTINGS_MODULE']='stormwater.settings';django.setup();"
             "from django.conf import settings as s;"
             "print(s.SESSION_COOKIE_SECURE, s.CSRF_COOKIE_SECURE, s.SESSION_COOKIE_HTTPONLY, s.SECURE_HSTS_SECONDS>0)")
-    env = {**os.environ, "STORMWATER_ENV": "production", "SECRET_KEY": "x" * 50}
+    import secrets
+
+    # A production configuration that passes start-up's refusals (issue 14: "x" * 50 is now refused as a key).
+    env = {**os.environ, "STORMWATER_ENV": "production", "SECRET_KEY": secrets.token_urlsafe(50),
+           "ALLOWED_HOSTS": "stormwater.example"}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True).stdout
     assert out.split() == ["True", "True", "True", "True"]
 

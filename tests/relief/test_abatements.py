@@ -5,7 +5,6 @@ from decimal import Decimal as D
 
 import pytest
 
-from stormwater.cases.services import TransitionError
 from stormwater.receivables.services import payment_post
 from stormwater.relief import services as sv
 from stormwater.relief import workflow as wf
@@ -81,8 +80,8 @@ def test_a_grant_in_part_is_kept_as_a_credit_when_the_owner_chose_so(billed, per
     kinds = {e.kind for e in LedgerEntry.objects.filter(bill=bill, effective_on=date(2026, 11, 1))}
     assert EntryKind.ABATEMENT in kinds and EntryKind.REFUND not in kinds and EntryKind.CREDIT in kinds
     assert ab.case.clocks.get(kind="appeal_filing").state().due == date(2026, 12, 1)
-    # A decision cannot be made twice: the table refuses it.
-    with pytest.raises(TransitionError):
+    # A decision cannot be made twice: refused, saying it was decided (issue 17; the table refuses it too).
+    with pytest.raises(sv.ReliefError, match="already decided"):
         sv.abatement_decide(abatement=ab, decision="deny", reasons="x", acting_user=personas["director"])
 
 

@@ -299,3 +299,38 @@ def _pdf_text(doc) -> str:
 
     out = subprocess.run(["pdftotext", doc.file.path, "-"], capture_output=True, text=True, check=True).stdout
     return " ".join(out.split())
+
+
+def test_a_pending_abatement_named_on_a_reversed_credit_appeal_is_not_abated_twice(billed, policy, personas, at):
+    """Issue 17: the Select Board reversed the credit denial and abated the bill; the abatement application
+    named on the appeal stayed pending, and granting it posted the same amount again."""
+    owner, director = personas["owner"], personas["director"]
+    bill = house_bill(billed)
+    at(date(2026, 9, 20))
+    payment_post(account=bill.account, amount=D("53.16"), received_on=date(2026, 9, 20), acting_user=None)
+    at(date(2026, 9, 21))
+    ab = sv.abatement_apply(bill=bill, grounds=["credit"], statement="The BMP credit should apply.",
+                            amount_requested=D("13.29"), disposition="refund", acting_user=owner)
+    bmp = CreditType.objects.get(policy=policy, code="BMP")
+    app = sv.credit_apply(parcel=billed["house"], credit_type=bmp, statement="Dry well.", acting_user=owner,
+                          uploads=[(t, pdf_upload(f"{t}.pdf")) for t, _ in bmp.required_documents])
+    sv.credit_determine_complete(application=app, acting_user=personas["staff"])
+    at(date(2026, 10, 2))
+    sv.credit_decide(application=app, decision="deny", reasons="Undersized.", acting_user=director)
+    at(date(2026, 10, 5))
+    ap = sv.appeal_file(decided_case=app.case, grounds="Sized for the roof.", acting_user=owner, related_abatement=ab)
+    sv.appeal_transmit_record(appeal=ap, acting_user=personas["staff"])
+    sv.appeal_schedule_hearing(appeal=ap, hearing_at=datetime(2026, 11, 10, 19, tzinfo=ET), place="Town Hall",
+                               acting_user=personas["clerk"])
+    at(date(2026, 11, 10))
+    sv.appeal_close_hearing(appeal=ap, acting_user=personas["clerk"])
+    at(date(2026, 11, 20))
+    sv.appeal_decide(appeal=ap, outcome="reverse", credit_percent=D("25"), findings="Sized for the roof.",
+                     acting_user=personas["clerk"])
+    ab.refresh_from_db()
+    ab.case.refresh_from_db()
+    assert ab.case.status == wf.AbatementStatus.REVERSED_ON_APPEAL and ab.amount_granted == D("13.29")
+    assert not ab.case.clocks.filter(kind="abatement_decision", met_on__isnull=True).exists()
+    with pytest.raises(sv.ReliefError, match="already"):
+        sv.abatement_decide(abatement=ab, decision="grant", reasons="", acting_user=director)
+    assert sum(e.amount for e in LedgerEntry.objects.filter(bill=bill, kind=EntryKind.ABATEMENT)) == D("-13.29")

@@ -45,3 +45,27 @@ class User(AbstractUser):
         sign-in (issue 14)."""
         return salted_hmac("stormwater.accounts.User.get_session_auth_hash", f"{self.password}\0{self.role}",
                            secret=secret, algorithm="sha256").hexdigest()
+
+
+class Registration(models.Model):
+    """Who signed up without a bill's code (issue 18): an applicant, a design engineer or a contractor, with the
+    firm and contact printed on what they sign and, for an engineer, the professional registration (a
+    Massachusetts Professional Engineer stamps the stormwater plans, Ch. 380 § 380-10 B and § 380-15)."""
+
+    class Kind(models.TextChoices):
+        APPLICANT = "applicant", "Applicant"
+        DESIGN_ENGINEER = "design_engineer", "Design engineer"
+        CONTRACTOR = "contractor", "Contractor"
+
+    user = models.OneToOneField(User, on_delete=models.PROTECT, related_name="registration")
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    firm = models.CharField(max_length=200, blank=True)
+    phone = models.CharField(max_length=40, blank=True)
+    mailing_address = models.TextField(blank=True)
+    pe_state = models.CharField(max_length=2, blank=True, help_text="state of the PE registration (e.g. MA)")
+    pe_number = models.CharField(max_length=40, blank=True, help_text="professional engineer registration number")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    @property
+    def pe(self) -> str:
+        return f"PE {self.pe_state} No. {self.pe_number}" if self.pe_number else ""

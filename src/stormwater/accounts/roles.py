@@ -27,6 +27,10 @@ class Perm:
     AUDIT_VIEW = "audit.view"
     PAYMENT_POST = "payment.post"                # post payments and lockbox files
     COLLECT = "collect"                          # demands, commitments/liens, back bills, reversals, close periods
+    # The Collector's office (issue 17; docs/collector.md): deposits and their reconciliation, refund vouchers
+    # requested, municipal lien certificates issued, the general ledger export are COLLECT; approving a refund
+    # voucher is its own permission (and never by the person who requested it: cashier.refunds).
+    REFUND_APPROVE = "refund.approve"
     FUND_VIEW = "fund.view"                      # Stormwater Management Account, rate model, fund reports
     FUND_BUDGET = "fund.budget"                  # enter budget lines and other revenue of the account
     # Ch. 380 permits (docs/permits.md "Who does what")
@@ -77,7 +81,7 @@ ROLE_PERMS: dict[str, frozenset[str]] = {
                            Perm.INSPECT, Perm.INSPECTION_FILE, Perm.CONSTRUCTION_MANAGE, Perm.STEWARDSHIP}),
     Role.COLLECTOR: frozenset({Perm.PARCEL_VIEW_ALL, Perm.RATES_VIEW, Perm.BILLING_VIEW_ALL, Perm.BILLING_RUN,
                                Perm.BILLING_APPROVE,
-                               Perm.PAYMENT_POST, Perm.COLLECT,
+                               Perm.PAYMENT_POST, Perm.COLLECT, Perm.REFUND_APPROVE,
                                Perm.AUDIT_VIEW, Perm.FUND_VIEW, Perm.FUND_BUDGET,
                                Perm.PERMIT_VIEW_ALL, Perm.PERMIT_ACCOUNT, Perm.RELIEF_VIEW_ALL,
                                Perm.SURETY}),

@@ -2,13 +2,15 @@
 stormwater.urls so each pattern is checked by tests/test_access.py)."""
 from django.urls import path
 
-from . import views
+from . import signupviews, views
 
 urlpatterns = [
     path("login/", views.login_view, name="login"),
     path("login/two-factor/", views.login_two_factor, name="login_two_factor"),
     path("login/two-factor/set-up/", views.login_two_factor_setup, name="login_two_factor_setup"),
     path("logout/", views.logout_view, name="logout"),
+    path("sign-up/", signupviews.professional_signup_view, name="professional_signup"),
+    path("sign-up/sent/", signupviews.professional_signup_sent, name="professional_signup_sent"),
     path("account/", views.account, name="account"),
     path("account/password/", views.password_change, name="password_change"),
     path("account/profile/", views.account_profile, name="account_profile"),

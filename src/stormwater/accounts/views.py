@@ -15,7 +15,6 @@ from django.contrib.auth import login as auth_login
 from django.contrib.auth import update_session_auth_hash
 from django.contrib.auth import views as auth_views
 from django.core.exceptions import PermissionDenied
-from django.core.paginator import Paginator
 from django.shortcuts import redirect, render
 from django.urls import reverse, reverse_lazy
 from django.utils.http import url_has_allowed_host_and_scheme, urlencode
@@ -27,9 +26,10 @@ from stormwater.townconfig import town_config
 from . import signin, twofactor
 from .access import public, require_perm
 from .forms import (CodeForm, LoginForm, PasswordChangeForm, PasswordResetForm, ReasonForm, SetPasswordForm,
-                    SetupCodeForm, UserAddForm, UserFilterForm, UserRoleForm)
+                    SetupCodeForm, UserAddForm, UserRoleForm)
+from .lists import UserList
 from .roles import Perm
-from .selectors import FIRST_RUN_COMMAND, director_exists, sign_ins_recent, user_get, user_history, user_list
+from .selectors import FIRST_RUN_COMMAND, director_exists, sign_ins_recent, user_get, user_history
 from .services import (AccountError, user_create, user_deactivate, user_password_link_send, user_password_set,
                        user_profile_set, user_reactivate, user_set_role, user_two_factor_reset)
 
@@ -333,12 +333,10 @@ def _base_url(request) -> str:
 
 @require_perm(Perm.USERS_MANAGE)
 def users(request):
-    form = UserFilterForm(request.GET or None)
-    f = form.cleaned_data if form.is_valid() else {}
-    page = Paginator(user_list(q=f.get("q", ""), role=f.get("role", ""), status=f.get("status") or "active"),
-                     50).get_page(request.GET.get("page"))
-    return render(request, "accounts/users.html", {"page": page, "form": form, "q": f.get("q", ""),
-                                                   "required_roles": town_config().totp_required_roles})
+    """The Director's users page on the one list mechanism (``accounts.lists``): ``q``, ``role``, ``status``."""
+    required = town_config().totp_required_roles
+    lst = UserList(request, required_roles=required)
+    return lst.export_response() or render(request, "accounts/users.html", {"lst": lst, "required_roles": required})
 
 
 @require_perm(Perm.USERS_MANAGE)

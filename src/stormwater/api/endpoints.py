@@ -27,6 +27,10 @@ WORK_ITEM = obj({"source": STR, "kind": STR, "title": STR, "action": STR, "due":
                  "perms": array(STR), "citation": STR, "category": STR, "detail": STR},
                 ["source", "kind", "title", "action", "due", "overdue", "record", "act_url", "who_acts", "citation"])
 ID = whole(1, 2**31 - 1)
+LIEN_CERTIFICATE = obj({"id": {"type": "integer"}, "number": STR, "parcel_id": STR, "channel": STR,
+                        "requester_name": STR, "requested_on": DATE, "due_on": DATE, "fee": MONEY_OUT,
+                        "issued_on": nullable(DATE), "total_due": nullable(MONEY_OUT),
+                        "figures": {"type": ["object", "null"]}})
 
 # --- calculators (public: they compute from what is sent and read no records) -----------------------------
 FEE_IN = obj({
@@ -147,15 +151,21 @@ ENDPOINTS: dict[str, list[Op] | dict[str, list[Op]]] = {
     # collections
     "api_payment_post": [Op("post", "Post a payment (oldest installment first; demand → interest → principal)",
                             body=obj({"account": STR, "amount": money(minimum=0.01), "received_on": DATE,
-                                      "method": STR, "reference": STR}, ["account", "amount", "received_on"]),
+                                      "method": STR, "reference": STR, "confirm_duplicate": BOOL},
+                                     ["account", "amount", "received_on"]),
                             body_required=True, ok=201, response=obj({"id": {"type": "integer"}, "amount": MONEY_OUT,
                                                                       "applied": array(ANY_OBJECT)}))],
-    "api_payment_batch": [Op("post", "Post a lockbox file (CSV); a file posted before answers already_posted",
+    "api_payment_batch": [Op("post", "Post a lockbox file, or with format=processor the online payment processor's "
+                             "daily file (CSV); rows posted before (same account, amount, date, reference) are "
+                             "skipped and listed; a file all posted before answers already_posted",
                              contents={"text/csv": {"type": "string"},
                                        "multipart/form-data": obj({"file": MULTIPART_FILE}, ["file"])},
-                             ok=201, extra_ok=(200,), query={},
+                             ok=201, extra_ok=(200,),
+                             query={"format": {"type": "string", "enum": ["lockbox", "processor"],
+                                               "description": "default lockbox"}},
                              response=obj({"posted": {"type": "integer"}, "total": MONEY_OUT,
-                                           "already_posted": BOOL, "message": STR}))],
+                                           "already_posted": BOOL, "skipped_rows": array({"type": "integer"}),
+                                           "message": STR}))],
     "api_payment_reverse": [Op("post", "Reverse a payment (a reversing entry; the ledger is append-only)",
                                body=obj({"reason": TEXT, "reversed_on": DATE}),
                                response=obj({"reversed": {"type": "integer"}}))],
@@ -167,6 +177,26 @@ ENDPOINTS: dict[str, list[Op] | dict[str, list[Op]]] = {
                            body=obj({"demand_ids": array(ID), "tax_fiscal_year": YEAR, "committed_on": DATE},
                                     ["tax_fiscal_year"]), body_required=True, ok=201,
                            response=obj({"id": {"type": "integer"}, "lines": array(ANY_OBJECT)}))],
+    # The Collector's office (issue 17, docs/collector.md)
+    "api_receipts": [Op("post", "Take a payment at the window: posted, numbered, in the cashier's batch",
+                        body=obj({"account": STR, "amount": money(minimum=0.01), "tender": enum("cash", "check", "card", "ach"),
+                                  "reference": STR, "received_on": DATE, "payer": STR, "confirm_duplicate": BOOL},
+                                 ["account", "amount", "tender"], closed=True),
+                        body_required=True, ok=201,
+                        response=obj({"id": {"type": "integer"}, "number": STR, "batch": STR, "account": STR,
+                                      "amount": MONEY_OUT, "tender": STR, "reference": STR, "received_on": DATE,
+                                      "balance_before": MONEY_OUT, "balance_after": MONEY_OUT,
+                                      "payment": {"type": "integer"}}),
+                        description="A payment like an earlier one (account, amount, check/reference; without a "
+                                    "reference, the same day) answers 400 with `duplicate_of`: send it again with "
+                                    "`confirm_duplicate: true` if it really is a second payment.")],
+    "api_lien_certificates": [Op("post", "Request a municipal lien certificate (MGL c.60 §23: issued within ten days)",
+                                 body=obj({"parcel_id": STR, "requester_name": STR, "requester_role": STR,
+                                           "requester_email": STR, "channel": enum("online", "counter"),
+                                           "fee_reference": STR}, ["parcel_id", "requester_name"], closed=True),
+                                 body_required=True, ok=201, response=LIEN_CERTIFICATE)],
+    "api_lien_certificate": [Op("get", "A lien certificate request, with its figures once issued",
+                                response=LIEN_CERTIFICATE)],
     "api_aging": [Op("get", "Aging of every account with a balance, a page at a time (account order)",
                      query={"as_of": DATE, "page": whole(1, desc="default 1"),
                             "page_size": whole(1, 10000, "accounts per page, default 1000")},
@@ -214,6 +244,26 @@ ENDPOINTS: dict[str, list[Op] | dict[str, list[Op]]] = {
     "api_gis_survey_eru": [Op("get", "The ERU determination of a survey")],
     "api_gis_changes": [Op("get", "What changed between two surveys, parcel by parcel")],
     "api_gis_changes_geojson": [Op("get", "The changes between two surveys as GeoJSON")],
+    "api_import_records": [Op("get", "The last imports, newest first: kind, file, outcome, checksums, counts",
+                              query={"kind": STR, "limit": whole(1, 500, desc="default 50")},
+                              response=obj({"imports": array(ANY_OBJECT)}))],
+    "api_imports_assessor": [Op("post", "Import assessor records (CSV or .xlsx) with a field mapping; ?dry_run=1 lists "
+                                        "the changes only; a refused file → 400 with every finding by row and column",
+                                contents={"multipart/form-data": obj({"file": MULTIPART_FILE, "mapping": STR}, ["file"])},
+                                ok=201, extra_ok=(200,), query={"dry_run": enum("0", "1", "true", "false")},
+                                response=obj({"rows": {"type": "integer"}, "created": {"type": "integer"},
+                                              "updated": {"type": "integer"}, "unchanged": {"type": "integer"},
+                                              "owners_created": {"type": "integer"}, "dry_run": BOOL,
+                                              "problems": array(ANY_OBJECT)}))],
+    "api_imports_water_sewer": [Op("post", "Import parcel id ↔ water/sewer account (CSV: parcel_id,water_sewer_account); "
+                                           "?dry_run=1 lists the changes only; a refused file → 400 with every finding",
+                                   contents={"text/csv": {"type": "string"},
+                                             "multipart/form-data": obj({"file": MULTIPART_FILE}, ["file"])},
+                                   ok=201, extra_ok=(200,), query={"dry_run": enum("0", "1", "true", "false")},
+                                   response=obj({"rows": {"type": "integer"}, "parcels_changed": {"type": "integer"},
+                                                 "unchanged": {"type": "integer"}, "dry_run": BOOL,
+                                                 "outcome": nullable(STR), "import_record": nullable({"type": "integer"}),
+                                                 "changes": array(ANY_OBJECT), "problems": array(ANY_OBJECT)}))],
 
     # engineering review
     "api_review_run": [Op("post", "Run the engineering review of a stormwater management plan (JSON or YAML)",
@@ -261,7 +311,7 @@ ENDPOINTS: dict[str, list[Op] | dict[str, list[Op]]] = {
     "api_permit_decide": [Op("post", "The Director's decision (§ 380-10 I(1))", body_required=True, response=PERMIT,
                              body=obj({"kind": enum("approve", "approve_conditions", "disapprove"), "findings": TEXT,
                                        "standards": {"type": ["array", "string"], "items": enum(*STANDARDS)},
-                                       "conditions": LINES, "order_of_conditions": STR},
+                                       "conditions": LINES, "order_of_conditions": STR, "sheets": LINES},
                                       ["kind", "findings", "standards"]))],
     "api_permit_close": [Op("post", "Close the file", body=obj({"why": TEXT}), response=PERMIT)],
     "api_workbench": [Op("get", "The reviewer's workbench: the state of every checklist item of a file")],

@@ -11,9 +11,10 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from stormwater.accounts.access import public, require_perm
 from stormwater.accounts.roles import Perm, Role
 
+from .lists import TokenList
 from .models import ApiToken
 from .openapi import openapi_document
-from .tokens import TokenError, api_token_issue, api_token_revoke, api_tokens
+from .tokens import TokenError, api_token_issue, api_token_revoke
 
 
 @public
@@ -111,7 +112,10 @@ def api_tokens_page(request):
         else:
             issued = {"token": token, "secret": secret}
             form = {"name": "", "role": form["role"]}
-    return render(request, "api/tokens.html", {"tokens": api_tokens(), "issued": issued, "form": form,
+    lst = TokenList(request)
+    if request.method == "GET" and (resp := lst.export_response()) is not None:
+        return resp
+    return render(request, "api/tokens.html", {"lst": lst, "issued": issued, "form": form,
                                                "roles": Role.choices}, status=200)
 
 
@@ -136,6 +140,13 @@ def _is_api(request) -> bool:
 
 def handler400(request, exception=None):
     if _is_api(request):
+        from django.conf import settings
+        from django.core.exceptions import RequestDataTooBig
+
+        if isinstance(exception, RequestDataTooBig):  # issue 20: say what is too big and the limit
+            return JsonResponse({"error": f"file: the request body is over the "
+                                          f"{settings.DATA_UPLOAD_MAX_MEMORY_SIZE:,} bytes this server reads"},
+                                status=400)
         return JsonResponse({"error": f"input: the request could not be read ({exception.__class__.__name__})"
                              if exception else "input: bad request"}, status=400)
     return defaults.bad_request(request, exception)

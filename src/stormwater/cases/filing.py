@@ -13,7 +13,7 @@ staff record them (``relief.actions``).
 """
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, datetime, timedelta
 
 from django.utils import timezone
 
@@ -25,3 +25,32 @@ def filed_on(*, acting_user, claimed: date | None, staff_perm: str) -> date:
     if acting_user is None or acting_user.can(staff_perm):
         return claimed or today
     return today
+
+
+# --- the date of an act is never later than now (issue 18) ---------------------------------------------------
+# A report of an inspection, a storm that ended, a punch item done, a plan recorded at the registry: each is an act
+# that has happened, so its date or time cannot be after the moment the server receives it (an inspection report
+# "of each inspection", § 380-16 C(4)(f)[1], is written after the inspection). A phone's clock may run a little ahead
+# of the server's: times within CLOCK_SKEW of now are taken as now.
+
+CLOCK_SKEW = timedelta(minutes=5)
+ERR_AFTER_NOW = "The {what} ({when:%Y-%m-%d %H:%M}) is later than now ({now:%Y-%m-%d %H:%M}): it has not happened yet."
+ERR_AFTER_TODAY = "The {what} ({day:%Y-%m-%d}) is later than today ({today:%Y-%m-%d}): it has not happened yet."
+
+
+def after_now(when: datetime | None, *, what: str) -> str | None:
+    """The refusal (naming ``what``) if ``when`` is later than now, else None. Shown in the town's local time."""
+    if when is None:
+        return None
+    now = timezone.now()
+    if when > now + CLOCK_SKEW:
+        return ERR_AFTER_NOW.format(what=what, when=timezone.localtime(when), now=timezone.localtime(now))
+    return None
+
+
+def after_today(day: date | None, *, what: str) -> str | None:
+    """The refusal (naming ``what``) if ``day`` is later than today in the town's time zone, else None."""
+    today = timezone.localdate()
+    if day is not None and day > today:
+        return ERR_AFTER_TODAY.format(what=what, day=day, today=today)
+    return None

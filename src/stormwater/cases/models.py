@@ -80,6 +80,9 @@ class PartyRole(models.TextChoices):
     AGENT = "agent", "Agent of the owner"
     SUCCESSOR = "successor", "Successor in interest"
     CONSULTANT = "consultant", "Outside consultant"
+    # issue 18: people the applicant (or staff) links to the permit; what each sees follows these parties
+    DESIGN_ENGINEER = "design_engineer", "Design engineer"
+    CONTRACTOR = "contractor", "Contractor"
 
 
 class CaseParty(models.Model):

@@ -39,7 +39,12 @@ DEFAULT_MAX_UPLOAD_BYTES = 50 * 1024 * 1024
 
 
 class TransitionError(Exception):
-    """A transition the table or a precondition refuses; the message says why."""
+    """A transition the table or a precondition refuses; the message says why, ``field`` names the input it
+    concerns when there is one (a form shows it at that field: web/forms.py)."""
+
+    def __init__(self, message: str = "", field: str | None = None):
+        super().__init__(message)
+        self.field = field
 
 
 class DocumentError(ValueError):

@@ -61,7 +61,7 @@ def certificate_pdf(project, *, on: date) -> bytes:
 
     site = project.permit.stewardship_sites.order_by("id").first()
     return render_pdf("construction/pdf/certificate.html", {
-        **_base(project), "on": on, "plan": final_plan_recorded(site) if site else None,
+        **_base(project), "on": on, "plan": final_plan_recorded(site) if site else None, "site": site,
         "easements": list(site.easements.all()) if site else [],
         "as_built": project.as_builts.filter(accepted_on__isnull=False).order_by("-id").first(),
         "final": project.inspections.filter(kind="final", evaluation="compliant").order_by("-inspected_at").first()})

@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from stormwater.accounts.roles import Perm
 from stormwater.audit.services import audit_record
+from stormwater.cases.filing import after_now, after_today
 from stormwater.cases.services import event_record
 from stormwater.rules.inspections import notice_is_timely, report_missing_fields
 from stormwater.rules.money import ZERO
@@ -63,6 +64,9 @@ def rain_event_record(*, project: ConstructionProject, ended_at: datetime, rain_
         raise ConstructionError("Precipitation must not be negative.")
     if not source.strip():
         raise ConstructionError("Name the source of the rainfall record (gauge, NOAA station).")
+    future = after_now(ended_at, what="time the 24-hour rainfall ended")
+    if future:
+        raise ConstructionError(future)
     ev = RainEvent.objects.create(project=project, ended_at=ended_at, rain_in=rain_in, snow_in=snow_in,
                                   source=source.strip(), recorded_by=acting_user)
     event_record(case=project.case, kind="rain", acting_user=acting_user, on=timezone.localtime(ended_at).date(),
@@ -279,6 +283,12 @@ def inspection_report_file(*, project: ConstructionProject, report: ReportInput,
         if not notice_is_timely(noticed_at=notice.noticed_at, inspection_at=report.inspected_at):
             hours = (report.inspected_at - notice.noticed_at).total_seconds() / 3600
             raise ConstructionError(ERR_LATE_NOTICE.format(kind=kind.label.lower(), hours=hours))
+    # Issue 18: a report is of an inspection made (§ 380-16 C(4)(f)[1]); none of its dates is later than now.
+    for refusal in (after_now(report.inspected_at, what="inspection date and time"),
+                    after_today(report.video_recorded_on, what="date of the video inspection of the pipes"),
+                    after_today(report.storm_evaluated_on, what="date of the storm evaluated")):
+        if refusal:
+            raise ConstructionError(refusal)
     if kind == K.PRE_BURY and not report.structures.strip():
         raise ConstructionError(ERR_PRE_BURY)
     if kind == K.FINAL:
@@ -366,6 +376,10 @@ def inspection_report_file(*, project: ConstructionProject, report: ReportInput,
 
 @transaction.atomic
 def punch_item_done(*, item: PunchItem, on: date, note: str, acting_user) -> PunchItem:
+    """A walk-through punch-list item done (§ 380-16 C(4)(d)); not on a day later than today (issue 18)."""
+    future = after_today(on, what="day the punch-list item was done")
+    if future:
+        raise ConstructionError(future)
     if item.done_on is None:
         item.done_on, item.done_note = on, note
         item.save(update_fields=["done_on", "done_note"])

@@ -32,6 +32,7 @@ urlpatterns = [
     path(P + "as-built/<int:as_built_id>/accept/", views.construction_as_built_accept,
          name="construction_as_built_accept"),
     path(P + "certificate/", views.construction_certificate, name="construction_certificate"),
+    path(P + "certificate/preview/", views.construction_certificate_preview, name="construction_certificate_preview"),
     path(P + "inspections/<int:inspection_id>/", fieldviews.construction_inspection, name="construction_inspection"),
     path(P + "photos/<int:photo_id>/", fieldviews.construction_photo, name="construction_photo"),
     path(P + "photos/<int:photo_id>/thumb/", fieldviews.construction_photo, {"size": "thumb"},

@@ -17,10 +17,13 @@ from stormwater.cases.services import TransitionError
 from stormwater.permits import workflow as permit_wf
 from stormwater.permits.models import PermitApplication
 from stormwater.rules.inspections import Frequency, Frozen
-from stormwater.web.files import document_response
+from stormwater.web.files import document_response, download
+from stormwater.web.postdata import REFUSALS
+from stormwater.web.preview import preview_documents
 from stormwater.web.postdata import act, date_value, money_value
 
 from . import selectors, services
+from .lists import ConstructionList
 from .models import EROSION_KINDS, ControlKind, Evaluation, InspectionKind, SuretyForm
 
 
@@ -43,15 +46,16 @@ def _get(request, number):
 
 @require_perm()
 def construction_list(request):
-    projects = selectors.projects_for_user(request.user).order_by("-case__opened_at")[:200]
-    rows = [(p, selectors.next_due(p)) for p in projects]
+    lst = ConstructionList(request, selectors.projects_for_user(request.user))
+    if (resp := lst.export_response()) is not None:
+        return resp
     openable = []
     if request.user.can(Perm.CONSTRUCTION_MANAGE):
         openable = PermitApplication.objects.filter(
             case__status__in=[permit_wf.Status.APPROVED, permit_wf.Status.APPROVED_WITH_CONDITIONS],
             construction__isnull=True).select_related("case")
     return render(request, "construction/list.html", {
-        "rows": rows, "openable": openable, "now": timezone.now(),
+        "lst": lst, "openable": openable, "now": timezone.now(),
         "engineers": User.objects.filter(role__in=["consultant", "owner", "inspector", "staff"]).order_by("username"),
         "overdue": selectors.inspections_overdue() if request.user.can(Perm.INSPECT) else []})
 
@@ -329,4 +333,18 @@ def construction_certificate(request, number):
     p = _get(request, number)
     return _do(request, p, lambda: services.certificate_issue(project=p, acting_user=request.user),
                "Certificate of completion issued; the permit file is closed and the 53G refund is due.", "completion")
+
+
+@_post_action(Perm.CONSTRUCTION_MANAGE)
+def construction_certificate_preview(request, number):
+    """The certificate as the PDF it would be, marked as a preview; nothing is issued (web/preview.py, issue 16).
+    Refused (a final submission missing): the file again, saying what is missing."""
+    p = _get(request, number)
+    try:
+        docs = preview_documents(lambda: services.certificate_issue(project=p, acting_user=request.user), case=p.case)
+    except REFUSALS as e:
+        messages.error(request, str(e))
+        return redirect(f"/construction/{p.case.number}/#completion")
+    name, pdf = next(((n, c) for n, c in docs if "-certificate-" in n), docs[0])
+    return download(pdf, name=f"PREVIEW-{name.removesuffix('.pdf')}", ext="pdf")
 

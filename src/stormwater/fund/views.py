@@ -20,6 +20,7 @@ from stormwater.web.files import csv_text, download, xlsx_bytes
 from . import charts, exports, services
 from .forms import (USE_LEGEND, AdoptForm, BudgetForm, BudgetLineForm, OtherRevenueForm, RateModelForm,
                     ReceiptsForm)
+from .lists import BudgetLineList, OtherRevenueList
 from .models import BudgetLine, OtherRevenue
 from .selectors import (budget_summary, fiscal_year_bounds, fiscal_year_of, rate_model_run, receipts_by_period,
                         receipts_total, revenue_vs_budget)
@@ -44,10 +45,15 @@ def fund_home(request):
 @require_perm(Perm.FUND_VIEW)
 def fund_overview(request, fy: int):
     fy = _fy(fy)
+    can_edit = request.user.can(Perm.FUND_BUDGET)
+    lines = BudgetLineList(request, fiscal_year=fy, can_edit=can_edit)
+    other = OtherRevenueList(request, fiscal_year=fy, can_edit=can_edit)
+    if (resp := lines.export_response() or other.export_response()) is not None:
+        return resp
     today = date.today()
     rvb = revenue_vs_budget(fy, as_of=today)
     s = rvb.summary
-    return render(request, "fund/overview.html", {
+    return render(request, "fund/overview.html", {"lines": lines, "other": other,
         "fy": fy, "s": s, "rvb": rvb, "chart": _rvb_chart(rvb), "today": today,
         "receipts_to_date": rvb.fee_receipts, "can_edit": request.user.can(Perm.FUND_BUDGET),
         "use_legend": USE_LEGEND,

@@ -84,36 +84,106 @@ class AssessorRecord:
                    d.get("rows", []))
 
 
-def read_table(path: str, layer: str | None = None) -> tuple[list[str], list[dict[str, str]]]:
-    """Columns and rows (all values as text) of a CSV, an .xlsx, or a GIS layer's attributes."""
+@dataclass
+class Table:
+    """What an assessor file holds: its columns, rows (values as text) with their row numbers, and what reading
+    found (``problems``; errors such as a truncated row stop the import, stormwater.imports.pipeline)."""
+
+    name: str
+    columns: list[str]
+    rows: list[dict[str, str]]
+    row_numbers: list[int]
+    problems: list[Problem] = field(default_factory=list)
+
+
+ERR_XLSX = "{name}: not a readable Excel workbook ({why}); open it in Excel, save it again as .xlsx, and upload that"
+ERR_SHEET = "{name}: no sheet named {sheet!r} (sheets: {sheets})"
+
+
+def read_source(path: str, layer: str | None = None) -> Table:
+    """Read an assessor file through the import pipeline: CSV (encoding detected, truncated rows found), Excel
+    (.xlsx; header on the first row with any values, merged title rows above it skipped), or a GIS table.
+    Raises ``ImportRefused`` (a ValueError) with the file's name when it cannot be read at all."""
+    from stormwater.imports.pipeline import ImportRefused, error, read_csv, sniff
+
     p = Path(path)
     suffix = p.suffix.lower()
     if suffix in {".csv", ".txt"}:
-        raw = p.read_bytes().decode("utf-8-sig", errors="replace")
-        try:
-            dialect = csv.Sniffer().sniff(raw[:4096], delimiters=",;\t|")
-        except csv.Error:
-            dialect = csv.excel
-        reader = csv.DictReader(io.StringIO(raw), dialect=dialect)
-        rows = [{k: (v or "").strip() for k, v in r.items() if k is not None} for r in reader]
-        return list(reader.fieldnames or []), rows
+        t = read_csv(p)
+        return Table(t.name, t.columns, t.rows, t.row_numbers, t.problems)
     if suffix in {".xlsx", ".xlsm"}:
-        import openpyxl
-
-        wb = openpyxl.load_workbook(p, read_only=True, data_only=True)
-        ws = wb[layer] if layer else wb.worksheets[0]
-        it = ws.iter_rows(values_only=True)
-        header = [str(h).strip() if h is not None else f"column {i + 1}" for i, h in enumerate(next(it, []))]
-        rows = [{h: _text(v) for h, v in zip(header, r)} for r in it if any(v is not None for v in r)]
-        return header, rows
+        return _read_xlsx(p, layer)
     try:
+        with p.open("rb") as f:
+            head = f.read(64) if p.is_file() else b""
+        what = sniff(head)
+        if what == "a PDF document" or (what and "image" in what):
+            raise ValueError(f"this is {what}")
         import pyogrio
 
         df = pyogrio.read_dataframe(path, layer=layer, read_geometry=False)
     except Exception as e:  # noqa: BLE001 - any reader error becomes the one message the user can act on
-        raise ValueError(ERR_UNREADABLE.format(name=p.name) + f" ({e})") from None
+        raise ImportRefused(p.name, [error("unreadable", p.name, ERR_UNREADABLE.format(name=p.name) + f" ({e})")]) from None
     cols = [str(c) for c in df.columns]
-    return cols, [{c: _text(v) for c, v in zip(cols, r)} for r in df.itertuples(index=False, name=None)]
+    rows = [{c: _text(v) for c, v in zip(cols, r)} for r in df.itertuples(index=False, name=None)]
+    problems = [] if rows else [error("no_rows", p.name, f"{p.name}: the table has no rows")]
+    return Table(p.name, cols, rows, list(range(2, len(rows) + 2)), problems)
+
+
+def _read_xlsx(p: Path, sheet: str | None) -> Table:
+    import zipfile
+
+    import openpyxl
+
+    from stormwater.imports.pipeline import ImportRefused, error
+
+    try:
+        wb = openpyxl.load_workbook(p, read_only=True, data_only=True)
+    except (zipfile.BadZipFile, KeyError, ValueError, OSError, TypeError) as e:
+        raise ImportRefused(p.name, [error("unreadable", p.name, ERR_XLSX.format(name=p.name, why=e))]) from None
+    except Exception as e:  # noqa: BLE001 - openpyxl raises many kinds on a damaged workbook
+        raise ImportRefused(p.name, [error("unreadable", p.name, ERR_XLSX.format(name=p.name, why=type(e).__name__))]) from None
+    try:
+        if sheet and sheet not in wb.sheetnames:
+            raise ImportRefused(p.name, [error("no_sheet", p.name, ERR_SHEET.format(name=p.name, sheet=sheet,
+                                                                                   sheets=", ".join(wb.sheetnames)))])
+        ws = wb[sheet] if sheet else wb.worksheets[0]
+        raw = [(n, r) for n, r in enumerate(ws.iter_rows(values_only=True), start=1) if any(v not in (None, "") for v in r)]
+    except ImportRefused:
+        raise
+    except Exception as e:  # noqa: BLE001 - a damaged sheet
+        raise ImportRefused(p.name, [error("unreadable", p.name, ERR_XLSX.format(name=p.name, why=e))]) from None
+    finally:
+        wb.close()
+    if not raw:
+        raise ImportRefused(p.name, [error("empty", p.name, f"{p.name}: the sheet is empty (no rows to import)")])
+    # Merged title rows above the header ("Town of …, FY2027 assessment") fill one or two cells of a wide sheet:
+    # the header is the first row that fills at least half of the widest row.
+    width = max(sum(v not in (None, "") for v in r) for _, r in raw)
+    start = next(i for i, (_, r) in enumerate(raw) if sum(v not in (None, "") for v in r) * 2 >= width)
+    problems = []
+    if start:
+        problems.append(Problem("title_rows", p.name, "rows above the header skipped (titles or merged cells)",
+                                [f"row {n}" for n, _ in raw[:start]], severity="info"))
+    hn, hrow = raw[start]
+    header = [str(h).strip() if h not in (None, "") else f"column {i + 1}" for i, h in enumerate(hrow)]
+    rows, numbers = [], []
+    for n, r in raw[start + 1:]:
+        rows.append({h: _text(v) for h, v in zip(header, r)})
+        numbers.append(n)
+    if not rows:
+        problems.append(error("no_rows", p.name, f"{p.name}: the sheet has a header row and no data rows"))
+    return Table(p.name, header, rows, numbers, problems)
+
+
+def read_table(path: str, layer: str | None = None) -> tuple[list[str], list[dict[str, str]]]:
+    """Columns and rows (all values as text) of a CSV, an .xlsx, or a GIS layer's attributes; a file with errors
+    (truncated, empty) is refused (``ImportRefused``)."""
+    from stormwater.imports.pipeline import refuse_on_errors
+
+    t = read_source(path, layer)
+    refuse_on_errors(t.name, t.problems)
+    return t.columns, t.rows
 
 
 def _text(v) -> str:
@@ -138,32 +208,52 @@ def guess_mapping(columns: list[str]) -> dict:
 
 def _int(text: str) -> int | None:
     try:
-        return int(Decimal(text))
+        d = Decimal(text.replace(",", ""))
+        return int(d) if d.is_finite() and d == d.to_integral_value() else None
     except (InvalidOperation, ValueError):
         return None
 
 
 def _dec(text: str) -> Decimal | None:
     try:
-        return Decimal(text.replace(",", "")) if text else None
+        d = Decimal(text.replace(",", "")) if text else None
     except InvalidOperation:
         return None
+    return d if d is None or d.is_finite() else None
 
 
-def map_rows(rows: list[dict[str, str]], mapping: dict) -> tuple[list[AssessorRecord], list[Problem]]:
-    """Apply the field mapping and validate. ``mapping``: target → [columns], ``_lot_unit``."""
+def map_rows(rows: list[dict[str, str]], mapping: dict, *, columns: list[str] | None = None,
+             row_numbers: list[int] | None = None, source: str = "assessor", max_lot_sqft: Decimal | None = None,
+             max_units: int | None = None) -> tuple[list[AssessorRecord], list[Problem]]:
+    """Apply the field mapping and validate the whole file. ``mapping``: target → [columns], ``_lot_unit``.
+
+    Errors (severity "error": the import is refused, stormwater.imports.pipeline), each naming the row and column:
+    a mapped column the file does not have; dwelling units that are not a whole number, negative or over
+    ``max_units``; a lot size that is not a finite number, negative or over ``max_lot_sqft`` (town configuration
+    ``import_max_*``). A blank cell is a fact the file does not carry: the import leaves the parcel's as it is."""
     problems: list[Problem] = []
     for t in REQUIRED:
         if not mapping.get(t):
             raise ValueError(ERR_MISSING_TARGET.format(target=TARGETS[t]))
+    if columns is not None:
+        have = set(columns)
+        missing = [f"{c} ({t})" for t in TARGETS for c in mapping.get(t) or [] if c not in have]
+        if missing:
+            problems.append(Problem("missing_column", source, "columns mapped but not in the file (a different export? "
+                                    "map the file's own columns): nothing imported", missing, severity="error"))
+            return [], problems
     unit = LOT_UNITS[mapping.get("_lot_unit") or "sqft"]
+    numbers = row_numbers or list(range(2, len(rows) + 2))  # row 1 is the header
 
     def get(row: dict, target: str, sep: str = " ") -> str:
         return sep.join(v for v in (row.get(c, "").strip() for c in mapping.get(target) or []) if v)
 
+    def col(target: str) -> str:
+        return ",".join(mapping.get(target) or [])
+
     no_id, bad_code, units_from_code, bad_units, bad_lot = [], [], [], [], []
     by_id: dict[str, list[tuple[int, AssessorRecord]]] = defaultdict(list)
-    for n, row in enumerate(rows, start=2):  # row 1 is the header
+    for n, row in zip(numbers, rows):
         pid = get(row, "parcel_id")
         if not pid:
             no_id.append(f"row {n}")
@@ -176,34 +266,38 @@ def map_rows(rows: list[dict[str, str]], mapping: dict) -> tuple[list[AssessorRe
             bad_code.append(f"{pid} ({raw_code or 'blank'})")
         units_text = get(row, "dwelling_units")
         units = _int(units_text) if units_text else None
-        if units_text and units is None:
-            bad_units.append(f"{pid} ({units_text})")
+        if units_text and (units is None or units < 0 or (max_units is not None and units > max_units)):
+            bad_units.append(f"row {n} ({col('dwelling_units')}): {units_text}")
+            units = None
         if (units is None or units == 0) and code in UNITS_BY_CODE:
             units_from_code.append(pid)
             units = UNITS_BY_CODE[code]
         lot_text = get(row, "lot_size")
         lot = _dec(lot_text)
-        if lot_text and lot is None:
-            bad_lot.append(f"{pid} ({lot_text})")
-        lot_sqft = (lot * unit).quantize(Decimal("0.01")) if lot is not None else None
+        lot_sqft = (lot * unit).quantize(Decimal("0.01")) if lot is not None and abs(lot) < Decimal("1e12") else None
+        if lot_text and (lot_sqft is None or lot_sqft < 0 or (max_lot_sqft is not None and lot_sqft > max_lot_sqft)):
+            bad_lot.append(f"row {n} ({col('lot_size')}): {lot_text}")
+            lot_sqft = None
         rec = AssessorRecord(pid, get(row, "address"), get(row, "owner_name"), get(row, "owner_address", "\n"),
                              code, units, lot_sqft, [n])
         by_id[pid].append((n, rec))
     if no_id:
-        problems.append(Problem("missing_id", "assessor", "rows with no parcel id: not imported", no_id))
+        problems.append(Problem("missing_id", source, "rows with no parcel id: not imported", no_id))
     if bad_code:
-        problems.append(Problem("bad_use_code", "assessor",
-                                "land-use codes that are not DOR codes: imported as given; the class must be set "
-                                "by staff", bad_code))
+        problems.append(Problem("bad_use_code", source,
+                                "land-use codes that are not DOR codes: imported as given (a blank one leaves the "
+                                "parcel's as it is); the class must be set by staff", bad_code))
     if units_from_code:
-        problems.append(Problem("units_from_use_code", "assessor",
+        problems.append(Problem("units_from_use_code", source,
                                 "dwelling units missing or 0: taken from the land-use code "
                                 "(101/102 → 1, 104 → 2, 105 → 3)", units_from_code, severity="info"))
     if bad_units:
-        problems.append(Problem("bad_units", "assessor", "dwelling units that are not a number: left unknown",
-                                bad_units))
+        problems.append(Problem("bad_units", source, "dwelling units that are not a whole number from 0 to "
+                                f"{max_units if max_units is not None else 'the limit'} (town configuration "
+                                "import_max_dwelling_units): nothing imported", bad_units, severity="error"))
     if bad_lot:
-        problems.append(Problem("bad_lot_size", "assessor", "lot sizes that are not a number: left blank", bad_lot))
+        problems.append(Problem("bad_lot_size", source, "lot sizes that are not a number from 0 to the town's limit "
+                                "(import_max_lot_acres): nothing imported", bad_lot, severity="error"))
     records, condos, dropped = [], [], []
     for pid, group in by_id.items():
         if len(group) == 1:

@@ -51,6 +51,10 @@ ERR_UNKNOWN_CRS = "{layer}: unknown coordinate reference system {crs!r}; cannot 
 ERR_NO_FIELD = "{layer}: no field {field!r} (fields: {fields})"
 ERR_NOT_FOUND = "{path}: no such file or folder"
 ERR_NO_LAYER = "{path}: no layer {layer!r} (layers: {layers})"
+ERR_UNREADABLE = ("{name}: the file cannot be read as GIS data ({why}); it may be truncated or damaged, or not the "
+                  "format its name says: export the layer again and upload the new file")
+ERR_DEGREES = ("coordinates look like degrees of longitude and latitude (x {x0:.4f} to {x1:.4f}, y {y0:.4f} to "
+               "{y1:.4f}) but the layer says {crs}: give the layer its real CRS (EPSG:4326 for lon/lat); not imported")
 
 
 OUTSIDE_MESSAGE = "impervious polygons on no parcel (streets, gaps between parcels): not attributed"
@@ -111,14 +115,40 @@ def list_layers(path: str) -> list[tuple[str, str | None]]:
 
     if not os.path.exists(path):
         raise LayerError(ERR_NOT_FOUND.format(path=path))
-    return [(str(n), (str(g) if g is not None else None)) for n, g in pyogrio.list_layers(path)]
+    with gdal_errors(path):
+        return [(str(n), (str(g) if g is not None else None)) for n, g in pyogrio.list_layers(path)]
+
+
+class gdal_errors:
+    """``with gdal_errors(path):`` turns what GDAL raises on a damaged, truncated or mislabelled file (pyogrio's
+    DataSourceError, DataLayerError, FieldError, GeometryError…) into a ``LayerError`` naming the file (issue 20:
+    never a traceback or a 500)."""
+
+    def __init__(self, path: str):
+        self.name = Path(str(path).rstrip("/")).name
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, et, e, tb):
+        if e is None or isinstance(e, LayerError):
+            return False
+        from pyogrio import errors as pe
+
+        gdal = (pe.DataSourceError, pe.DataLayerError, pe.FieldError, pe.GeometryError, pe.CRSError)
+        if isinstance(e, gdal) or (isinstance(e, (RuntimeError, OSError, ValueError))
+                                   and type(e).__module__.startswith(("pyogrio", "shapely"))):
+            why = " ".join(str(e).split())[:300]
+            raise LayerError(ERR_UNREADABLE.format(name=self.name, why=why)) from None
+        return False
 
 
 def layer_info(path: str, layer: str | None = None) -> dict:
     """Fields, CRS, geometry type and feature count of one layer (for the field-mapping step)."""
     import pyogrio
 
-    info = pyogrio.read_info(path, layer=layer)
+    with gdal_errors(path):
+        info = pyogrio.read_info(path, layer=layer)
     return {"fields": [str(f) for f in info["fields"]], "crs": info.get("crs"),
             "geometry_type": info.get("geometry_type"), "features": int(info.get("features") or 0)}
 
@@ -156,18 +186,36 @@ def read_layer(path: str, layer: str | None = None, *, name: str | None = None, 
         names = [n for n, _ in list_layers(path)]
         if layer not in names:
             raise LayerError(ERR_NO_LAYER.format(path=path, layer=layer, layers=", ".join(names)))
-    info = pyogrio.read_info(path, layer=layer)
+    with gdal_errors(path):
+        info = pyogrio.read_info(path, layer=layer)
     have = [str(f) for f in info["fields"]]
     for f in fields:
         if f not in have:
             raise LayerError(ERR_NO_FIELD.format(layer=name, field=f, fields=", ".join(have)))
     crs, problems = check_crs(info.get("crs"), layer=name, source_crs=source_crs)
-    meta, _, geom_wkb, field_data = pyogrio.raw.read(path, layer=layer, columns=list(fields))
-    df = pd.DataFrame({f: field_data[i] for i, f in enumerate(meta["fields"])})
-    geoms = shapely.from_wkb(geom_wkb) if geom_wkb is not None else np.full(len(df), None, dtype=object)
+    with gdal_errors(path):
+        meta, _, geom_wkb, field_data = pyogrio.raw.read(path, layer=layer, columns=list(fields))
+        df = pd.DataFrame({f: field_data[i] for i, f in enumerate(meta["fields"])})
+        geoms = shapely.from_wkb(geom_wkb) if geom_wkb is not None else np.full(len(df), None, dtype=object)
+    problems += check_not_degrees(geoms, crs, layer=name)
     df["geometry"] = to_target_crs(np.asarray(geoms, dtype=object), crs)
     df.attrs["crs"] = crs.to_string()
     return df, problems
+
+
+def check_not_degrees(geoms, crs, *, layer: str) -> list[Problem]:
+    """A projected CRS (feet or metres) whose every coordinate lies within ±180 / ±90: lon/lat labelled as feet,
+    which would give every parcel an area of almost nothing (issue 20). An error: the import is refused."""
+    geoms = np.asarray(geoms, dtype=object)
+    ok = ~(shapely.is_missing(geoms) | shapely.is_empty(geoms)) if len(geoms) else np.array([], dtype=bool)
+    if not ok.any() or not CRS.from_user_input(crs).is_projected:
+        return []
+    x0, y0, x1, y1 = shapely.total_bounds(geoms[ok])
+    if -180 <= x0 <= x1 <= 180 and -90 <= y0 <= y1 <= 90:
+        return [Problem("degrees_as_projected", layer, ERR_DEGREES.format(x0=x0, x1=x1, y0=y0, y1=y1,
+                                                                          crs=CRS.from_user_input(crs).name),
+                        severity="error")]
+    return []
 
 
 def to_target_crs(geoms: np.ndarray, crs) -> np.ndarray:
@@ -773,6 +821,8 @@ def write_gpkg(path: str, parcels: Layer, result: OverlayResult) -> None:
         gpd.GeoDataFrame(areas.reindex(parcels.fids.astype(str)).reset_index(), geometry=list(parcels.geoms),
                          crs=TARGET_CRS)
     gdf.to_file(path, layer="parcels", driver="GPKG")
-    pcs = result.pieces.copy()
+    # The GeoPackage driver keeps "fid" for its own integer feature id: the source layer's feature id (a
+    # string) goes out as "source_fid", as `stormwater gis export` names it (selectors.survey_geopackage).
+    pcs = result.pieces.rename(columns={"fid": "source_fid"})
     pcs["area_sqft"] = pcs["area_sqft"].round(2)
     gpd.GeoDataFrame(pcs, geometry="geometry", crs=TARGET_CRS).to_file(path, layer="impervious_pieces", driver="GPKG")

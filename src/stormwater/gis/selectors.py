@@ -222,6 +222,70 @@ def _erus(cls, sqft, terms) -> int | None:
     return erus_for_area(Decimal(sqft), terms.eru_sqft)
 
 
+def _price(p: Parcel, code: str, units, sqft, terms, cache: dict | None = None):
+    """(class or None, the fee assessment or None, the billing problem or None) of a parcel with these facts,
+    through ``utility.selectors.assess`` (the one fee path)."""
+    pf = ParcelFacts(has_owner=p.owner_id is not None, land_use_code=code, dwelling_units=units,
+                     public_way=p.public_way, road_maintenance=p.road_maintenance,
+                     class_override=p.class_override, class_override_reason=p.class_override_reason,
+                     lot_sqft=p.lot_sqft, impervious_sqft=sqft)
+    try:
+        cls = parcel_classification(pf).property_class
+    except ClassificationError:
+        cls = None
+    fee = problem = None
+    try:
+        fee = assess(pf, terms, cache=cache)
+    except BillingProblem as e:
+        problem = str(e)
+    return cls, fee, problem
+
+
+def survey_comparison(*, new_areas: dict[int, Decimal], as_of: date, limit: int = 200) -> dict:
+    """What a new survey would do to the bill (issue 20), before it replaces the areas in force: parcels whose
+    impervious area or ERUs change, the fee effect in dollars and the town's annual total before and after, priced
+    under the resolution in force on ``as_of`` (the demo terms, said so, when none is) through the one fee path.
+
+    ``new_areas``: parcel pk → ft² of the new survey. "Before" is what a bill run on ``as_of`` uses
+    (``impervious_as_of``: each parcel's latest survey); "after" is the same with the new survey's areas."""
+    from stormwater.parcels.selectors import impervious_as_of, survey_in_force
+
+    res = resolution_in_force(as_of)
+    terms = res.fee_terms() if res else demo_terms()
+    prev = survey_in_force(as_of)
+    before = impervious_as_of(as_of=as_of)
+    total_b = total_a = Decimal(0)
+    area_changed = eru_changed = 0
+    rows: list[ChangeRow] = []
+    cache: dict = {}
+    for p in Parcel.objects.order_by("parcel_id").iterator(chunk_size=2000):
+        sb = before.get(p.pk)
+        sa = new_areas.get(p.pk, sb)
+        cb, fee_b, pb = _price(p, p.land_use_code, p.dwelling_units, sb, terms, cache)
+        if sa == sb:
+            ca, fee_a, pa = cb, fee_b, pb
+        else:
+            ca, fee_a, pa = _price(p, p.land_use_code, p.dwelling_units, sa, terms, cache)
+        total_b += fee_b.annual_fee if fee_b else 0
+        total_a += fee_a.annual_fee if fee_a else 0
+        if sa == sb:
+            continue
+        area_changed += 1
+        eb, ea = _erus(cb, sb, terms), _erus(ca, sa, terms)
+        eru_changed += eb != ea
+        rows.append(ChangeRow(p.parcel_id, p.address, cb.label if cb else "unknown", ca.label if ca else "unknown",
+                              sb, sa, eb, ea, fee_b.annual_fee if fee_b else None, fee_a.annual_fee if fee_a else None,
+                              pb, pa))
+    rows.sort(key=lambda r: (-abs(r.fee_delta), r.parcel_id))
+    return {"previous_survey": {"id": prev.pk, "name": prev.name, "surveyed_on": str(prev.surveyed_on)} if prev else None,
+            "as_of": str(as_of), "resolution": str(res) if res else None,
+            "priced_with": str(res) if res else "the demo fee terms (no rate resolution in force)",
+            "parcels_impervious_changed": area_changed, "parcels_erus_changed": eru_changed,
+            "annual_fee_change": str(total_a - total_b), "town_total_before": str(total_b),
+            "town_total_after": str(total_a), "rows": [r.as_json() for r in rows[:limit]],
+            "rows_shown": min(len(rows), limit)}
+
+
 def survey_changes(*, survey_from: ImperviousSurvey, survey_to: ImperviousSurvey, as_of: date) -> ChangeReport:
     """Parcels whose ERUs, class or fee differ between two surveys, priced under the resolution in force.
 
@@ -240,19 +304,7 @@ def survey_changes(*, survey_from: ImperviousSurvey, survey_to: ImperviousSurvey
         sides = []
         for area, facts in ((a, fa), (b, fb)):
             code, units = facts.get(p.pk, (p.land_use_code, p.dwelling_units))
-            pf = ParcelFacts(has_owner=p.owner_id is not None, land_use_code=code, dwelling_units=units,
-                             public_way=p.public_way, road_maintenance=p.road_maintenance,
-                             class_override=p.class_override, class_override_reason=p.class_override_reason,
-                             lot_sqft=p.lot_sqft, impervious_sqft=area.get(p.pk))
-            try:
-                cls = parcel_classification(pf).property_class
-            except ClassificationError:
-                cls = None
-            fee = problem = None
-            try:
-                fee = assess(pf, terms)
-            except BillingProblem as e:
-                problem = str(e)
+            cls, fee, problem = _price(p, code, units, area.get(p.pk), terms)
             sides.append((cls, area.get(p.pk), fee, problem))
         (ca, sa, fee_a, pa), (cb, sb, fee_b, pb) = sides
         # ERUs straight from the area (rules.fees), so a parcel that cannot be billed (e.g. no owner

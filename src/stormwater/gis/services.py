@@ -6,6 +6,7 @@ changed. A survey is never edited: a new import is a new dated survey (the histo
 """
 from __future__ import annotations
 
+import importlib.util
 import shutil
 import zipfile
 from collections.abc import Callable
@@ -21,6 +22,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from stormwater.audit.services import actor_or_none as _user, audit_record
+from stormwater.imports.pipeline import ImportRefused, content_checksum, error, refuse_on_errors
+from stormwater.imports.services import import_record_create
 from stormwater.parcels.models import ImperviousSurvey, Owner, Parcel, ParcelImpervious
 from stormwater.parcels.selectors import parcel_classification
 from stormwater.rules.classes import ClassificationError
@@ -28,6 +31,7 @@ from stormwater.townconfig import town_config
 
 from . import assessor as assessor_mod
 from . import overlay
+from .sanity import ERR_EMPTY_LAYER, matches_parcels, units_sanity
 from .models import GisImport, ImperviousPiece, ParcelShape, SurveyParcelFacts
 
 CENT = Decimal("0.01")
@@ -44,6 +48,10 @@ ERR_ZIP_SIZE = ("{name}: the zip would expand to more than the limit of {limit:,
                 "configuration); zip only the layers to import")
 ERR_ZIP_RATIO = ("{name}: the zip would expand to {mb:,} MB, more than {limit:,} times its own size "
                  "(gis_archive_max_ratio in the town configuration): that is not GIS data, it is refused")
+# The Dask path is the package's optional extra `dask` (pyproject.toml; pins in requirements-dask.txt).
+DASK_MISSING = ("--dask needs the optional Dask packages, which this installation does not have: "
+                "pip install -r requirements.txt -r requirements-dask.txt 'longmeadow-stormwater[dask]' "
+                "(or run without --dask: the same result in one process)")
 # The ratio test applies only past this expanded size: small archives cannot fill a disk whatever their ratio.
 RATIO_FLOOR_BYTES = 16 * 1024 * 1024
 MB = 1024 * 1024
@@ -195,22 +203,58 @@ class AssessorResult:
 PARCEL_FIELDS = ("address", "land_use_code", "dwelling_units", "lot_sqft")
 
 
+def assessor_file_read(path: str, layer: str | None, mapping: dict):
+    """Read and validate a whole assessor file (the pipeline's read and validate steps; no database).
+    → (table, records, problems); raises ``ImportRefused`` when the file cannot be read at all."""
+    t = assessor_mod.read_source(path, layer)
+    cfg = town_config()
+    records, problems = assessor_mod.map_rows(
+        t.rows, mapping, columns=t.columns, row_numbers=t.row_numbers, source=t.name,
+        max_lot_sqft=Decimal(cfg.import_max_lot_acres) * assessor_mod.LOT_UNITS["acres"],
+        max_units=cfg.import_max_dwelling_units)
+    return t, records, t.problems + problems
+
+
+def assessor_file_import(*, path: str, layer: str | None, mapping: dict, source: str, acting_user,
+                         dry_run: bool = False) -> tuple[assessor_mod.Table, AssessorResult]:
+    """The assessor import through the whole pipeline (CLI, web commit): read → validate → (dry run | apply) →
+    record. A refused file is recorded (not in a dry run) and raises ``ImportRefused`` naming rows and columns."""
+    try:
+        table, records, problems = assessor_file_read(path, layer, mapping)
+        res = assessor_records_import(records=records, problems=problems, source=source, acting_user=acting_user,
+                                      dry_run=dry_run, path=path)
+    except ImportRefused as e:
+        if not dry_run:
+            import_record_create(kind="assessor", source=source, path=path, content_checksum="",
+                                 outcome="refused", counts={}, report={"problems": [p.as_json() for p in e.problems]},
+                                 acting_user=acting_user)
+        raise
+    return table, res
+
+
 def assessor_records_import(*, records: list[assessor_mod.AssessorRecord], problems: list[overlay.Problem],
-                            source: str, acting_user, dry_run: bool = False) -> AssessorResult:
+                            source: str, acting_user, dry_run: bool = False, path: str | None = None) -> AssessorResult:
     """Create or update parcels and owners from mapped assessor records (Ch. 295 Art. IV ¶E).
 
-    A parcel keeps its staff class override; an owner is matched by name and mailing address.
-    Records with no owner name leave the parcel's owner as it is (and a new parcel without one).
+    All or nothing (issue 20): any finding of severity "error" refuses the whole file before a write. A parcel
+    keeps its staff class override; an owner is matched by name and mailing address. A fact the file does not
+    carry (a column not mapped, a blank cell) never blanks the parcel's: records with no owner name leave the
+    owner as it is, and a name without a mailing address keeps the parcel's owner of that name. Not a dry run:
+    one import record (``stormwater.imports``) with the file's checksum and its content's, in the same transaction.
     """
+    refuse_on_errors(source, problems)
     result = AssessorResult(problems=list(problems), dry_run=dry_run)
     with transaction.atomic():
         existing = {p.parcel_id: p for p in Parcel.objects.select_related("owner")
                     .filter(parcel_id__in=[r.parcel_id for r in records])}
         owners = {(o.name, o.mailing_address): o for o in Owner.objects.all()}
         for rec in records:
+            p = existing.get(rec.parcel_id)
             owner = None
             if rec.owner_name:
                 key = (rec.owner_name, rec.owner_address)
+                if not rec.owner_address and p is not None and p.owner is not None and p.owner.name == rec.owner_name:
+                    key = (p.owner.name, p.owner.mailing_address)  # the file carries no mailing address: keep it
                 owner = owners.get(key)
                 if owner is None:
                     owner = Owner(name=rec.owner_name, mailing_address=rec.owner_address)
@@ -221,7 +265,6 @@ def assessor_records_import(*, records: list[assessor_mod.AssessorRecord], probl
                     result.owners_created += 1
             new = {"address": rec.address, "land_use_code": rec.land_use_code,
                    "dwelling_units": rec.dwelling_units, "lot_sqft": rec.lot_sqft}
-            p = existing.get(rec.parcel_id)
             if p is None:
                 result.created.append(rec.parcel_id)
                 if not dry_run:
@@ -229,7 +272,8 @@ def assessor_records_import(*, records: list[assessor_mod.AssessorRecord], probl
                     audit_record(actor=acting_user, action="parcel.import", obj=p, why=f"Assessor import: {source}",
                                  data={"created": True, **_jsonable(new), "owner": rec.owner_name})
                 continue
-            changes = {k: [_jsonable_value(getattr(p, k)), _jsonable_value(v)] for k, v in new.items()
+            carried = {k: v for k, v in new.items() if v not in (None, "")}
+            changes = {k: [_jsonable_value(getattr(p, k)), _jsonable_value(v)] for k, v in carried.items()
                        if _norm(getattr(p, k)) != _norm(v)}
             if owner is not None and p.owner_id != owner.pk:
                 changes["owner"] = [p.owner.name if p.owner else None, owner.name]
@@ -238,7 +282,7 @@ def assessor_records_import(*, records: list[assessor_mod.AssessorRecord], probl
                 continue
             result.updated.append(rec.parcel_id)
             if not dry_run:
-                for k, v in new.items():
+                for k, v in carried.items():
                     setattr(p, k, v)
                 if owner is not None:
                     p.owner = owner
@@ -247,6 +291,17 @@ def assessor_records_import(*, records: list[assessor_mod.AssessorRecord], probl
                              data={"changes": changes})
         if dry_run:
             transaction.set_rollback(True)
+        else:
+            counts = {"created": len(result.created), "updated": len(result.updated), "unchanged": result.unchanged,
+                      "owners_created": result.owners_created}
+            changed = result.created or result.updated or result.owners_created
+            import_record_create(
+                kind="assessor", source=source, path=path,
+                content_checksum=content_checksum([{k: v for k, v in r.as_json().items() if k != "rows"}
+                                                   for r in records]),
+                outcome="applied" if changed else "unchanged", counts=counts,
+                report={"problems": [p.as_json() for p in problems], "created_ids": result.created[:200],
+                        "updated_ids": result.updated[:200]}, acting_user=acting_user)
     return result
 
 
@@ -275,6 +330,13 @@ def _check(gi: GisImport, mapping: dict, dry_run) -> GisImport:
     """Store what an import would do: ``dry_run()`` → its report (checked), or the error that stops it (failed)."""
     try:
         gi.report, gi.status = dry_run(), GisImport.Status.CHECKED
+        errors = [p for p in gi.report.get("problems", []) if p.get("severity") == "error"]
+        if errors:  # the dry run lists every finding; an error means the import itself would be refused
+            gi.status = GisImport.Status.FAILED
+            gi.report["error"] = (f"{len(errors)} error(s) below: nothing can be imported until they are fixed — "
+                                  + "; ".join(f"{p['layer']}: {p['message']}" for p in errors))
+    except ImportRefused as e:  # every finding stays on the page, by row or feature and column
+        gi.report, gi.status = {"error": str(e), "problems": [p.as_json() for p in e.problems]}, GisImport.Status.FAILED
     except (ValueError, KeyError, overlay.LayerError) as e:
         gi.report, gi.status = {"error": str(e)}, GisImport.Status.FAILED
     gi.mapping = mapping
@@ -292,31 +354,26 @@ def _checked(gis_import: GisImport) -> GisImport:
     return gi
 
 
-def _assessor_rows(gi: GisImport, mapping: dict):
-    """The assessor file's rows, and the records and problems the mapping makes of them."""
-    _, rows = assessor_mod.read_table(_source_path(gi, mapping["source"]), mapping.get("layer") or None)
-    records, problems = assessor_mod.map_rows(rows, mapping)
-    return rows, records, problems
-
-
 def assessor_import_check(*, gis_import: GisImport, mapping: dict, acting_user) -> GisImport:
     """Read the assessor file with ``mapping`` and store what an import would do (dry run)."""
     def dry_run():
-        rows, records, problems = _assessor_rows(gis_import, mapping)
-        res = assessor_records_import(records=records, problems=problems, source=mapping["source"],
-                                      acting_user=acting_user, dry_run=True)
-        return {"rows": len(rows), "records": len(records), **res.as_json()}
+        table, res = assessor_file_import(path=_source_path(gis_import, mapping["source"]),
+                                          layer=mapping.get("layer") or None, mapping=mapping,
+                                          source=mapping["source"], acting_user=acting_user, dry_run=True)
+        return {"rows": len(table.rows), "records": len(res.created) + len(res.updated) + res.unchanged,
+                **res.as_json()}
 
     return _check(gis_import, mapping, dry_run)
 
 
 def assessor_import_commit(*, gis_import: GisImport, acting_user) -> AssessorResult:
     gi = _checked(gis_import)
-    rows, records, problems = _assessor_rows(gi, gi.mapping)
     with transaction.atomic():
-        res = assessor_records_import(records=records, problems=problems, source=gi.mapping["source"],
-                                      acting_user=acting_user)
-        gi.report = {"rows": len(rows), "records": len(records), **res.as_json()}
+        table, res = assessor_file_import(path=_source_path(gi, gi.mapping["source"]),
+                                          layer=gi.mapping.get("layer") or None, mapping=gi.mapping,
+                                          source=gi.mapping["source"], acting_user=acting_user)
+        gi.report = {"rows": len(table.rows), "records": len(res.created) + len(res.updated) + res.unchanged,
+                     **res.as_json()}
         gi.status = GisImport.Status.IMPORTED
         gi.imported_at = timezone.now()
         gi.save(update_fields=["report", "status", "imported_at"])
@@ -362,16 +419,25 @@ def survey_compute(spec: SurveySpec, *, progress: Callable[[int, int], None] | N
     problems += pr
     parcels, row_in_parcels, pr = overlay.prepare_parcels(pdf, id_field=spec.id_field, row_where=spec.row_where)
     problems += pr
+    if not len(parcels):
+        problems.append(error("empty_layer", spec.parcels.label, ERR_EMPTY_LAYER.format(what="parcel polygons")))
     layers, row = [], ([row_in_parcels] if len(row_in_parcels) else [])
     for group, target in ((spec.impervious, layers), (spec.right_of_way, row)):
         for ls in group:
             df, pr = overlay.read_layer(ls.path, ls.layer, name=ls.label, source_crs=spec.source_crs)
             lyr, pr2 = overlay.clean_polygons(np.arange(1, len(df) + 1), df["geometry"].to_numpy(), layer=ls.label)
             problems += pr + pr2
+            if not len(lyr) and target is layers:
+                # An empty impervious layer would give every parcel 0 ft² and a $0 fee in the next bill run.
+                problems.append(error("empty_layer", ls.label, ERR_EMPTY_LAYER.format(what="impervious polygons")))
             target.append(lyr)
+    for lyr in layers:
+        problems += matches_parcels(lyr, parcels)
     if spec.dask:
         from stormwater.gis import distributed
 
+        if importlib.util.find_spec("distributed") is None or importlib.util.find_spec("dask_geopandas") is None:
+            raise ValueError(DASK_MISSING)
         result = distributed.run(parcels, layers, row, address=spec.dask, keep_pieces=True,
                                  npartitions=spec.partitions if spec.partitions > 1 else None)
         if progress:
@@ -396,6 +462,12 @@ def survey_import(*, spec: SurveySpec, name: str, surveyed_on: date, acting_user
     Every parcel of the assessor records that has a polygon gets a ``ParcelImpervious`` row
     (0 ft² where nothing lies on it), its polygon and its impervious pieces. Parcels without a
     polygon and polygons without a parcel are reported with their ids, never silently dropped.
+
+    The pipeline (issue 20): the whole input is validated first — unreadable files, empty layers, coordinates in
+    degrees or metres labelled as feet (``sanity.units_sanity``), a parcel layer given as impervious — and any error
+    refuses the import (``ImportRefused``) before a survey exists; the report compares the survey with the areas
+    in force (``selectors.survey_comparison``: parcels changed, fee effect, town total); the same areas imported
+    again change nothing; every import leaves an ``ImportRecord``. Writes happen in one transaction at the end.
     """
     parcels, result = survey_compute(spec, progress=progress)
     known = dict(Parcel.objects.values_list("parcel_id", "pk"))
@@ -413,6 +485,7 @@ def survey_import(*, spec: SurveySpec, name: str, surveyed_on: date, acting_user
         problems.append(overlay.Problem("parcel_without_polygon", "parcels",
                                         "assessor parcels with no polygon: no area in this survey (their fee by "
                                         "impervious area cannot be computed from it)", no_poly))
+    problems += units_sanity(parcels, poly_ids, matched)
     report = {
         "parcels_in_layer": len(poly_ids), "parcels_matched": len(matched),
         "layers": result.layer_names,
@@ -422,9 +495,43 @@ def survey_import(*, spec: SurveySpec, name: str, surveyed_on: date, acting_user
         "problems": [p.as_json() for p in problems],
         "dry_run": dry_run,
     }
+    refusal = any(p.severity == "error" for p in problems)
+    new_areas = {known[pid]: _dec(result.areas.at[pid, "impervious_sqft"]) for pid in matched}
+    checksum = content_checksum({"layers": result.layer_names,
+                                 "areas": sorted((pid, str(new_areas[known[pid]])) for pid in matched)})
+    if not refusal:
+        # Before a survey replaces the areas in force: what it does to the bill (issue 20).
+        from .selectors import survey_comparison
+
+        report["comparison"] = survey_comparison(new_areas=new_areas, as_of=surveyed_on)
     if dry_run:
         return SurveyOutcome(None, report)
+    if refusal:
+        import_record_create(kind="gis_layers", source=source or name, path=spec.parcels.path, content_checksum="",
+                             outcome="refused", counts={}, report={"problems": report["problems"]},
+                             acting_user=acting_user)
+        raise ImportRefused(source or name, problems)
+    from stormwater.imports.selectors import last_applied
+
     with transaction.atomic():
+        same = last_applied(kind="gis_layers", content_checksum=checksum)
+        same_survey = ImperviousSurvey.objects.filter(pk=(same.counts or {}).get("survey_id")).first() if same else None
+        if same_survey is not None:
+            # The same layers again (whatever the bytes): nothing changes; the survey in the records stands.
+            report |= {"unchanged": True, "survey_id": same_survey.pk,
+                       "message": f"the same areas as survey #{same_survey.pk} “{same_survey.name}”: nothing changed"}
+            survey = same_survey
+            if gis_import is not None:
+                gi = GisImport.objects.select_for_update().get(pk=gis_import.pk)
+                if gi.status == GisImport.Status.IMPORTED:
+                    raise ValueError(ERR_ALREADY)
+                gi.status, gi.imported_at, gi.report = GisImport.Status.IMPORTED, timezone.now(), report
+                gi.save(update_fields=["status", "imported_at", "report"])
+            import_record_create(kind="gis_layers", source=source or name, path=spec.parcels.path,
+                                 content_checksum=checksum, outcome="unchanged",
+                                 counts={"survey_id": same_survey.pk, "parcels": len(matched)},
+                                 report={"message": report["message"]}, acting_user=acting_user)
+            return SurveyOutcome(survey, report)
         survey = ImperviousSurvey.objects.create(name=name, surveyed_on=surveyed_on, source=source)
         _write_survey(survey, parcels, result, known, matched)
         report["survey_id"] = survey.pk
@@ -435,8 +542,15 @@ def survey_import(*, spec: SurveySpec, name: str, surveyed_on: date, acting_user
             gi.survey, gi.status, gi.imported_at, gi.report = survey, GisImport.Status.IMPORTED, timezone.now(), report
             gi.save(update_fields=["survey", "status", "imported_at", "report"])
         audit_record(actor=acting_user, action="gis.survey_import", obj=survey, why=source or name,
-                     data={k: v for k, v in report.items() if k != "problems"}
+                     data={k: v for k, v in report.items() if k not in ("problems", "comparison")}
                      | {"problems": {p.code + " " + p.layer: len(p.ids) for p in problems}})
+        cmp = report.get("comparison") or {}
+        import_record_create(kind="gis_layers", source=source or name, path=spec.parcels.path,
+                             content_checksum=checksum, outcome="applied",
+                             counts={"survey_id": survey.pk, "parcels": len(matched),
+                                     "parcels_impervious_changed": cmp.get("parcels_impervious_changed"),
+                                     "annual_fee_change": cmp.get("annual_fee_change")},
+                             report={"problems": report["problems"]}, acting_user=acting_user)
     return SurveyOutcome(survey, report)
 
 

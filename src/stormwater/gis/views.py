@@ -22,16 +22,23 @@ from stormwater.web.files import download
 
 from . import assessor as assessor_mod
 from .forms import ROLE_CHOICES, ChangeForm, UploadForm, assessor_mapping_from_post, layers_mapping_from_post
+from .lists import ImportList, SurveyList
 from .models import GisImport
-from .selectors import (eru_determination, gis_import_get, gis_imports, histogram_svg_bars, survey_changes,
+from .selectors import (eru_determination, gis_import_get, histogram_svg_bars, survey_changes,
                         survey_csv, survey_geopackage, survey_get, surveys, upload_sources)
 from .services import ERR_ALREADY, ERR_NOT_CHECKED, gis_import_upload, import_folder
 
 
 @require_perm(Perm.GIS_VIEW)
 def gis_home(request):
+    """The surveys and (for those who import) the imports, each on the one list mechanism (``gis.lists``)."""
+    survey_list = SurveyList(request)
+    import_list = ImportList(request) if request.user.can(Perm.GIS_IMPORT) else None
+    resp = survey_list.export_response() or (import_list.export_response() if import_list else None)
+    if resp is not None:
+        return resp
     return render(request, "gis/home.html", {
-        "surveys": surveys(), "imports": gis_imports() if request.user.can(Perm.GIS_IMPORT) else [],
+        "survey_list": survey_list, "import_list": import_list, "survey_count": survey_list.count,
         "can_import": request.user.can(Perm.GIS_IMPORT), "change_form": ChangeForm()})
 
 
@@ -66,6 +73,8 @@ def gis_import_detail(request, import_id: int):
             return redirect("gis_import_detail", import_id=gi.pk)
     ctx = {"gi": gi, "errors": errors, "report": gi.report, "mapping": gi.mapping}
     if gi.kind == GisImport.Kind.LAYERS:
+        # A file GDAL cannot open stays on the page with its message (issue 20: it never vanishes without a word).
+        errors += [s["error"] for s in sources if s.get("error")]
         polys = [s for s in sources if s["geometry_type"]]
         m = gi.mapping or {}
         chosen = {(d["source"], d["layer"]): ("impervious", d["name"]) for d in m.get("impervious", [])}
@@ -81,10 +90,13 @@ def gis_import_detail(request, import_id: int):
     for s in sources:
         path = str(import_folder(gi) / s["source"])
         try:
-            cols, rows = assessor_mod.read_table(path, s["layer"] or None)
-        except ValueError as e:
+            t = assessor_mod.read_source(path, s["layer"] or None)
+        except ValueError as e:  # unreadable at all (ImportRefused): say so, never a 500
             errors.append(str(e))
             continue
+        cols, rows = t.columns, t.rows
+        # Errors found while reading (a truncated row…) show now; the check refuses the file until they are fixed.
+        errors += [p.summary() for p in t.problems if p.severity == "error"]
         tables.append({"key": f"{s['source']}|{s['layer']}", "label": s["source"] + (f" : {s['layer']}" if s["layer"] else ""),
                        "columns": cols, "rows": len(rows), "guess": (g := assessor_mod.guess_mapping(cols)),
                        "preset": g.get("_preset")})

@@ -17,9 +17,14 @@ def _visible(user) -> Q:
     return Q(kind__in=kinds) | Q(started_by=user)
 
 
+def jobs_visible(*, user) -> QuerySet[Job]:
+    """Every job the user may see: those of kinds their role may start, and their own (the jobs list)."""
+    return Job.objects.filter(_visible(user)).select_related("started_by")
+
+
 def jobs_for_user(*, user, limit: int = 100) -> QuerySet[Job]:
     """Recent jobs the user may see: those of kinds their role may start, and their own."""
-    return Job.objects.filter(_visible(user)).select_related("started_by")[:limit]
+    return jobs_visible(user=user)[:limit]
 
 
 def job_get_for_user(*, user, job_id: int) -> Job:

@@ -15,7 +15,8 @@ from django.views.decorators.http import require_POST
 from stormwater.accounts.access import require_perm
 
 from .registry import JobParamError
-from .selectors import job_get_for_user, job_log_tail, jobs_for_user
+from .lists import JobList
+from .selectors import job_get_for_user, job_log_tail, jobs_visible
 from .services import job_rerun, job_start
 
 FORM_FIELDS_NOT_PARAMS = {"csrfmiddlewaretoken", "next"}
@@ -23,7 +24,9 @@ FORM_FIELDS_NOT_PARAMS = {"csrfmiddlewaretoken", "next"}
 
 @require_perm()
 def job_list(request):
-    return render(request, "jobs/list.html", {"jobs": jobs_for_user(user=request.user)})
+    """Every job the user may see (``jobs_visible``) on the one list mechanism (``jobs.lists``)."""
+    lst = JobList(request, jobs_visible(user=request.user))
+    return lst.export_response() or render(request, "jobs/list.html", {"lst": lst})
 
 
 @require_perm()

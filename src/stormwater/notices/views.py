@@ -3,25 +3,22 @@ act that settles an unknown one after checking the mail server's log for its Mes
 from __future__ import annotations
 
 from django.contrib import messages
-from django.core.paginator import Paginator
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from stormwater.accounts.access import require_perm
 from stormwater.accounts.roles import Perm
 
+from .lists import NoticeList
 from .models import NoticeSent, NoticeStatus
 from .services import notice_resolve
-
-SHOWN = (NoticeStatus.UNKNOWN, NoticeStatus.FAILED, NoticeStatus.QUEUED, NoticeStatus.SENDING)
 
 
 @require_perm(Perm.AUDIT_VIEW)
 def outbox(request):
-    status = request.GET.get("status", "")
-    qs = NoticeSent.objects.filter(status=status) if status in SHOWN else NoticeSent.objects.filter(status__in=SHOWN)
-    page = Paginator(qs.order_by("status", "-queued_at", "-id"), 50).get_page(request.GET.get("page"))
-    return render(request, "notices/outbox.html", {"page": page, "status": status, "statuses": SHOWN})
+    """The outbox on the one list mechanism (``notices.lists``): ``?status=`` as before, and search, sort, export."""
+    lst = NoticeList(request)
+    return lst.export_response() or render(request, "notices/outbox.html", {"lst": lst})
 
 
 @require_POST

@@ -3,7 +3,6 @@ from __future__ import annotations
 from datetime import date
 
 from django.contrib import messages
-from django.core.paginator import Paginator
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
@@ -13,15 +12,17 @@ from stormwater.audit.selectors import audit_for_object
 from stormwater.utility.selectors import account_balance, bills_for_user, parcel_fee
 
 from .forms import ClassOverrideForm
-from .selectors import parcel_get_for_user, parcel_impervious, parcel_search
+from .lists import ParcelList
+from .selectors import parcel_get_for_user, parcel_impervious, parcels_for_user
 from .services import parcel_set_class_override
 
 
 @require_perm()
 def parcel_list(request):
-    q = request.GET.get("q", "")
-    page = Paginator(parcel_search(user=request.user, q=q), 50).get_page(request.GET.get("page"))
-    return render(request, "parcels/list.html", {"page": page, "q": q})
+    """Every parcel the user may see (``parcels_for_user``) on the one list mechanism: ``?q=`` searches address,
+    parcel id and owner as before; class, land use, owner, impervious area and balance filter; ``export=csv|xlsx``."""
+    lst = ParcelList(request, parcels_for_user(user=request.user))
+    return lst.export_response() or render(request, "parcels/list.html", {"lst": lst})
 
 
 @require_perm()

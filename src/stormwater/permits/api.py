@@ -29,7 +29,7 @@ from . import services
 from .checklist import BY_KEY, OTHER_TAGS
 from .models import PermitApplication
 from .forms import MAX_EXTENSION_DAYS, ApplicationForm, DecisionForm
-from .selectors import (account_of, may_act_for_applicant, permit_clocks, permit_get_for_applicant,
+from .selectors import (account_of, may_act_for_applicant, may_upload, permit_clocks, permit_get_for_applicant,
                         permit_get_for_user, permit_owner_for, permit_site_parcels, permits_for_user)
 
 
@@ -219,8 +219,7 @@ def api_permit_upload(request, number: str):
     sniffed by ``permit_document_upload``, not taken from the name."""
     app = permit_get_for_user(user=request.user, number=number)
     tag = request.POST.get("tag") or ""
-    consultant_report = request.user.can(Perm.PERMIT_CONSULT) and tag == "consultant_report"
-    if not (consultant_report or may_act_for_applicant(request.user, app)):
+    if not may_upload(request.user, app, tag):
         raise PermissionDenied("You may not add documents to this file.")
     if tag not in BY_KEY and tag not in OTHER_TAGS:
         raise BadInput(f"tag: {tag!r} is not a checklist item or document tag "
@@ -335,7 +334,8 @@ def api_permit_extend(request, number: str):
 @_errors
 def api_permit_decide(request, number: str):
     """POST {kind: approve|approve_conditions|disapprove, findings, standards: [...], conditions?: [lines],
-    order_of_conditions?} → the Director's decision and its PDF (validated by the web page's form)."""
+    order_of_conditions?, sheets?: ["number; title; revision; YYYY-MM-DD", …]} → the Director's decision and its PDF
+    (validated by the web page's form)."""
     app = permit_get_for_user(user=request.user, number=number)
     b = json_object(request)
     standards = b.get("standards") or []
@@ -343,13 +343,14 @@ def api_permit_decide(request, number: str):
         standards = [standards]
     form = DecisionForm({"kind": text_field(b, "kind"), "findings": text_field(b, "findings"), "standards": standards,
                          "conditions": _lines(b, "conditions"),
-                         "order_of_conditions": text_field(b, "order_of_conditions")})
+                         "order_of_conditions": text_field(b, "order_of_conditions"),
+                         "sheets": _lines(b, "sheets")})
     if not form.is_valid():
         raise _form_error(form)
     d = form.cleaned_data
     services.permit_decide(application=app, kind=d["kind"], findings=d["findings"], standards=d["standards"],
                            conditions=d["conditions"].splitlines(), order_of_conditions=d["order_of_conditions"],
-                           acting_user=request.user)
+                           sheets=d["sheets"].splitlines(), acting_user=request.user)
     return _file(request, number)
 
 

@@ -39,6 +39,7 @@ OTHER_TAGS = {
     "waiver_request": "Waiver request and supporting documentation (§ 380-8 B)",
     "project_change": "Notice of a project change (§ 380-10 J)",
     "order_of_conditions": "Conservation Commission Order of Conditions (§ 380-9 A)",
+    "plan_data": "Stormwater management plan data file (YAML or JSON, for the engineering review)",
     "other": "Other document",
 }
 

@@ -26,8 +26,19 @@ def abutter_labels_pdf(application) -> bytes:
 
 
 def decision_pdf(application) -> bytes:
-    return render_pdf("permits/pdf/decision.html", {"app": application, "case": application.case,
-                                                    "conditions": list(application.conditions.all())})
+    """The decision; when issued, the permit: the approved plan sheets (title, number, revision, date), the date the
+    project must start by (§ 380-10 K: two years after issuance), the conditions, and the signature block of the
+    Director who decided (issue 18)."""
+    from stormwater.rules.calendar import add_months
+
+    from .services import START_MONTHS
+
+    app = application
+    start_by = add_months(app.issued_on, START_MONTHS) if app.issued_on else None
+    signer = app.decided_by
+    return render_pdf("permits/pdf/decision.html", {"app": app, "case": app.case, "start_by": start_by,
+                                                    "conditions": list(app.conditions.all()), "signer": signer,
+                                                    "sheets": app.approved_sheets or []})
 
 
 def account_report_pdf(application, *, entries, summary, on: date) -> bytes:

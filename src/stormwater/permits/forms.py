@@ -3,9 +3,10 @@ from __future__ import annotations
 from django import forms
 
 from stormwater.rules.applicability import EXEMPTIONS
+from stormwater.web.forms import CHOOSE, form_auto_id
 
 from .models import ConsultantAppeal, DecisionKind, ProjectType
-from .services import STANDARDS
+from .services import ERR_CONDITIONS_KIND, STANDARDS
 
 # The longest extension of a clock a form or the API accepts (§ 380-10 I(2) and K set no limit; more than ten
 # years is a typo, and a date past year 9999 cannot be computed; issue 15: days = 10^20 was a 500).
@@ -69,13 +70,32 @@ class ApplicationForm(forms.Form):
 
 
 class DecisionForm(forms.Form):
-    kind = forms.ChoiceField(choices=[(k, v) for k, v in DecisionKind.choices if not k.startswith("deny")])
-    findings = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}))
-    standards = forms.MultipleChoiceField(choices=list(STANDARDS.items()), widget=forms.CheckboxSelectMultiple)
+    """The Director's written action (§ 380-10 I(1)). Issue 16: no kind is preselected on a legal act, and
+    conditions typed with a kind that takes none are refused here (and by the service), never dropped."""
+
+    kind = forms.ChoiceField(choices=[CHOOSE] + [(k, v) for k, v in DecisionKind.choices if not k.startswith("deny")],
+                             label="Decision")
+    findings = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), label="Findings")
+    standards = forms.MultipleChoiceField(choices=list(STANDARDS.items()), widget=forms.CheckboxSelectMultiple,
+                                          label="Standards the decision rests on (§ 380-11)")
     conditions = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 4}),
-                                 label="Conditions, one per line")
+                                 label="Conditions, one per line",
+                                 help_text="Only with “Approval with conditions, modifications or restrictions”.")
     order_of_conditions = forms.CharField(required=False, max_length=200,
                                           label="Order of Conditions serving as the permit (§ 380-9 A), if any")
+    sheets = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 4}),
+                             label="Approved plan sheets, one per line: number; title; revision; YYYY-MM-DD")
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("auto_id", form_auto_id("decide"))
+        super().__init__(*args, **kwargs)
+
+    def clean(self):
+        d = super().clean()
+        kind, conditions = d.get("kind"), (d.get("conditions") or "").strip()
+        if kind and conditions and kind != DecisionKind.APPROVE_WITH_CONDITIONS:
+            self.add_error("conditions", ERR_CONDITIONS_KIND.format(kind=DecisionKind(kind).label.lower()))
+        return d
 
 
 class ConsultantForm(forms.Form):

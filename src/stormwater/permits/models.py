@@ -82,6 +82,11 @@ class PermitApplication(models.Model):
                                                      "permit (§ 380-9 A)")
     issued_on = models.DateField(null=True, blank=True)
     started_on = models.DateField(null=True, blank=True, help_text="start of construction (§ 380-10 K)")
+    # issue 18: the permit lists the plan sheets it approves ([{"number", "title", "revision", "date"}]) and is signed
+    # by the Director who decided (name printed under the signature line)
+    approved_sheets = models.JSONField(default=list, blank=True)
+    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+                                   related_name="+")
     refund_payee = models.CharField(max_length=200, blank=True)
 
     def __str__(self) -> str:

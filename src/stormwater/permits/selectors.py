@@ -28,9 +28,10 @@ def permits_for_user(user) -> QuerySet[PermitApplication]:
     qs = PermitApplication.objects.select_related("case", "owner")
     if user.can(Perm.PERMIT_VIEW_ALL):
         return qs
+    parties = Q(case__parties__user=user)  # issue 18: the people linked to the permit (design engineer, contractor …)
     if user.can(Perm.PERMIT_CONSULT):
-        return qs.filter(consultants__user=user).distinct()
-    return qs.filter(Q(case__applicant=user) | Q(owner__user=user)).distinct()
+        return qs.filter(Q(consultants__user=user) | parties).distinct()
+    return qs.filter(Q(case__applicant=user) | Q(owner__user=user) | parties).distinct()
 
 
 def permit_get_for_user(*, user, number: str) -> PermitApplication:
@@ -43,6 +44,21 @@ def permit_get_for_user(*, user, number: str) -> PermitApplication:
 def is_applicant(user, app: PermitApplication) -> bool:
     """The person who filed (owner or agent) or the owner-permittee's own sign-in."""
     return app.case.applicant_id == user.pk or (app.owner is not None and app.owner.user_id == user.pk)
+
+
+def is_design_engineer(user, app: PermitApplication) -> bool:
+    """A design engineer the applicant or staff linked to the permit (issue 18): adds the plan's documents."""
+    from stormwater.cases.models import PartyRole
+
+    return app.case.parties.filter(user=user, role=PartyRole.DESIGN_ENGINEER).exists()
+
+
+def may_upload(user, app: PermitApplication, tag: str) -> bool:
+    """Who adds a document to the file: the applicant or staff (``may_act_for_applicant``), the linked design
+    engineer (issue 18), an outside consultant only their report."""
+    if user.can(Perm.PERMIT_CONSULT) and tag == "consultant_report":
+        return True
+    return may_act_for_applicant(user, app) or is_design_engineer(user, app)
 
 
 def may_act_for_applicant(user, app: PermitApplication) -> bool:

@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from stormwater.accounts.roles import Perm
 from stormwater.audit.services import actor_or_none, audit_record
+from stormwater.cases.filetypes import DOCUMENT_TYPES, JSON_DATA, YAML_DATA
 from stormwater.cases.filing import filed_on
 from stormwater.parcels.selectors import parcels_for_user
 from stormwater.cases.models import Case, CaseParty, PartyRole
@@ -69,6 +70,8 @@ ERR_FEE_PAID = "The consultant fee has been received."
 ERR_STANDARDS = "A decision must cite the standards it rests on (§ 380-10 I(1), § 380-11)."
 ERR_CONDITIONS = "An approval with conditions must list its conditions (§ 380-10 I(1)(b))."
 ERR_FINDINGS = "A decision must state its findings in writing (§ 380-10 I(1))."
+ERR_CONDITIONS_KIND = ("Conditions are part of an “Approval with conditions, modifications or restrictions” "
+                       "(§ 380-10 I(1)(b)): choose that decision, or clear the conditions for a {kind}.")
 ERR_WAIVERS_OPEN = "Waiver requests are still open: decide them first (§ 380-8)."
 ERR_CONSULTANT_UNPAID = "The consultant fee must be received before review (§ 380-10 G(2)(d))."
 ERR_AMOUNT = "Amounts must be more than $0."
@@ -92,6 +95,12 @@ ERR_WAIVER_FINDINGS = ("A waiver may be granted only where it is allowed by law,
                        "inconsistent with the purpose of the bylaw and rules (§ 380-8 A(1)–(3)).")
 ERR_WAIVER_JUSTIFY = "A waiver request needs an explanation or documentation supporting it (§ 380-8 B)."
 ERR_ABUTTERS_EMPTY = "Enter at least one abutter: one block per abutter, name on the first line."
+ERR_CLOSE_CONSTRUCTION = ("Oversight is not complete: the construction file {case} has no certificate of completion "
+                          "(§ 380-18). The file closes when the certificate is issued.")
+ERR_START_NO_FILE = ("No construction file is open for this permit: the Director opens it, and the start of land "
+                     "disturbance is recorded there once the pre-construction checks pass (§ 380-16 A–C, § 380-17 A).")
+ERR_START_VIA_FILE = ("The start of land disturbance is recorded on the construction file {case}, once the "
+                      "pre-construction checks pass (§ 380-16 A–C, § 380-17 A).")
 ERR_DRAFT_ONLY = "This can be changed only before the application is filed."
 
 
@@ -171,7 +180,10 @@ def permit_document_upload(*, application: PermitApplication, upload, tag: str, 
     """Add a document to the file; a checklist tag satisfies that item (§ 380-10 B)."""
     app = _lock(application)
     label = BY_KEY[tag].label if tag in BY_KEY else title
-    doc = case_document_add(case=app.case, upload=upload, tag=tag, title=title or label, acting_user=acting_user)
+    # the applicant's documents, and the stormwater management plan as data (YAML/JSON) for the engineering review
+    # (issue 18: the plan's data file was refused as an upload type)
+    doc = case_document_add(case=app.case, upload=upload, tag=tag, title=title or label, acting_user=acting_user,
+                            types=DOCUMENT_TYPES + (JSON_DATA, YAML_DATA))
     if tag in BY_KEY and BY_KEY[tag].by_upload:
         ChecklistItem.objects.filter(application=app, key=tag).update(satisfied_on=_today(), document=doc)
     return doc
@@ -718,13 +730,39 @@ STANDARDS = {
 }
 
 
-def _record_decision(app, *, kind, on, acting_user, findings, standards, conditions=(), ooc=""):
+ERR_SHEET = ("Approved plan sheet {n}: give the sheet number and title, and the revision and date if any "
+             "(number; title; revision; YYYY-MM-DD).")
+
+
+def approved_sheets_parse(lines) -> list[dict]:
+    """The plan sheets a permit approves, one per line "number; title; revision; date" (revision and date optional),
+    as the permit lists them (issue 18). A date is YYYY-MM-DD and not later than today."""
+    out = []
+    for n, line in enumerate([x for x in (lines or []) if str(x).strip()], 1):
+        parts = [p.strip() for p in str(line).split(";")] + ["", "", ""]
+        number, title, revision, day = parts[0][:40], parts[1][:200], parts[2][:20], parts[3]
+        if not number or not title:
+            raise ValueError(ERR_SHEET.format(n=n))
+        if day:
+            try:
+                on = date.fromisoformat(day)
+            except ValueError:
+                raise ValueError(ERR_SHEET.format(n=n)) from None
+            if on > _today():
+                raise ValueError(ERR_SHEET.format(n=n) + f" {on} is later than today.")
+        out.append({"number": number, "title": title, "revision": revision, "date": day})
+    return out
+
+
+def _record_decision(app, *, kind, on, acting_user, findings, standards, conditions=(), ooc="", sheets=()):
     app.decision, app.decided_on, app.findings, app.standards_cited = kind, on, findings, list(standards)
     app.order_of_conditions = ooc
+    app.decided_by = actor_or_none(acting_user)
     if kind in (DecisionKind.APPROVE, DecisionKind.APPROVE_WITH_CONDITIONS):
         app.issued_on = on
+        app.approved_sheets = list(sheets)
     app.save(update_fields=["decision", "decided_on", "findings", "standards_cited", "order_of_conditions",
-                            "issued_on"])
+                            "issued_on", "approved_sheets", "decided_by"])
     for i, text in enumerate(conditions, 1):
         PermitCondition.objects.create(application=app, seq=i, text=text)
     title = "Stormwater management and land disturbance permit" if app.issued_on else "Decision"
@@ -739,7 +777,8 @@ def _record_decision(app, *, kind, on, acting_user, findings, standards, conditi
 
 @transaction.atomic
 def permit_decide(*, application: PermitApplication, kind: str, findings: str, standards: list[str], acting_user,
-                  conditions: list[str] = (), order_of_conditions: str = "", on: date | None = None):
+                  conditions: list[str] = (), order_of_conditions: str = "", on: date | None = None,
+                  sheets: list[str] = ()):
     """§ 380-10 I(1): the Director's written action — approval, approval with conditions, or disapproval —
     citing the § 380-11 standards. An Order of Conditions may serve as the permit (§ 380-9 A)."""
     app = _lock(application)
@@ -750,14 +789,17 @@ def permit_decide(*, application: PermitApplication, kind: str, findings: str, s
     if to is None:
         raise ValueError("Denials have their own actions (incomplete, consultant fee unpaid).")
     conditions = [c.strip() for c in conditions if c.strip()]
+    approved = approved_sheets_parse(sheets)
 
     def check(case):
         if not findings.strip():
-            raise TransitionError(ERR_FINDINGS)
+            raise TransitionError(ERR_FINDINGS, field="findings")
         if not standards:
-            raise TransitionError(ERR_STANDARDS)
+            raise TransitionError(ERR_STANDARDS, field="standards")
         if kind == DecisionKind.APPROVE_WITH_CONDITIONS and not conditions:
-            raise TransitionError(ERR_CONDITIONS)
+            raise TransitionError(ERR_CONDITIONS, field="conditions")
+        if kind != DecisionKind.APPROVE_WITH_CONDITIONS and conditions:  # never dropped silently (issue 16)
+            raise TransitionError(ERR_CONDITIONS_KIND.format(kind=kind.label.lower()), field="conditions")
         if Case.objects.filter(parent=case, kind=wf.WAIVER, closed_at__isnull=True).exists():
             raise TransitionError(ERR_WAIVERS_OPEN)
         if app.consultants.filter(state=ConsultantEngagement.State.FEE_REQUESTED).exists():
@@ -767,7 +809,7 @@ def permit_decide(*, application: PermitApplication, kind: str, findings: str, s
     return _record_decision(app, kind=kind, on=on, acting_user=acting_user, findings=findings,
                             standards=[STANDARDS.get(s, s) for s in standards],
                             conditions=conditions if kind == DecisionKind.APPROVE_WITH_CONDITIONS else (),
-                            ooc=order_of_conditions)
+                            ooc=order_of_conditions, sheets=approved)
 
 
 @transaction.atomic
@@ -776,7 +818,14 @@ def permit_close(*, application: PermitApplication, acting_user, on: date | None
     (§ 380-10 G(2)(f))."""
     app = _lock(application)
     on = on or _today()
-    case_transition(case=app.case, to=S.CLOSED, acting_user=acting_user, on=on,
+
+    def check(_):
+        # § 380-18: oversight ends with the certificate of completion; closing before it would end oversight of
+        # work still under way and start the § 380-10 G(2)(f) refund clock (issue 18).
+        project = getattr(app, "construction", None)  # the reverse one-to-one; None without a construction file
+        if project is not None and project.certificate_on is None:
+            raise TransitionError(ERR_CLOSE_CONSTRUCTION.format(case=project.case.number))
+    case_transition(case=app.case, to=S.CLOSED, acting_user=acting_user, on=on, check=check,
                     why="Review and oversight complete" + (f": {why}" if why else ""))
     if account_balance_of(app) > 0:
         clock_start(case=app.case, kind=wf.REFUND, label="Refund of the special account balance",
@@ -876,9 +925,18 @@ def project_change_determine(*, change: ProjectChange, significant: bool, acting
 
 @transaction.atomic
 def project_start_record(*, application: PermitApplication, started_on: date, acting_user):
-    """§ 380-10 K: the project began (the two-year clock is met)."""
+    """§ 380-10 K: the project began (the two-year clock is met). Recorded only by the construction file's start
+    (``construction.services.construction_start``), after its checks: the pre-construction meeting (§ 380-16 A),
+    the signed plan on site (§ 380-16 B), the surety (§ 380-17 A) and the erosion-control inspection before the
+    start (§ 380-16 C(4)(b)[1]). Called directly it is refused (issue 18: the applicant's "Record start" skipped
+    them)."""
     app = _lock(application)
     _approved(app)
+    project = getattr(app, "construction", None)  # the reverse one-to-one; None without a construction file
+    if project is None:
+        raise TransitionError(ERR_START_NO_FILE)
+    if project.started_on != started_on:
+        raise TransitionError(ERR_START_VIA_FILE.format(case=project.case.number))
     app.started_on = started_on
     app.save(update_fields=["started_on"])
     clock = clock_running(case=app.case, kind=wf.PROJECT_START)
@@ -982,3 +1040,60 @@ def rule_hearing_create(*, title: str, summary: str, newspaper: str, advertised_
     audit_record(actor=acting_user, action="permit.rule_hearing", obj=h, why=title,
                  data={"advertised_on": str(advertised_on), "hearing_on": str(hearing_day)})
     return h
+
+
+# --- the permit's people (issue 18) ----------------------------------------------------------------------
+
+LINKABLE_ROLES = {PartyRole.DESIGN_ENGINEER: "design engineer", PartyRole.CONTRACTOR: "contractor",
+                  PartyRole.AGENT: "agent of the owner"}
+ERR_PARTY_ROLE = "Link a person as the design engineer, the contractor or the owner's agent."
+ERR_PARTY_WHO = "No active account has the username or e-mail address {who!r}: ask them to sign up first."
+ERR_PARTY_TWICE = "{name} is already linked to this permit as its {role}."
+ERR_PARTY_NOT_LINKED = "{name} is not linked to this permit as its {role}."
+
+
+def _account(who: str):
+    from stormwater.accounts.models import User
+
+    who = (who or "").strip()
+    qs = User.objects.filter(is_active=True)
+    found = list(qs.filter(email__iexact=who)[:2]) if "@" in who else []
+    if len(found) != 1:
+        found = list(qs.filter(username__iexact=who)[:1])
+    if not who or not found:
+        raise ValueError(ERR_PARTY_WHO.format(who=who))
+    return found[0]
+
+
+@transaction.atomic
+def permit_party_link(*, application: PermitApplication, who: str, role: str, acting_user) -> CaseParty:
+    """Link a signed-up person (username or e-mail) to the permit as its design engineer, contractor or the owner's
+    agent: they then see the permit, and a design engineer adds its plan documents and attaches reviews to it
+    (``permits.selectors.permits_for_user``). The applicant or staff link them (the view checks who may)."""
+    if role not in LINKABLE_ROLES:
+        raise ValueError(ERR_PARTY_ROLE)
+    app = _lock(application)
+    user = _account(who)
+    name = user.get_full_name() or user.username
+    if app.case.parties.filter(user=user, role=role).exists():
+        raise ValueError(ERR_PARTY_TWICE.format(name=name, role=LINKABLE_ROLES[role]))
+    party = CaseParty.objects.create(case=app.case, role=role, name=name[:200], email=user.email, user=user)
+    event_record(case=app.case, kind="party", acting_user=acting_user,
+                 why=f"{name} linked as the {LINKABLE_ROLES[role]}", data={"user": user.pk, "role": role})
+    audit_record(actor=acting_user, action="permit.party_link", obj=app, data={"user": user.pk, "role": role})
+    return party
+
+
+@transaction.atomic
+def permit_party_unlink(*, application: PermitApplication, party_id: int, acting_user) -> None:
+    """Remove a linked person (they no longer see the permit through it); the timeline keeps that they were."""
+    app = _lock(application)
+    party = app.case.parties.filter(pk=party_id, role__in=list(LINKABLE_ROLES), user__isnull=False).first()
+    if party is None:
+        raise ValueError("No such linked person on this permit.")
+    event_record(case=app.case, kind="party", acting_user=acting_user,
+                 why=f"{party.name} no longer linked as the {LINKABLE_ROLES[party.role]}",
+                 data={"user": party.user_id, "role": party.role})
+    audit_record(actor=acting_user, action="permit.party_unlink", obj=app, data={"user": party.user_id,
+                                                                               "role": party.role})
+    party.delete()

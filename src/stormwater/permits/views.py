@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
-from django.db.models import Prefetch
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -15,20 +14,22 @@ from django.views.decorators.http import require_POST
 from stormwater.accounts.access import public, require_perm
 from stormwater.accounts.models import User
 from stormwater.accounts.roles import Perm
-from stormwater.cases.models import Clock
-from stormwater.cases.selectors import clock_view
 from stormwater.rules.applicability import EXEMPTIONS, OtherWork, determine, to_sqft
 from stormwater.web.files import document_response, download
-from stormwater.web.postdata import act, date_value, money_value, whole_value
+from stormwater.web.forms import add_refusal
+from stormwater.web.once import submit_once
+from stormwater.web.preview import preview_documents
+from stormwater.web.postdata import REFUSALS, act, date_value, money_value, whole_value
 
 from . import documents, services
 from . import workflow as wf
 from .checklist import BY_KEY, ITEMS, OTHER_TAGS
 from .forms import (MAX_EXTENSION_DAYS, AppealForm, ApplicabilityForm, ApplicationForm, ConsultantForm, DecisionForm,
                     RuleHearingForm)
+from .lists import PermitList
 from .models import AccountEntryKind, ProjectChange, RuleHearing, Waiver
 from .selectors import (account_entries, account_of, current_engagement, fee_schedule_in_force, is_applicant,
-                        may_act_for_applicant, permit_clocks, permit_get_for_applicant, permit_get_for_user,
+                        is_design_engineer, may_act_for_applicant, may_upload, permit_clocks, permit_get_for_applicant, permit_get_for_user,
                         permit_owner_for, permit_site_parcels, permits_for_user)
 
 
@@ -82,14 +83,10 @@ def permit_applicability(request):
 
 @require_perm()
 def permit_list(request):
-    # One query for the files, one for their action clocks, one each for tolls and extensions.
-    action_clocks = Clock.objects.filter(kind=wf.ACTION).prefetch_related("tolls", "extensions")
-    apps = (permits_for_user(request.user).order_by("-case__opened_at")
-            .prefetch_related(Prefetch("case__clocks", queryset=action_clocks, to_attr="action_clocks")))
-    today = timezone.localdate()
-    rows = [(a, clock_view(a.case.action_clocks[-1], today=today) if a.case.action_clocks else None)
-            for a in apps[:200]]
-    return render(request, "permits/list.html", {"rows": rows, "can_apply": request.user.can(Perm.PERMIT_APPLY)})
+    """Every file the user may see (``permits_for_user``) on the one list mechanism (``permits.lists``)."""
+    lst = PermitList(request, permits_for_user(request.user))
+    return lst.export_response() or render(request, "permits/list.html", {
+        "lst": lst, "can_apply": request.user.can(Perm.PERMIT_APPLY)})
 
 
 @require_perm(Perm.PERMIT_APPLY)
@@ -127,6 +124,11 @@ def permit_new(request):
 @require_perm()
 def permit_detail(request, number: str):
     app = permit_get_for_user(user=request.user, number=number)
+    return _detail_page(request, app)
+
+
+def _detail_page(request, app, *, decision_form: DecisionForm | None = None, status: int = 200):
+    """The permit file; ``decision_form`` a refused decision, bound (what was typed, errors at the fields)."""
     u = request.user
     case = app.case
     checklist = [(BY_KEY[i.key], i) for i in app.checklist.select_related("document")]
@@ -142,14 +144,16 @@ def permit_detail(request, number: str):
         "is_applicant": is_applicant(u, app), "act_applicant": may_act_for_applicant(u, app),
         "can_review": u.can(Perm.PERMIT_REVIEW), "can_decide": u.can(Perm.PERMIT_DECIDE),
         "can_account": u.can(Perm.PERMIT_ACCOUNT), "can_appeal_record": u.can(Perm.PERMIT_APPEAL_RECORD),
-        "is_consultant": u.can(Perm.PERMIT_CONSULT),
+        "is_consultant": u.can(Perm.PERMIT_CONSULT), "is_design_engineer": is_design_engineer(u, app),
+        "people": case.parties.filter(user__isnull=False, role__in=list(services.LINKABLE_ROLES)).select_related("user"),
+        "linkable_roles": list(services.LINKABLE_ROLES.items()),
         "upload_tags": [(i.key, i.label) for i in ITEMS if i.by_upload] + list(OTHER_TAGS.items()),
-        "decision_form": DecisionForm(), "consultant_form": ConsultantForm(),
+        "decision_form": decision_form or DecisionForm(), "consultant_form": ConsultantForm(),
         "appeal_form": AppealForm(paper=u.can(Perm.PERMIT_APPEAL_RECORD)),
         "S": wf.Status, "today": timezone.localdate(), "schedule": fee_schedule_in_force(timezone.localdate()),
         "allowed": case.machine.transitions.get(case.status, frozenset()),
     }
-    return render(request, "permits/detail.html", ctx)
+    return render(request, "permits/detail.html", ctx, status=status)
 
 
 @require_perm()
@@ -164,8 +168,7 @@ def permit_document(request, number: str, doc_id: int):
 def permit_upload(request, number: str):
     app = permit_get_for_user(user=request.user, number=number)
     tag = request.POST.get("tag", "other")
-    consultant_report = request.user.can(Perm.PERMIT_CONSULT) and tag == "consultant_report"
-    if not (consultant_report or may_act_for_applicant(request.user, app)):
+    if not may_upload(request.user, app, tag):
         raise PermissionDenied("You may not add documents to this file.")
     if tag not in BY_KEY and tag not in OTHER_TAGS:
         tag = "other"
@@ -276,10 +279,19 @@ def permit_change_notify(request, number: str):
 @require_POST
 @require_perm(Perm.PERMIT_APPLY)
 def permit_start_record(request, number: str):
+    """The applicant's "Record start": the construction file's start, with its checks (§ 380-16 A–C, § 380-17 A;
+    issue 18), recording the § 380-10 K start on the permit when they pass."""
     app = _for_applicant(request, number)
-    return _do(request, app, lambda: services.project_start_record(
-        application=app, started_on=date_value(request.POST.get("started_on")), acting_user=request.user),
-        "Start of construction recorded.")
+
+    def start():
+        from stormwater.construction.services import construction_start
+
+        on = date_value(request.POST.get("started_on"))
+        project = getattr(app, "construction", None)
+        if project is None:
+            return services.project_start_record(application=app, started_on=on, acting_user=request.user)  # refused
+        return construction_start(project=project, on=on, acting_user=request.user)
+    return _do(request, app, start, "Start of construction recorded.")
 
 
 @require_POST
@@ -463,17 +475,47 @@ def permit_account_report(request, number: str):
 
 @require_POST
 @require_perm(Perm.PERMIT_DECIDE)
+@submit_once
 def permit_decide_view(request, number: str):
     app = permit_get_for_user(user=request.user, number=number)
     form = DecisionForm(request.POST)
-    if not form.is_valid():
-        messages.error(request, f"Decision not recorded: {form.errors.as_text()}")
-        return redirect("permit_detail", number=number)
-    d = form.cleaned_data
-    return _do(request, app, lambda: services.permit_decide(
-        application=app, kind=d["kind"], findings=d["findings"], standards=d["standards"],
-        conditions=d["conditions"].splitlines(), order_of_conditions=d["order_of_conditions"],
-        acting_user=request.user), "Decision recorded; the decision document is in the file.")
+    if form.is_valid():
+        d = form.cleaned_data
+        try:
+            services.permit_decide(application=app, kind=d["kind"], findings=d["findings"], standards=d["standards"],
+                                   conditions=d["conditions"].splitlines(), order_of_conditions=d["order_of_conditions"],
+                                   sheets=d["sheets"].splitlines(), acting_user=request.user)
+        except REFUSALS as e:
+            add_refusal(form, e)
+        else:
+            messages.success(request, "Decision recorded; the decision document is in the file.")
+            return redirect("permit_detail", number=number)
+    # Refused: the file again with what was typed and the error at its field (issue 16 "Forms").
+    return _detail_page(request, app, decision_form=form, status=400)
+
+
+@require_POST
+@require_perm(Perm.PERMIT_DECIDE)
+def permit_decide_preview(request, number: str):
+    """The decision (and the permit it issues) as the PDF it would be, marked as a preview; nothing is issued
+    (web/preview.py). Refused: the file again with the errors at the fields, as the act itself answers."""
+    app = permit_get_for_user(user=request.user, number=number)
+    form = DecisionForm(request.POST)
+    if form.is_valid():
+        d = form.cleaned_data
+        try:
+            docs = preview_documents(lambda: services.permit_decide(
+                application=app, kind=d["kind"], findings=d["findings"], standards=d["standards"],
+                conditions=d["conditions"].splitlines(), order_of_conditions=d["order_of_conditions"],
+                sheets=d["sheets"].splitlines(), acting_user=request.user), case=app.case)
+        except REFUSALS as e:
+            add_refusal(form, e)
+        else:
+            if docs:
+                name, pdf = docs[0]
+                return download(pdf, name=f"PREVIEW-{name.removesuffix('.pdf')}", ext="pdf")
+            form.add_error(None, "This decision issues no document to preview.")
+    return _detail_page(request, app, decision_form=form, status=400)
 
 
 @require_POST
@@ -566,3 +608,27 @@ def rule_hearings(request):
 def rule_hearing_notice(request, hearing_id: int):
     h = get_object_or_404(RuleHearing, pk=hearing_id)
     return download(documents.hearing_notice_pdf(h), name=f"rule-hearing-{h.pk}", ext="pdf")
+
+
+# --- the permit's people (issue 18) ------------------------------------------------------------------
+
+@require_POST
+@require_perm()
+def permit_party_link_view(request, number: str):
+    """The applicant (or staff) links a signed-up design engineer, contractor or agent to the permit."""
+    app = permit_get_for_user(user=request.user, number=number)
+    if not may_act_for_applicant(request.user, app):
+        raise PermissionDenied("Only the applicant or staff link people to this permit.")
+    return _do(request, app, lambda: services.permit_party_link(
+        application=app, who=request.POST.get("who", ""), role=request.POST.get("role", ""),
+        acting_user=request.user), "Linked to the permit.")
+
+
+@require_POST
+@require_perm()
+def permit_party_unlink_view(request, number: str, party_id: int):
+    app = permit_get_for_user(user=request.user, number=number)
+    if not may_act_for_applicant(request.user, app):
+        raise PermissionDenied("Only the applicant or staff change who is linked to this permit.")
+    return _do(request, app, lambda: services.permit_party_unlink(application=app, party_id=party_id,
+                                                                  acting_user=request.user), "No longer linked.")

@@ -49,11 +49,20 @@ def portal_parcel_search(request):
 
 @public
 def portal_parcel(request, parcel_id: str):
+    from stormwater.townconfig import town_config
+    from stormwater.utility.models import Account
+
     parcel = public_parcel_get(parcel_id=parcel_id)
     today = timezone.localdate()
+    # Paying online (issue 17): the processor's page for each account of the parcel, without an amount (balances
+    # are private: the processor's page asks for it, or the owner pays from the bill page signed in).
+    cfg = town_config()
+    pay = [(a, cfg.payment_url(account=a.number, amount=None)) for a in
+           Account.objects.filter(parcel=parcel).select_related("unit").order_by("number")] \
+        if cfg.payment_url_template else []
     return render(request, "portal/parcel.html", {
         "parcel": parcel, "pf": parcel_fee(parcel, as_of=today), "area": parcel_impervious(parcel, as_of=today),
-        "credits": public_credits(parcel=parcel, on=today), "today": today})
+        "credits": public_credits(parcel=parcel, on=today), "today": today, "pay": pay})
 
 
 @public

@@ -16,7 +16,9 @@ from stormwater.web.jsonapi import MAX_WHOLE, BadInput, amount, api_errors, date
 from .access import account_get_for_user
 from .ledger import account_position
 from .models import Demand, Payment
-from .selectors import aging_report
+from .forms import duplicate_message
+from .processor import processor_file_post
+from .selectors import aging_report, payment_duplicates
 from .services import (CollectionError, commitment_create, demand_serve, payment_batch_post,
                        payment_post, payment_reverse)
 
@@ -55,9 +57,18 @@ def api_payment_post(request):
         raise BadInput(f"account: no account {b.get('account')!r}")
     if b.get("amount") is None:
         raise BadInput("amount: required")
-    p = payment_post(account=acct, amount=amount(b["amount"], "amount"),
-                     received_on=date_field(b, "received_on"), method=b.get("method") or "check",
-                     reference=str(b.get("reference") or ""), acting_user=request.user)
+    confirm = b.get("confirm_duplicate", False)
+    if not isinstance(confirm, bool):
+        raise BadInput("confirm_duplicate: true or false")
+    how_much, received_on, reference = amount(b["amount"], "amount"), date_field(b, "received_on"), \
+        str(b.get("reference") or "")
+    dups = list(payment_duplicates(account=acct, amount=how_much, received_on=received_on, reference=reference))
+    if dups and not confirm:  # issue 16: the same payment twice? The caller confirms it is a second one.
+        raise BadInput("confirm_duplicate: " + duplicate_message(dups) + " Send confirm_duplicate: true to post it.",
+                       {"duplicates": [{"id": d.pk, "amount": fmt(d.amount), "received_on": str(d.received_on),
+                                        "reference": d.reference} for d in dups]})
+    p = payment_post(account=acct, amount=how_much, received_on=received_on, method=b.get("method") or "check",
+                     reference=reference, acting_user=request.user)
     return JsonResponse(payment_json(p), status=201)
 
 
@@ -65,7 +76,11 @@ def api_payment_post(request):
 @require_perm(Perm.PAYMENT_POST, api=True)
 @_errors
 def api_payment_batch(request):
-    """POST a lockbox CSV (multipart field "file", or the CSV as the request body)."""
+    """POST a lockbox CSV (multipart field "file", or the CSV as the request body); ``?format=processor``: the
+    online payment processor's daily file (its columns mapped by the town configuration; receivables.processor)."""
+    kind = request.GET.get("format", "lockbox")
+    if kind not in ("lockbox", "processor"):
+        raise BadInput("format: lockbox or processor")
     if request.content_type == "multipart/form-data":
         f = request.FILES.get("file")
         if f is None:
@@ -73,9 +88,10 @@ def api_payment_batch(request):
         content, name = f.read(), f.name
     else:
         content, name = request.body, request.headers.get("X-Filename", "upload.csv")
-    r = payment_batch_post(filename=name, content=content, acting_user=request.user)
+    post = processor_file_post if kind == "processor" else payment_batch_post
+    r = post(filename=name, content=content, acting_user=request.user)
     return JsonResponse({"posted": r.posted, "total": fmt(r.total), "already_posted": r.already_posted,
-                         "message": r.message}, status=200 if r.already_posted else 201)
+                         "skipped_rows": list(r.skipped), "message": r.message}, status=200 if r.already_posted else 201)
 
 
 @require_POST

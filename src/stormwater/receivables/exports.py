@@ -3,16 +3,21 @@ from __future__ import annotations
 
 
 COMMITMENT_MONEY = frozenset({"principal", "interest", "demand_charges", "total"})
+# parcel_id and owner are the unit's for an association unit (Ch. 295 Art. IV ¶G; issue 17); "unit" is blank
+# for a whole parcel.
 COMMITMENT_COLUMNS = ["parcel_id", "account", "owner", "address", "principal", "interest", "demand_charges", "total",
-                      "demand_served_on"]
+                      "demand_served_on", "unit"]
 
 
 def commitment_rows(commitment):
-    lines = commitment.lines.select_related("account__parcel__owner", "demand").order_by("account__number")
+    lines = (commitment.lines.select_related("account__parcel__owner", "account__unit__owner", "demand")
+             .order_by("account__number"))
     for line in lines.iterator(chunk_size=2000):
-        p = line.account.parcel
-        yield [p.parcel_id, line.account.number, p.owner.name if p.owner else "", p.address, str(line.principal),
-               str(line.interest), str(line.demand_charges), str(line.total), str(line.demand.served_on)]
+        a = line.account
+        owner = a.billed_owner
+        yield [a.property_id, a.number, owner.name if owner else "", a.parcel.address, str(line.principal),
+               str(line.interest), str(line.demand_charges), str(line.total), str(line.demand.served_on),
+               a.unit.unit if a.unit_id else ""]
 
 
 AGING_MONEY = frozenset({"current", "1-30", "31-60", "61-90", "over 90", "total"})

@@ -12,6 +12,11 @@ a file's ledger equal to the same payments posted one at a time.
 
 The same file (same bytes) posted twice posts nothing twice: its SHA-256 is unique. Posted twice at the
 same moment, the second waits for the first at the unique key and is told "already posted".
+
+A payment is a duplicate by its content — account, amount, day received and check/reference — whatever
+file carried it (issue 17: the same rows re-saved with CRLF line endings, and a bank's cumulative file
+carrying yesterday's rows again, used to post again). Such rows are skipped and named in the message; a
+file whose every row was posted before posts nothing and says "already posted".
 """
 from __future__ import annotations
 
@@ -31,11 +36,16 @@ from stormwater.utility.models import Account, Component, EntryKind, LedgerEntry
 
 from .models import Payment, PaymentBatch, PaymentMethod
 from .positions import AccountFilter, installment_figures
-from .services import (ALLOCATION_ORDER, ERR_AMOUNT, ERR_CLOSED, ERR_FUTURE, ERR_UNKNOWN_ACCOUNT, CollectionError,
-                       closed_through)
+from .services import (ALLOCATION_ORDER, ERR_CLOSED, ERR_FUTURE, ERR_UNKNOWN_ACCOUNT, CollectionError,
+                       closed_through, payment_amount_check)
 
 BATCH_COLUMNS = ("account", "amount", "received_on", "reference")
 MSG_ALREADY_POSTED = "This file was already posted on {at:%Y-%m-%d %H:%M} ({rows} payments): nothing posted again."
+MSG_ALL_POSTED = ("Every payment of this file ({rows}) was already posted (the same account, amount, date and "
+                  "reference): nothing posted again.")
+MSG_SKIPPED = ("{n} row{s} {were} already posted (the same account, amount, date and reference) and skipped: "
+               "rows {lines}.")
+SKIPPED_LINES_SHOWN = 50
 
 
 @dataclass
@@ -45,6 +55,7 @@ class BatchResult:
     total: Decimal
     already_posted: bool = False
     message: str = ""
+    skipped: tuple[int, ...] = ()  # the file's lines already posted before (duplicates by content), not posted
 
 
 class BatchRejected(CollectionError):
@@ -87,8 +98,7 @@ def _parse_batch(text: str) -> list[BatchRow]:
             if acct is None:
                 raise CollectionError(ERR_UNKNOWN_ACCOUNT.format(number=number))
             amount = to_decimal(r.get("amount"), field="amount")
-            if amount <= 0:
-                raise CollectionError(ERR_AMOUNT)
+            payment_amount_check(amount)
             if amount != round_cents(amount):
                 raise CollectionError("amount: must be in whole cents")
             try:
@@ -138,6 +148,15 @@ def payment_batch_post(*, filename: str, content: bytes, acting_user) -> BatchRe
     except UnicodeDecodeError:
         raise BatchRejected(["file: not UTF-8 text (CSV expected)"]) from None
     rows = _parse_batch(text)
+    # Lock the file's accounts (id order: no deadlock) before looking for earlier payments of the same content,
+    # so that two files carrying one payment at the same moment post it once.
+    ids = sorted({r.account.pk for r in rows})
+    list(Account.objects.select_for_update().filter(pk__in=ids).order_by("pk").values_list("pk", flat=True))
+    skipped = _posted_before(rows)
+    if len(skipped) == len(rows):
+        return BatchResult(None, 0, ZERO, already_posted=True, message=MSG_ALL_POSTED.format(rows=len(rows)),
+                           skipped=tuple(r.line for r in rows))
+    rows = [r for r in rows if r.line not in skipped]
     total = sum((r.amount for r in rows), ZERO)
     try:
         # The unique SHA-256 is the lock: a second post of the same file at the same moment waits here for
@@ -152,8 +171,26 @@ def payment_batch_post(*, filename: str, content: bytes, acting_user) -> BatchRe
         return _already_posted(prior)
     _post_rows(batch, rows, acting_user)
     audit_record(actor=acting_user, action="payment_batch.post", obj=batch,
-                 data={"filename": filename, "rows": len(rows), "total": fmt(total)})
-    return BatchResult(batch, len(rows), total, message=f"Posted {len(rows)} payments, ${fmt(total)}.")
+                 data={"filename": filename, "rows": len(rows), "total": fmt(total),
+                       "skipped_lines": sorted(skipped)})
+    message = f"Posted {len(rows)} payments, ${fmt(total)}."
+    if skipped:
+        lines = sorted(skipped)
+        shown = ", ".join(str(n) for n in lines[:SKIPPED_LINES_SHOWN]) + (" …" if len(lines) > SKIPPED_LINES_SHOWN
+                                                                          else "")
+        message += " " + MSG_SKIPPED.format(n=len(lines), s="s" if len(lines) != 1 else "",
+                                            were="were" if len(lines) != 1 else "was", lines=shown)
+    return BatchResult(batch, len(rows), total, message=message, skipped=tuple(sorted(skipped)))
+
+
+def _posted_before(rows: list[BatchRow]) -> set[int]:
+    """The lines of ``rows`` whose payment (account, amount, day received, reference) is already posted: one
+    query over the file's accounts and days."""
+    found = Payment.objects.filter(account_id__in={r.account.pk for r in rows},
+                                   received_on__in={r.received_on for r in rows})
+    posted = {(a, round_cents(amt), day, ref) for a, amt, day, ref in
+              found.values_list("account_id", "amount", "received_on", "reference")}
+    return {r.line for r in rows if (r.account.pk, r.amount, r.received_on, r.reference) in posted}
 
 
 def _post_rows(batch: PaymentBatch, rows: list[BatchRow], acting_user) -> None:

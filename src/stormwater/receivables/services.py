@@ -10,7 +10,7 @@ from django.db import transaction
 from stormwater.audit.services import actor_or_none as _user, audit_record
 from stormwater.rules.calendar import add_calendar_days, add_months
 from stormwater.rules.interest import interest_start
-from stormwater.rules.money import ZERO, fmt, round_cents, to_decimal
+from stormwater.rules.money import ZERO, fmt, fmt_display, round_cents, to_decimal
 from stormwater.utility.models import (DEAD_STATES, Account, Bill, BillRun, Component, EntryKind, Installment,
                                        LedgerEntry)
 from stormwater.utility.selectors import resolution_in_force
@@ -38,6 +38,38 @@ ALLOCATION_ORDER = (Component.DEMAND, Component.INTEREST, Component.PRINCIPAL)
 
 class CollectionError(ValueError):
     pass
+
+
+# The largest amount the ledger's money columns hold (utility.models.MONEY: 14 digits, 2 after the point).
+# An amount past it was once stored by SQLite (which does not enforce digits) and broke every page that read it.
+MONEY_COLUMN_MAX = Decimal("999999999999.99")
+ERR_TOO_LARGE = "{field}: {value} is too large (the ledger holds at most $999,999,999,999.99)"
+ERR_IMPLAUSIBLE = ("{field}: ${value} is above the plausibility limit of ${limit} (town configuration "
+                   "payment_plausible_max); check the amount")
+ERR_DUPLICATE = ("reference: check/reference {ref!r} for ${amount} received {day} was already posted to account "
+                 "{number} (payment {pk}); not posted again")
+
+
+def payment_amount_check(amount: Decimal, field: str = "amount") -> None:
+    """A payment's amount is greater than zero, fits the ledger's columns and is plausible (the town
+    configuration's ``payment_plausible_max``; issue 17). Raises CollectionError naming the field."""
+    from stormwater.townconfig import town_config
+
+    if amount <= 0:
+        raise CollectionError(ERR_AMOUNT)
+    if amount > MONEY_COLUMN_MAX:
+        raise CollectionError(ERR_TOO_LARGE.format(field=field, value=amount))
+    limit = town_config().payment_plausible_max
+    if amount > limit:
+        raise CollectionError(ERR_IMPLAUSIBLE.format(field=field, value=fmt_display(amount),
+                                                     limit=fmt_display(limit)))
+
+
+def payment_duplicate_of(*, account: Account, amount: Decimal, received_on: date, reference: str) -> Payment | None:
+    """An earlier payment with the same content — account, amount, day received and check/reference —
+    whatever file or screen carried it (issue 17: a payment is a duplicate by its content)."""
+    return Payment.objects.filter(account=account, amount=amount, received_on=received_on,
+                                  reference=reference).order_by("pk").first()
 
 
 
@@ -93,13 +125,18 @@ def payment_post(*, account: Account, amount: Decimal, received_on: date, method
                  batch_line: int | None = None) -> Payment:
     """Post a payment: interest brought up to date, then oldest installment first, demand charges →
     interest → principal; any overpayment stays as an unapplied credit balance."""
-    amount = round_cents(Decimal(amount))
-    if amount <= 0:
-        raise CollectionError(ERR_AMOUNT)
+    amount = round_cents(to_decimal(amount, field="amount"))
+    payment_amount_check(amount)
     if received_on > date.today():
         raise CollectionError(ERR_FUTURE.format(day=received_on))
     _check_open(received_on, "received_on")
     account = _lock(account)
+    reference = (reference or "").strip()
+    if reference:  # the same check posted twice (issue 17); a counter cash payment has no reference to match
+        prior = payment_duplicate_of(account=account, amount=amount, received_on=received_on, reference=reference)
+        if prior is not None:
+            raise CollectionError(ERR_DUPLICATE.format(ref=reference, amount=fmt(amount), day=received_on,
+                                                       number=account.number, pk=prior.pk))
     _materialize_interest(account, received_on, acting_user)
     payment = Payment.objects.create(account=account, amount=amount, received_on=received_on, method=method,
                                      reference=reference, batch=batch, batch_line=batch_line,
@@ -165,7 +202,10 @@ def payment_reverse(*, payment: Payment, reason: str, reversed_on: date | None =
 @transaction.atomic
 def demand_serve(*, account: Account, served_on: date, acting_user) -> Demand:
     """Serve a demand (Ch. 295 Art. IV billing ¶D): only once interest accrues; adds the demand charge
-    of the resolution in force (Chapter 189's amount, configuration)."""
+    of the resolution in force (Chapter 189's amount, configuration). A demand is dated the day it is mailed,
+    never a day to come (issue 17)."""
+    if served_on > date.today():
+        raise CollectionError(f"served_on: {served_on} is in the future (a demand is dated the day it is mailed)")
     _check_open(served_on, "served_on")
     account = _lock(account)
     pos = account_position(account, as_of=served_on)
@@ -196,15 +236,23 @@ def demand_serve(*, account: Account, served_on: date, acting_user) -> Demand:
 
 
 def commitment_due_on(demand: Demand) -> date:
-    """The first day a demanded amount may be committed: 14 days after mailing have passed."""
-    return demand.served_on + timedelta(days=DEMAND_TO_COMMITMENT_DAYS + 1)
+    """The first day a demanded amount may be committed (billing ¶D "unpaid 14 days after mailing"): the day
+    after the owner's last day to pay, the 14th day after mailing rolled forward past weekends and holidays
+    (MGL c.4 §9). One rule with ``calc deadline demand_to_commitment`` (rules.deadlines)."""
+    from stormwater.rules.deadlines import deadline
+
+    return deadline("demand_to_commitment", demand.served_on).due
 
 
 @transaction.atomic
 def commitment_create(*, tax_fiscal_year: int, committed_on: date, demands: list[Demand],
                       acting_user) -> Commitment:
     """Commit demanded amounts still unpaid 14 days after mailing to the Board of Assessors for the
-    next annual tax bill (billing ¶D). The amounts leave the stormwater account as lien entries."""
+    next annual tax bill (billing ¶D). The amounts leave the stormwater account as lien entries. A commitment
+    is dated the day it is made, never a day to come (issue 17)."""
+    if committed_on > date.today():
+        raise CollectionError(f"committed_on: {committed_on} is in the future (a commitment is dated the day it is "
+                              "made)")
     _check_open(committed_on, "committed_on")
     if not demands:
         raise CollectionError("Select at least one demand to commit.")
@@ -213,7 +261,9 @@ def commitment_create(*, tax_fiscal_year: int, committed_on: date, demands: list
     for demand in demands:
         if committed_on < commitment_due_on(demand):
             raise CollectionError(f"Account {demand.account.number}: the demand was mailed {demand.served_on}; it "
-                                  f"may be committed from {commitment_due_on(demand)} (14 days after mailing).")
+                                  f"may be committed from {commitment_due_on(demand)}, the day after the owner's last day to "
+                                  "pay (14 days after mailing, rolled past weekends and holidays; Ch. 295 Art. IV "
+                                  "billing ¶D, MGL c.4 §9).")
         if hasattr(demand, "commitment_line"):
             raise CollectionError(f"Account {demand.account.number}: this demand is already committed.")
         account = _lock(demand.account)

@@ -4,7 +4,9 @@ from . import api, views
 
 urlpatterns = [
     path("collections/", views.collections_home, name="collections_home"),
+    path("accounts/", views.account_list, name="account_list"),
     path("accounts/<str:number>/", views.account_statement, name="account_statement"),
+    path("payments/", views.payment_list, name="payment_list"),
     path("payments/<int:payment_id>/reverse/", views.payment_reverse_view, name="payment_reverse"),
     path("collections/demands/", views.demands, name="demands"),
     path("collections/demands/<int:demand_id>/pdf/", views.demand_pdf, name="demand_pdf"),

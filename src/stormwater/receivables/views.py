@@ -16,31 +16,46 @@ from stormwater.rules.money import fmt_usd
 from stormwater.utility.documents import render_pdf
 from stormwater.utility.models import Account, BillRun
 from stormwater.web.files import csv_response, download, table_response
+from stormwater.web.once import submit_once
 from stormwater.web.paging import paginate
 from stormwater.web.postdata import date_value
 
 from . import exports
-from .access import account_get_for_user
-from .forms import AsOfForm, BackBillForm, BatchForm, CloseForm, CommitForm, LienPaidForm, PaymentForm, ReverseForm
+from .access import account_get_for_user, accounts_for_user
+from .forms import (AsOfForm, BackBillForm, BatchForm, CloseForm, CommitForm, LienPaidForm, PaymentForm, ReverseForm,
+                    duplicate_message)
 from .ledger import account_position
+from .lists import AccountList, CommitmentMadeList, DemandServedList, PaymentList
+from .reportlists import AgingList, CommitmentList, DemandList
 from .models import Commitment, CommitmentLine, Demand, Payment
 from . import selectors
+from .processor import processor_file_post
 from .services import (BatchRejected, CollectionError, back_bill_issue, closed_through, commitment_create,
                        demand_serve, lien_paid_record, payment_batch_post, payment_post, payment_reverse,
                        period_close)
 
 
 @require_perm(Perm.PAYMENT_POST)
+@submit_once
 def collections_home(request):
     pay_form = PaymentForm(prefix="pay")
     batch_form = BatchForm(prefix="batch")
+    status = 200
     if request.method == "POST" and "pay-account" in request.POST:
-        pay_form = PaymentForm(request.POST, prefix="pay")
+        pay_form = PaymentForm(request.POST, prefix="pay", ask_duplicate="pay-confirm_duplicate" in request.POST)
         if pay_form.is_valid():
             cd = pay_form.cleaned_data
             acct = Account.objects.filter(number=cd["account"].strip()).first()
+            dups = list(selectors.payment_duplicates(account=acct, amount=cd["amount"], received_on=cd["received_on"],
+                                                     reference=cd["reference"])) if acct else []
             if acct is None:
                 pay_form.add_error("account", f"No account {cd['account']!r}.")
+            elif dups and not cd.get("confirm_duplicate"):
+                # The same payment entered twice? Ask, keeping what was typed (issue 16 "confirm").
+                pay_form = PaymentForm(request.POST, prefix="pay", ask_duplicate=True)
+                pay_form.is_valid()
+                pay_form.add_error("confirm_duplicate", duplicate_message(dups))
+                status = 400
             else:
                 try:
                     p = payment_post(account=acct, amount=cd["amount"], received_on=cd["received_on"],
@@ -54,7 +69,8 @@ def collections_home(request):
         if batch_form.is_valid():
             f = batch_form.cleaned_data["file"]
             try:
-                r = payment_batch_post(filename=f.name, content=f.read(), acting_user=request.user)
+                post = processor_file_post if batch_form.cleaned_data.get("kind") == "processor" else payment_batch_post
+                r = post(filename=f.name, content=f.read(), acting_user=request.user)
                 (messages.info if r.already_posted else messages.success)(request, r.message)
                 return redirect("collections_home")
             except BatchRejected as e:
@@ -62,7 +78,8 @@ def collections_home(request):
                     batch_form.add_error(None, err)
     return render(request, "receivables/home.html", {
         "pay_form": pay_form, "batch_form": batch_form, "closed_through": closed_through(),
-        "payments": Payment.objects.select_related("account", "batch", "reversal")[:25]})
+        "payments": Payment.objects.select_related("account", "batch", "reversal")[:25],
+        "payment_count": Payment.objects.count()}, status=status)
 
 
 @require_perm()
@@ -84,8 +101,14 @@ def payment_reverse_view(request, payment_id: int):
     form = ReverseForm(request.POST)
     if form.is_valid():
         try:
-            payment_reverse(payment=payment, reason=form.cleaned_data["reason"],
-                            reversed_on=form.cleaned_data["reversed_on"], acting_user=request.user)
+            if form.cleaned_data.get("returned_check"):
+                from stormwater.cashier.returns import returned_check_record
+
+                returned_check_record(payment=payment, reason=form.cleaned_data["reason"],
+                                      reversed_on=form.cleaned_data["reversed_on"], acting_user=request.user)
+            else:
+                payment_reverse(payment=payment, reason=form.cleaned_data["reason"],
+                                reversed_on=form.cleaned_data["reversed_on"], acting_user=request.user)
             messages.success(request, f"Payment {payment.pk} reversed.")
         except CollectionError as e:
             messages.error(request, str(e))
@@ -115,16 +138,15 @@ def demands(request):
         for e in errors:
             messages.error(request, e)
         return redirect("demands")
-    candidates = selectors.demand_report(as_of=as_of)
-    paged = paginate(request, candidates)  # the page and the totals in one statement
-    return render(request, "receivables/demands.html", {
-        "as_of": as_of, "totals": candidates.totals(), **paged,
-        "served": Demand.objects.select_related("account")[:100]})
+    lst = DemandList(request, accounts_for_user(user=request.user))
+    served = DemandServedList(request)
+    return lst.export_response() or served.export_response() or render(request, "receivables/demands.html", {
+        "as_of": lst.as_of, "lst": lst, "served": served})
 
 
 @require_perm(Perm.COLLECT)
 def demand_pdf(request, demand_id: int):
-    d = get_object_or_404(Demand.objects.select_related("account__parcel__owner", "resolution"), pk=demand_id)
+    d = get_object_or_404(Demand.objects.select_related("account__parcel__owner", "account__unit__owner", "resolution"), pk=demand_id)
     pos = account_position(d.account, as_of=d.served_on)
     return download(render_pdf("receivables/demand_pdf.html", {"d": d, "pos": pos}), name=f"demand-{d.pk}", ext="pdf")
 
@@ -143,18 +165,17 @@ def commitments(request):
             return redirect("commitment_detail", commitment_id=c.pk)
         except CollectionError as e:
             form.add_error(None, str(e))
-    candidates = selectors.commitment_report(as_of=as_of)
-    paged = paginate(request, candidates)  # the page and the totals in one statement
-    return render(request, "receivables/commitments.html", {
-        "as_of": as_of, "form": form, "totals": candidates.totals(), **paged,
-        "commitments": Commitment.objects.all()[:50]})
+    lst = CommitmentList(request, accounts_for_user(user=request.user))
+    made = CommitmentMadeList(request)
+    return lst.export_response() or made.export_response() or render(request, "receivables/commitments.html", {
+        "as_of": as_of, "form": form, "lst": lst, "made": made})
 
 
 @require_perm(Perm.COLLECT)
 def commitment_detail(request, commitment_id: int):
     c = get_object_or_404(Commitment, pk=commitment_id)
     return render(request, "receivables/commitment_detail.html", {
-        "c": c, "lines": c.lines.select_related("account__parcel__owner", "demand"), "form": LienPaidForm()})
+        "c": c, "lines": c.lines.select_related("account__parcel__owner", "account__unit__owner", "demand"), "form": LienPaidForm()})
 
 
 @require_perm(Perm.COLLECT)
@@ -164,7 +185,7 @@ def commitment_export(request, commitment_id: int, fmt: str):
     if fmt in ("csv", "xlsx"):
         return table_response(fmt, name=name, sheet=name, columns=exports.COMMITMENT_COLUMNS,
                               rows=exports.commitment_rows(c), money_columns=exports.COMMITMENT_MONEY)
-    lines = c.lines.select_related("account__parcel__owner", "demand")
+    lines = c.lines.select_related("account__parcel__owner", "account__unit__owner", "demand")
     return download(render_pdf("receivables/commitment_pdf.html", {"c": c, "lines": lines}), name=name, ext="pdf")
 
 
@@ -220,22 +241,39 @@ def aging_report(request, fmt: str = "html", which: str = "aging"):
     """Aging or the delinquency list as of a day: totals over every account, the rows a page at a time,
     the whole list streamed as CSV or Excel. Set-based (receivables.positions): a constant number of
     queries whatever the number of accounts."""
-    as_of = AsOfForm(request.GET).day()
-    report = (selectors.aging_report(as_of=as_of) if which == "aging"
-              else selectors.delinquency_report(as_of=as_of))
-    if fmt in ("csv", "xlsx"):
+    if fmt in ("csv", "xlsx"):  # the whole report (the older download URLs); the page's own is ?export=
+        as_of = AsOfForm(request.GET).day()
+        report = (selectors.aging_report(as_of=as_of) if which == "aging"
+                  else selectors.delinquency_report(as_of=as_of))
         name = f"{which}-{as_of}"
         return table_response(fmt, name=name, sheet=name, columns=exports.AGING_COLUMNS,
                               rows=exports.aging_rows(report), money_columns=exports.AGING_MONEY)
-    paged = paginate(request, report)  # the page and the totals in one statement
-    totals = report.totals()
+    lst = AgingList(request, accounts_for_user(user=request.user), which=which)
+    response = lst.export_response()
+    if response:
+        return response
+    totals = lst.report.totals()
     peak = max([v for v in totals.buckets.values() if v > 0] + [1])
     bars = [(k, v, int(280 * max(v, 0) / peak)) for k, v in totals.buckets.items()]
-    return render(request, "receivables/aging.html", {"as_of": as_of, "which": which, "totals": totals,
-                                                      "bars": bars, **paged})
+    return render(request, "receivables/aging.html", {"as_of": lst.as_of, "which": which, "totals": totals,
+                                                      "bars": bars, "lst": lst})
 
 
 @require_perm(Perm.BILLING_VIEW_ALL)
 def water_sewer_export(request, run_id: int):
     run = get_object_or_404(BillRun, pk=run_id)
     return csv_response(exports.WATER_SEWER_COLUMNS, exports.water_sewer_rows(run), name=f"water-sewer-import-run{run.pk}")
+
+
+@require_perm()
+def account_list(request):
+    """Every account the user may see (``accounts_for_user``) on the one list mechanism (``receivables.lists``)."""
+    lst = AccountList(request, accounts_for_user(user=request.user))
+    return lst.export_response() or render(request, "receivables/accounts.html", {"lst": lst})
+
+
+@require_perm(Perm.BILLING_VIEW_ALL)
+def payment_list(request):
+    """Every payment posted, with its reversal, on the one list mechanism: filters, totals, exports."""
+    lst = PaymentList(request)
+    return lst.export_response() or render(request, "receivables/payments.html", {"lst": lst})

@@ -31,16 +31,19 @@ def parse_date(v, name: str) -> date | None:
     try:
         return v if isinstance(v, date) else date.fromisoformat(str(v))
     except ValueError:
-        raise sv.ReliefError(f"{name}: {v!r} is not a date (YYYY-MM-DD)") from None
+        raise sv.ReliefError(f"{name}: {v!r} is not a date (YYYY-MM-DD)", field=name) from None
 
 
 def parse_money(v, name: str) -> Decimal | None:
     if v in (None, ""):
         return None
     try:
-        return Decimal(str(v).replace(",", "").replace("$", "").strip())
+        d = Decimal(str(v).replace(",", "").replace("$", "").strip())
     except InvalidOperation:
-        raise sv.ReliefError(f"{name}: {v!r} is not an amount") from None
+        raise sv.ReliefError(f"{name}: {v!r} is not an amount", field=name) from None
+    if not d.is_finite():
+        raise sv.ReliefError(f"{name}: {v!r} is not an amount", field=name)
+    return d
 
 
 def parse_datetime(v, name: str) -> datetime:

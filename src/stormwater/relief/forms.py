@@ -4,8 +4,9 @@ from django import forms
 
 from stormwater.rules.calendar import fmt_day
 from stormwater.rules.money import fmt_usd
+from stormwater.web.forms import CHOOSE, form_auto_id
 
-from .models import AbatementGround, Disposition
+from .models import AbatementGround, Decision, Disposition
 
 
 class CreditApplicationForm(forms.Form):
@@ -52,3 +53,35 @@ class LienAbatementForm(forms.Form):
     assessors_copy_on = forms.DateField(required=False, widget=forms.DateInput(attrs={"type": "date"}),
                                         label="Copy delivered to the Board of Assessors on")
     evidence = forms.FileField(required=False, label="Evidence (PDF, PNG or JPEG)")
+
+
+# --- the Director's written decisions (credits ¶E, billing ¶E) -------------------------------------------
+# Issue 16 "Forms": the page re-renders a refused decision with what was typed and the error at the field,
+# and no outcome is preselected on a legal act (CHOOSE first). The posted names are the JSON API's
+# (relief/actions.py reads them); the element ids carry the act's name (two forms can share a page).
+
+def _decisions():
+    return [CHOOSE, *Decision.choices]
+
+
+class CreditDecisionForm(forms.Form):
+    decision = forms.ChoiceField(choices=_decisions, label="Decision")
+    percent = forms.CharField(required=False, max_length=20, label="Percent of the fee granted (a grant in part)",
+                              widget=forms.TextInput(attrs={"inputmode": "decimal"}))
+    reasons = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}), label="Reasons",
+                              help_text="Required unless the credit is granted in full (credits ¶E).")
+
+
+class AbatementDecisionForm(forms.Form):
+    decision = forms.ChoiceField(choices=_decisions, label="Decision")
+    amount = forms.CharField(required=False, max_length=20, label="Amount abated ($, a grant in part)",
+                             widget=forms.TextInput(attrs={"inputmode": "decimal"}))
+    reasons = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}), label="Reasons",
+                              help_text="Required unless the abatement is granted in full (billing ¶E).")
+
+
+DECISION_FORMS = {"decide_credit": CreditDecisionForm, "decide_abatement": AbatementDecisionForm}
+
+
+def decision_form(action: str, data=None):
+    return DECISION_FORMS[action](data, auto_id=form_auto_id(action))

@@ -37,7 +37,12 @@ C, A, AP, L = wf.CreditStatus, wf.AbatementStatus, wf.AppealStatus, wf.LienStatu
 
 
 class ReliefError(ValueError):
-    """A refusal; the message names the rule (and the date) that refuses."""
+    """A refusal; the message names the rule (and the date) that refuses; ``field`` names the input it concerns
+    when there is one (a form shows it at that field: web/forms.py)."""
+
+    def __init__(self, message: str = "", field: str | None = None):
+        super().__init__(message)
+        self.field = field
 
 
 ERR_NO_POLICY = "No credit policy is in force on {on}: the Select Board's credit policy must be entered first (credits ¶A)."
@@ -49,6 +54,7 @@ ERR_MISSING_DOCS = "The application is not complete (credits ¶D). Missing: {ite
 ERR_NOTHING_MISSING = "Say what is missing from the application."
 ERR_PERCENT = "The credit granted must be more than 0% and less than the full credit of {full}% for a grant in part."
 ERR_REASONS = "A written decision must give its reasons."
+ERR_DECISION = "Choose the decision: granted in full, granted in part or denied."
 ERR_ABATEMENT_LATE = ("An abatement must be applied for within 30 days of the bill's issue date (Ch. 295 Art. IV "
                       "billing ¶E): bill {bill} was issued {issued}; the last day was {due}.")
 ERR_NOT_ISSUED = "Bill {bill} is not issued until {issued}."
@@ -339,6 +345,14 @@ def _grant(app: CreditApplication, *, percent: Decimal, on: date, by: str, basis
     return g
 
 
+def _decision(value: str) -> Decision:
+    """The decision chosen; none is assumed (issue 16: a legal act has no preselected outcome)."""
+    try:
+        return Decision(value)
+    except ValueError:
+        raise ReliefError(ERR_DECISION, field="decision") from None
+
+
 @transaction.atomic
 def credit_decide(*, application: CreditApplication, decision: str, reasons: str, acting_user,
                   percent: Decimal | None = None, on: date | None = None) -> CreditApplication:
@@ -346,18 +360,18 @@ def credit_decide(*, application: CreditApplication, decision: str, reasons: str
     on = _check_on(on)
     app = CreditApplication.objects.select_for_update().select_related("credit_type", "parcel", "case").get(
         pk=application.pk)
-    decision = Decision(decision)
+    decision = _decision(decision)
     full, basis = credit_full_percent(app.credit_type, app.parcel, on=on)
     if decision == Decision.GRANT_PART:
         percent = Decimal(percent) if percent is not None else None
         if percent is None or not (Decimal(0) < percent < full):
-            raise ReliefError(ERR_PERCENT.format(full=fmt_ratio(full)))
+            raise ReliefError(ERR_PERCENT.format(full=fmt_ratio(full)), field="percent")
     elif decision == Decision.GRANT:
         percent = full
     else:
         percent = None
     if decision != Decision.GRANT and not (reasons or "").strip():
-        raise ReliefError(ERR_REASONS)
+        raise ReliefError(ERR_REASONS, field="reasons")
     to = {Decision.GRANT: C.GRANTED, Decision.GRANT_PART: C.GRANTED_PART, Decision.DENY: C.DENIED}[decision]
     case_transition(case=app.case, to=to, acting_user=acting_user, on=on, why=reasons.strip() or decision.label,
                     data={"percent": str(percent) if percent is not None else None})
@@ -518,7 +532,11 @@ def abatement_decide(*, abatement: Abatement, decision: str, reasons: str, actin
     as the owner chose."""
     on = _check_on(on)
     ab = Abatement.objects.select_for_update().select_related("bill", "case").get(pk=abatement.pk)
-    decision = Decision(decision)
+    if ab.case.status != A.FILED:  # decided already, by the Department or the Select Board (issue 17)
+        raise ReliefError(f"Abatement {ab.case.number} was already decided ({ab.case.status_label}"
+                          + (f", ${fmt_display(ab.amount_granted)} abated" if ab.amount_granted else "")
+                          + "): nothing is decided or posted again.")
+    decision = _decision(decision)
     most = min(ab.amount_requested, bill_abatable(ab.bill))
     if decision == Decision.GRANT:
         amount = most
@@ -526,11 +544,11 @@ def abatement_decide(*, abatement: Abatement, decision: str, reasons: str, actin
         amount = round_cents(Decimal(amount)) if amount is not None else None
         if amount is None or not (ZERO < amount < ab.amount_requested) or amount > most:
             raise ReliefError(f"A grant in part must be more than $0 and less than the ${fmt_display(ab.amount_requested)} "
-                              f"requested (at most ${fmt_display(most)}).")
+                              f"requested (at most ${fmt_display(most)}).", field="amount")
     else:
         amount = None
     if decision != Decision.GRANT and not (reasons or "").strip():
-        raise ReliefError(ERR_REASONS)
+        raise ReliefError(ERR_REASONS, field="reasons")
     to = {Decision.GRANT: A.GRANTED, Decision.GRANT_PART: A.GRANTED_PART, Decision.DENY: A.DENIED}[decision]
     case_transition(case=ab.case, to=to, acting_user=acting_user, on=on, why=reasons.strip() or decision.label,
                     data={"amount": fmt(amount) if amount is not None else None})
@@ -740,6 +758,24 @@ def appeal_send_notice(*, appeal: Appeal, acting_user, on: date | None = None) -
     return ap
 
 
+def _dispose_related_abatement(ra: Abatement, *, retro: Decimal, on: date, appeal_number: str, acting_user) -> None:
+    """The abatement application named on a credit appeal, once the Select Board's credit is abated from its
+    bill (appeals ¶A), is decided by that decision: a pending one is closed as abated on appeal, with the sum
+    and the day, and its decision clock met, so that it cannot be granted again (issue 17)."""
+    ra = Abatement.objects.select_for_update().select_related("case", "bill").get(pk=ra.pk)
+    if ra.case.status == A.REVERSED_ON_APPEAL:
+        return
+    was_pending = ra.case.status == A.FILED
+    case_transition(case=ra.case, to=A.REVERSED_ON_APPEAL, acting_user=acting_user, on=on,
+                    why=f"Credit granted on appeal {appeal_number} abated ${fmt(retro)} of bill {ra.bill.number}")
+    if was_pending:
+        _meet(ra.case, wf.ABATEMENT_DECISION, on, f"Decided by the Select Board on appeal {appeal_number}",
+              acting_user)
+        ra.decided_on, ra.amount_granted = on, retro
+        ra.reasons = f"Abated by the Select Board's decision on appeal {appeal_number} (credit granted on appeal)."
+        ra.save(update_fields=["decided_on", "amount_granted", "reasons"])
+
+
 @transaction.atomic
 def appeal_close_hearing(*, appeal: Appeal, acting_user, on: date | None = None) -> Appeal:
     """The hearing concluded: the Select Board's 30 days to decide in writing start (appeals ¶A)."""
@@ -871,6 +907,8 @@ def appeal_decide(*, appeal: Appeal, outcome: str, findings: str, acting_user, a
                     ap.save(update_fields=["amount_abated"])
                     event_record(case=ra.case, kind="abatement", acting_user=acting_user, on=on,
                                  why=f"${fmt(retro)} abated: credit granted on appeal {ap.case.number}")
+                    _dispose_related_abatement(ra, retro=retro, on=on, appeal_number=ap.case.number,
+                                               acting_user=acting_user)
                     paras.append(f"The owner paid bill {ra.bill.number} in full and applied for its abatement "
                                  f"({ra.case.number}): the credit is also applied to that bill, abating "
                                  f"${fmt_display(retro)} (appeals ¶A).")

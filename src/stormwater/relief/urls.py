@@ -16,6 +16,7 @@ urlpatterns = [
     path(R + "documents/<int:doc_id>/", views.relief_document, name="relief_document"),
     path(R + "upload/", views.relief_upload, name="relief_upload"),
     path(R + "act/<str:action>/", views.relief_act, name="relief_act"),
+    path(R + "preview/<str:action>/", views.relief_preview, name="relief_preview"),
     # JSON API
     path("api/relief/", api.api_relief_list, name="api_relief_list"),
     path("api/relief/queue", api.api_relief_queue, name="api_relief_queue"),

@@ -17,12 +17,16 @@ from stormwater.cases.services import DocumentError, TransitionError
 from stormwater.parcels.selectors import parcel_get_for_user, parcels_for_user
 from stormwater.receivables.models import CommitmentLine
 from stormwater.utility.selectors import bill_get_for_user, bills_for_user
-from stormwater.web.files import document_response
+from stormwater.web.files import document_response, download
+from stormwater.web.forms import add_refusal
+from stormwater.web.once import submit_once
+from stormwater.web.preview import preview_documents
 
 from . import actions
 from . import services as sv
 from . import workflow as wf
-from .forms import AbatementForm, CreditApplicationForm, LienAbatementForm
+from .forms import DECISION_FORMS, AbatementForm, CreditApplicationForm, LienAbatementForm, decision_form
+from .lists import ReliefList
 from .models import AbatementGround, AppealOutcome, CreditType, Decision
 from .selectors import (abatement_windows, bill_abatable, bill_owed, detail_of, late_met, parcel_of, policy_in_force,
                         relief_case_get_for_user, relief_cases_for_user, work_queue)
@@ -32,15 +36,16 @@ FAIL = (sv.ReliefError, TransitionError, DocumentError, ValueError)
 
 @require_perm()
 def relief_home(request):
-    """Staff: the work queue (every running clock, due first; missed Town deadlines flagged).
-    Owners: their cases with their clocks, and where to apply."""
+    """Staff: the work queue (every running clock, due first; missed Town deadlines flagged), then every case on
+    the one list mechanism (``relief.lists``). Owners: their cases on the same list, and where to apply."""
     u = request.user
     staff = u.can(Perm.RELIEF_VIEW_ALL)
-    cases = relief_cases_for_user(u).order_by("-opened_at")[:200]
+    lst = ReliefList(request, relief_cases_for_user(u))
+    if (resp := lst.export_response()) is not None:
+        return resp
     queue = work_queue() if staff else []
-    mine = [(c, case_clocks(c, running_only=True)) for c in cases] if not staff else []
     return render(request, "relief/home.html", {
-        "staff": staff, "queue": queue, "cases": cases, "mine": mine, "can_apply": u.can(Perm.RELIEF_APPLY),
+        "staff": staff, "queue": queue, "lst": lst, "can_apply": u.can(Perm.RELIEF_APPLY),
         "missed": sum(1 for r in queue if r.missed), "today": timezone.localdate()})
 
 
@@ -149,8 +154,13 @@ def lien_new(request):
 
 @require_perm()
 def relief_detail(request, number: str):
+    case = relief_case_get_for_user(user=request.user, number=number)
+    return _detail_page(request, case)
+
+
+def _detail_page(request, case, *, refused: dict | None = None, status: int = 200):
+    """The case file; ``refused`` holds a refused act's bound form (what was typed, errors at the fields)."""
     u = request.user
-    case = relief_case_get_for_user(user=u, number=number)
     detail = detail_of(case)
     clocks = case_clocks(case)
     today = timezone.localdate()
@@ -163,6 +173,7 @@ def relief_detail(request, number: str):
         "allowed": case.machine.transitions.get(case.status, frozenset()), "decisions": Decision.choices,
         "grounds": dict(AbatementGround.choices), "appeal_outcomes": AppealOutcome.choices,
         "may_upload": actions.is_party(u, case) or u.can(Perm.RELIEF_REVIEW),
+        "forms": {name: decision_form(name) for name in DECISION_FORMS} | (refused or {}),
     }
     if case.kind == wf.CREDIT:
         ctx["missing"] = sv.credit_missing_documents(detail)
@@ -171,7 +182,7 @@ def relief_detail(request, number: str):
     if case.kind == wf.ABATEMENT:
         ctx["abatable"] = bill_abatable(detail.bill)
     ctx["appeal_window"] = next((cv for cv, _, _ in ctx["clocks"] if cv.clock.kind == wf.APPEAL_FILING), None)
-    return render(request, "relief/detail.html", ctx)
+    return render(request, "relief/detail.html", ctx, status=status)
 
 
 @require_perm()
@@ -210,15 +221,44 @@ def relief_upload(request, number: str):
 
 @require_POST
 @require_perm()
+@submit_once
 def relief_act(request, number: str, action: str):
     """One act on the case (the table in ``actions``): its own permission is checked there."""
     case = relief_case_get_for_user(user=request.user, number=number)
+    # A written decision refused comes back as the page again, with what was typed and the error at its field.
+    form = decision_form(action, request.POST) if action in DECISION_FORMS else None
+    if form is not None and not form.is_valid() and actions.may(request.user, case, action):
+        return _detail_page(request, case, refused={action: form}, status=400)
     try:
         out = actions.act(case=case, name=action, params=request.POST, user=request.user)
     except FAIL as e:
+        if form is not None:
+            add_refusal(form, e)
+            return _detail_page(request, case, refused={action: form}, status=400)
         messages.error(request, str(e))
     else:
         messages.success(request, f"{actions.ACTIONS[action].label}: done.")
         if action == "appeal":
             return redirect("relief_detail", number=out.case.number)
     return redirect("relief_detail", number=number)
+
+
+@require_POST
+@require_perm()
+def relief_preview(request, number: str, action: str):
+    """The written decision as the PDF it would be, marked as a preview; nothing is issued (web/preview.py).
+    Refused: the page again with the errors at the fields, as the act itself answers."""
+    case = relief_case_get_for_user(user=request.user, number=number)
+    if action not in DECISION_FORMS:
+        raise Http404("Only a written decision has a preview.")
+    form = decision_form(action, request.POST)
+    if form.is_valid():
+        try:
+            docs = preview_documents(lambda: actions.act(case=case, name=action, params=request.POST,
+                                                         user=request.user), case=case)
+        except FAIL as e:
+            add_refusal(form, e)
+        else:
+            name, pdf = next(((n, c) for n, c in docs if "-decision-" in n), docs[0])
+            return download(pdf, name=f"PREVIEW-{name.removesuffix('.pdf')}", ext="pdf")
+    return _detail_page(request, case, refused={action: form}, status=400)

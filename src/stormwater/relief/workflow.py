@@ -86,7 +86,10 @@ class AbatementStatus(models.TextChoices):
 A = AbatementStatus
 ABATEMENT_TRANSITIONS = {
     # billing ¶E: 60 days to deny, grant in full or grant in part, in writing.
-    A.FILED: frozenset({A.GRANTED, A.GRANTED_PART, A.DENIED, A.WITHDRAWN}),
+    # appeals ¶A: a credit reversed on appeal is also abated from a bill paid in full whose abatement the owner
+    # requested; that request is then disposed of by the Select Board's decision (issue 17: it stayed pending and
+    # could be granted a second time).
+    A.FILED: frozenset({A.GRANTED, A.GRANTED_PART, A.DENIED, A.WITHDRAWN, A.REVERSED_ON_APPEAL}),
     A.GRANTED: frozenset(),
     # appeals ¶A: a denial in whole or in part may be appealed and reversed.
     A.GRANTED_PART: frozenset({A.REVERSED_ON_APPEAL}),

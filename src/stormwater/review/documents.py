@@ -16,6 +16,18 @@ def _plot_uri(results: dict):
     return src
 
 
+def reviewer_contact(user) -> dict | None:
+    """The reviewer as printed on a review report or letter (issue 18): name, credentials (e.g. "PE MA No. 45678"),
+    role or firm, e-mail and telephone (the sign-up's registration, where there is one)."""
+    if user is None:
+        return None
+    reg = getattr(user, "registration", None) if hasattr(user, "registration") else None
+    return {"name": user.get_full_name() or user.username, "credentials": user.credentials,
+            "role": user.get_role_display(), "firm": reg.firm if reg else "", "email": user.email,
+            "phone": reg.phone if reg else ""}
+
+
 def review_pdf(review) -> bytes:
     view = report_view(review.results, plot_src=_plot_uri(review.results))
-    return render_pdf("review/report_pdf.html", {"review": review, "r": review.results, "v": view})
+    return render_pdf("review/report_pdf.html", {"review": review, "r": review.results, "v": view,
+                                                 "reviewer": reviewer_contact(review.created_by)})

@@ -180,6 +180,13 @@ def plan_load_text(text: str, *, name: str = "") -> tuple[dict, str]:
     stripped = text.lstrip("\ufeff").strip()
     if not stripped:
         raise PlanError("file: empty")
+    # Before either parser recurses (issue 20: a 100,000-deep JSON or YAML was a RecursionError traceback / 500).
+    from stormwater.web.jsonapi import BadInput, check_text
+
+    try:
+        check_text(stripped, field="file")
+    except BadInput as e:
+        raise PlanError(str(e)) from None
     if name.lower().endswith(".json") or stripped.startswith("{"):
         try:
             data = json.loads(stripped)
@@ -191,6 +198,8 @@ def plan_load_text(text: str, *, name: str = "") -> tuple[dict, str]:
 
         try:
             data = yaml.safe_load(stripped)
+        except RecursionError:  # block nesting deep enough to exhaust the parser
+            raise PlanError("file: nested too deeply") from None
         except yaml.YAMLError as e:
             mark = getattr(e, "problem_mark", None)
             where = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""

@@ -60,10 +60,13 @@ def review_get_for_user(*, user, review_id: int) -> Review:
 
 
 def case_get_for_review(*, user, number: str):
-    """The permit case a user may attach a review to: any case with PERMIT_VIEW_ALL, else one they are a party to."""
+    """The permit case a user may attach a review to: any case with PERMIT_VIEW_ALL, else one of the permits the
+    user sees as one of its people (``permits.selectors.permits_for_user``: the applicant, the owner, a linked design
+    engineer, the outside consultant engaged on it — issue 18: an engaged consultant was refused with 400)."""
     from stormwater.cases.models import Case
+    from stormwater.permits.selectors import permits_for_user
 
     qs = Case.objects.filter(number=number.strip())
     if not user.can(Perm.PERMIT_VIEW_ALL):
-        qs = qs.filter(parties__user=user)
+        qs = qs.filter(Q(parties__user=user) | Q(permit__in=permits_for_user(user).values("pk")))
     return qs.first()

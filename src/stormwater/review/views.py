@@ -17,6 +17,7 @@ from stormwater.web.files import download
 
 from .documents import review_pdf
 from .forms import BmpTableForm, RetireForm, ReviewForm, SwmmImportForm
+from .lists import ReviewList
 from .models import BmpTable
 from .plan import PlanError, plan_check, plan_load_text
 from .planform import (apply_row_action, blank_state, error_name, layout, plan_dict_from_state, state_from_plan_dict,
@@ -31,8 +32,9 @@ from .services import ReviewInputError, bmp_table_load, bmp_table_retire, review
 
 @require_perm(Perm.REVIEW_RUN)
 def review_list(request):
-    return render(request, "review/list.html", {"reviews": reviews_for_user(user=request.user)[:200],
-                                                "tables": bmp_tables_in_force()})
+    """Every review the user may see (``reviews_for_user``) on the one list mechanism (``review.lists``)."""
+    lst = ReviewList(request, reviews_for_user(user=request.user))
+    return lst.export_response() or render(request, "review/list.html", {"lst": lst, "tables": bmp_tables_in_force()})
 
 
 @require_perm(Perm.REVIEW_RUN)

@@ -126,17 +126,20 @@ def review_sheet_pdf(request, review_id: int, set_id: int):
     return document_response(s.document)
 
 
-def _letter_context(review):
+def _letter_context(review, user):
+    """The letter is the Town's, signed by the person who issues it (issue 18: the reviewer's name and contact)."""
+    from .documents import reviewer_contact
+
     comments = comments_of(review.case)
     rows = [s for s in review.results.get("standards", []) if s["status"] in ("fail", "not_assessable")]
     return {"review": review, "r": review.results, "comments": comments, "open_rows": rows,
-            "sets": sheet_sets_of(review.case)}
+            "sets": sheet_sets_of(review.case), "reviewer": reviewer_contact(user)}
 
 
 @require_perm(Perm.REVIEW_RUN)
 def review_letter(request, review_id: int):
     review = review_get_for_user(user=request.user, review_id=review_id)
-    return render(request, "review/letter.html", _letter_context(review))
+    return render(request, "review/letter.html", _letter_context(review, request.user))
 
 
 @require_perm(Perm.REVIEW_RUN)
@@ -144,7 +147,7 @@ def review_letter_pdf(request, review_id: int):
     from stormwater.utility.documents import render_pdf
 
     review = review_get_for_user(user=request.user, review_id=review_id)
-    return download(render_pdf("review/letter_pdf.html", _letter_context(review)),
+    return download(render_pdf("review/letter_pdf.html", _letter_context(review, request.user)),
                     name=f"review-letter-{review.pk}", ext="pdf")
 
 

@@ -12,9 +12,12 @@ Conventions (docs/relief.md "Clocks"):
 - "no less than 10 days prior to the hearing": the hearing date minus 10 days is the last day to
   send the notice; on a weekend or holiday it rolls *back* to the previous business day (the act
   must be done by then, so the date can only move earlier).
-- "unpaid 14 days after mailing" (the demand): the 14 days must have passed, so the first day the
-  amount may be committed is the 15th day after mailing; this is an earliest date, not a last day,
-  and does not roll (the same rule as ``receivables.services.commitment_due_on``).
+- "unpaid 14 days after mailing" (the demand, billing ¶D): the owner may pay through the 14th day after
+  mailing, a last day that rolls forward past a weekend or holiday like any other (MGL c.4 §9); the
+  Collector may commit from the day after that rolled last day, never earlier (issue 17: mailed
+  2026-12-11, the 14th day is Christmas, the owner pays through Mon 12-28, commitment from Tue 12-29).
+  ``due`` is that first day the Collector may commit; ``rule`` names both days (the same rule as
+  ``receivables.services.commitment_due_on``).
 """
 from __future__ import annotations
 
@@ -41,6 +44,7 @@ class ClockRule:
     roll: str = FORWARD
     party: str = TOWN           # who must act by the date (the Town's deadlines are flagged when missed)
     earliest: bool = False      # the date is the first day an act may be done, not a last day
+    after_last_day: bool = False  # the date is the day after the other party's (rolled) last day, ``days`` after
 
 
 CLOCKS: dict[str, ClockRule] = {r.name: r for r in (
@@ -61,7 +65,7 @@ CLOCKS: dict[str, ClockRule] = {r.name: r for r in (
     ClockRule("appeal_decision", "Select Board written decision", "Ch. 295 Art. IV appeals ¶A",
               "the conclusion of the hearing", days=30),
     ClockRule("demand_to_commitment", "First day the demanded amount may be committed to the tax bill",
-              "Ch. 295 Art. IV billing ¶D", "the mailing of the demand", days=15, roll=NONE, earliest=True),
+              "Ch. 295 Art. IV billing ¶D; MGL c.4 §9", "the mailing of the demand", days=14, roll=FORWARD, earliest=True, after_last_day=True),
     ClockRule("atb_appeal", "Last day to appeal to the Appellate Tax Board", "Ch. 295 Art. IV appeals ¶B; "
               "MGL c.4 §9", "the date of the Select Board's decision", months=3, party=OWNER),
 )}
@@ -74,10 +78,14 @@ class Deadline:
     due: date          # after rolling
     unrolled: date     # before rolling
     rule: str          # the rule in words, with its citation
+    owner_last_day: date | None = None  # for a clock that follows the owner's last day: that (rolled) day
 
     def as_json(self) -> dict:
-        return {"clock": self.clock, "start": self.start.isoformat(), "due": self.due.isoformat(),
-                "unrolled": self.unrolled.isoformat(), "rolled": self.due != self.unrolled, "rule": self.rule}
+        out = {"clock": self.clock, "start": self.start.isoformat(), "due": self.due.isoformat(),
+               "unrolled": self.unrolled.isoformat(), "rolled": self.due != self.unrolled, "rule": self.rule}
+        if self.owner_last_day is not None:
+            out["owner_last_day"] = self.owner_last_day.isoformat()
+        return out
 
 
 def _why_rolled(day: date) -> str:
@@ -103,6 +111,8 @@ def deadline(clock: str, start: date) -> Deadline:
     else:
         unrolled = start + timedelta(days=r.days)
         span = f"{r.days} days after {r.start_is} ({start.isoformat()})"
+    if r.after_last_day:
+        return _after_last_day(clock, r, start, unrolled)
     if r.roll == FORWARD:
         due = roll_forward(unrolled)
     elif r.roll == BACK:
@@ -122,6 +132,24 @@ def deadline(clock: str, start: date) -> Deadline:
     return Deadline(clock=clock, start=start, due=due, unrolled=unrolled, rule=f"{text} ({r.citation}).")
 
 
+def _after_last_day(clock: str, r: ClockRule, start: date, last_unrolled: date) -> Deadline:
+    """The first day the town may act once the owner's last day (``days`` after ``start``, rolled forward
+    past weekends and holidays, MGL c.4 §9) has passed: the day after it. ``unrolled`` is the day after
+    the unrolled last day (what the date would be without the roll)."""
+    last = roll_forward(last_unrolled)
+    due = last + timedelta(days=1)
+    text = (f"{r.label}: the owner's last day to pay is {r.days} days after {r.start_is} ({start.isoformat()})")
+    if last != last_unrolled:
+        text += (f", {last_unrolled.isoformat()}, {_why_rolled(last_unrolled)}, rolled forward to the next business "
+                 f"day {last.isoformat()}")
+    else:
+        text += f": {last.isoformat()}"
+    text += (f"; the first day the Collector may commit is the day after that last day: {due.isoformat()} "
+             f"(reading: the amount must remain unpaid through the owner's last day to pay)")
+    return Deadline(clock=clock, start=start, due=due, unrolled=last_unrolled + timedelta(days=1),
+                    rule=f"{text} ({r.citation}).", owner_last_day=last)
+
+
 def case_clock_terms(clock: str, *, start: date, hearing_date: date | None = None) -> tuple[int, bool]:
     """(length in calendar days from ``start``, roll forward?) so that a ``cases.Clock`` started on
     ``start`` falls due on the same day as ``deadline``.
@@ -139,6 +167,8 @@ def case_clock_terms(clock: str, *, start: date, hearing_date: date | None = Non
                              f"by {last.isoformat()}")
         return (last - start).days, False
     d = deadline(clock, start)
+    if r.after_last_day:  # an earliest day already rolled: the clock runs to it exactly
+        return (d.due - start).days, False
     return (d.unrolled - start).days, r.roll == FORWARD
 
 

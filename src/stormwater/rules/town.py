@@ -47,6 +47,11 @@ class TownConfig:
     gis_archive_max_mb: int = 1024
     gis_archive_max_ratio: int = 100
     gis_archive_max_members: int = 2000
+    # Imports (issue 20): an assessor row beyond these is refused as implausible (a typo or a units mistake), never
+    # stored. Longmeadow's largest parcels (the country club, conservation land) are a few hundred acres and its
+    # largest apartment buildings a few hundred units; a town with bigger ones raises the limit in town.toml.
+    import_max_lot_acres: int = 5000
+    import_max_dwelling_units: int = 2000
     # Two-factor sign-in (issue 14; not an ordinance rule but the town's security policy): the roles that must
     # sign in with an authenticator app (TOTP) as well as a password. On by default for the two roles that set
     # and move money: the DPW Director (rate resolutions, decisions, user accounts) and the Collector (payments,
@@ -83,14 +88,97 @@ class TownConfig:
     map_tile_url: str = ""
     map_tile_attribution: str = ""
 
+    # The Collector's office (issue 17). Municipal lien certificates (MGL c.60 §23: the Collector issues, within ten
+    # days of a written request, a certificate of every unpaid charge that is or may become a lien; the fee is set
+    # by the town as the statute allows). Demo value; the Collector sets it.
+    lien_certificate_fee: Decimal = Decimal("25.00")
+    # A check returned unpaid (MGL c.60 §57A allows a fee for a dishonoured check, added to what is owed): 0 = none.
+    # When set, reversing a returned check adds this charge to the account (receivables: returned-check charge).
+    returned_check_charge: Decimal = Decimal("0.00")
+    # General ledger export (issue 17): the town's chart of accounts, UMAS style (fund-account). These are
+    # placeholders for the Town Accountant's own codes; every line of the export names the code it used.
+    gl_fund: str = "6100"                       # the Stormwater Enterprise Fund / §53F½ account
+    gl_cash: str = "104000"                     # cash (Treasurer's deposits)
+    gl_receivable: str = "123400"               # stormwater user charges receivable
+    gl_credit_balances: str = "259000"          # overpayments held as credit balances (liability)
+    gl_tax_liens: str = "125000"                # utility liens added to the property tax
+    gl_fee_revenue: str = "424000"              # stormwater user charges (commitments of bills)
+    gl_interest_revenue: str = "417000"         # interest on overdue charges (Ch. 295 Art. IV billing ¶C)
+    gl_demand_revenue: str = "418000"           # demand charges (Chapter 189) and returned-check charges
+    gl_abatements: str = "424100"               # abatements (Ch. 295 Art. IV billing ¶E), a reduction of revenue
+
+    # Payments (issue 17: one lockbox row of $99,999,999,999,999.00 broke the office): a payment above this
+    # amount is refused, by row and column in a file, as a keying or file error. The ordinance sets no limit;
+    # Longmeadow's largest stormwater bill is a few thousand dollars, so $100,000 leaves room for a
+    # landlord paying many accounts in one check while catching a misplaced decimal point or a garbled file.
+    payment_plausible_max: Decimal = Decimal("100000.00")
+
+    # Bill runs (issue 17: FY2031 was issued in 2026 into closed books, FY2029 two and a half years early): a
+    # run's issue date must fall from this many months before its period's first day through this many months
+    # after its period's last day. Ch. 295 Art. IV ¶B has the fee billed for the period (at least annually,
+    # at most quarterly); the ordinance sets no window, so the town's: bills go out within the year before their
+    # period (a fiscal year's bills are mailed in its first months, or ahead of it), or late within a quarter after.
+    bill_issue_months_before_period: int = 12
+    bill_issue_months_after_period: int = 3
+
+    # The bill a resident can act on (issue 17). Where to send a check (the Collector's office at Town Hall) and
+    # how to reach the Division, printed on every bill; blank phone = not printed. public_url is the address
+    # residents reach this system at (the bill's QR code and links in mailed PDFs); blank = pages rendered for a
+    # web request use that request's address, and bills printed in the background carry no QR code.
+    remit_to: str = "Town of Longmeadow, Town Collector\n20 Williams Street\nLongmeadow, MA 01106"
+    division_phone: str = ""
+    public_url: str = ""
+    # Paying online (issue 17): the payment processor's hosted payment page, as a URL template with {account},
+    # {amount} (dollars, two decimals) and {bill}; the "Pay" button hands the resident off to it and no card data
+    # ever touches this system. Blank = no processor: no Pay button. Must be https.
+    payment_url_template: str = ""
+    # The processor's daily payment file (receivables/processor.py): which of its columns hold the account, the
+    # amount, the day the payment was made and the processor's confirmation number ("field=Header" each), and
+    # how its dates are written (a strftime pattern). Defaults: a common processor export.
+    processor_columns: tuple[str, ...] = ("account=Account Number", "amount=Amount", "received_on=Payment Date",
+                                          "reference=Confirmation Number")
+    processor_date_format: str = "%m/%d/%Y"
+
     def __post_init__(self):
         if not 1 <= self.staff_idle_minutes <= 24 * 60:
             raise ValueError("town configuration: staff_idle_minutes must be between 1 and 1440")
+        if not (0 <= self.bill_issue_months_before_period <= 120 and 0 <= self.bill_issue_months_after_period <= 120):
+            raise ValueError("town configuration: bill_issue_months_before/after_period must be 0 to 120 months")
+        if self.payment_url_template and not self.payment_url_template.startswith("https://"):
+            raise ValueError("town configuration: payment_url_template must start with https://")
+        if self.payment_url_template:
+            try:
+                self.payment_url_template.format(account="A", amount="1.00", bill="B")
+            except (KeyError, IndexError, ValueError):
+                raise ValueError("town configuration: payment_url_template may use only {account}, {amount} and "
+                                 "{bill}") from None
+        fields_mapped = {p.partition("=")[0].strip() for p in self.processor_columns if "=" in p}
+        if fields_mapped != {"account", "amount", "received_on", "reference"}:
+            raise ValueError("town configuration: processor_columns must map account, amount, received_on and "
+                             "reference, e.g. [\"account=Account Number\", …]")
+        if self.public_url and not self.public_url.startswith(("https://", "http://")):
+            raise ValueError("town configuration: public_url must start with https:// (or http://)")
+        if self.payment_plausible_max <= 0:
+            raise ValueError("town configuration: payment_plausible_max must be greater than zero")
         if not (-90 <= self.field_start_latitude <= 90 and -180 <= self.field_start_longitude <= 180):
             raise ValueError("town configuration: field_start_latitude/longitude must be WGS84 degrees")
         tiles = self.map_tile_url.strip()
         if tiles and tiles != "none" and not (tiles.startswith("https://") and "{z}" in tiles):
             raise ValueError('town configuration: map_tile_url must be "", "none" or an https:// URL with {z}/{x}/{y}')
+        if not (Decimal("0") <= self.lien_certificate_fee < Decimal("10000")
+                and Decimal("0") <= self.returned_check_charge < Decimal("10000")):
+            raise ValueError("town configuration: lien_certificate_fee and returned_check_charge must be "
+                             "between 0 and 9,999.99")
+
+    def payment_url(self, *, account: str, amount, bill: str = "") -> str | None:
+        """The processor's hosted page for paying ``amount`` on ``account`` (None without a processor)."""
+        if not self.payment_url_template:
+            return None
+        from urllib.parse import quote
+
+        return self.payment_url_template.format(account=quote(account, safe=""),
+                                                amount="" if amount is None else f"{amount:.2f}",
+                                                bill=quote(bill, safe=""))
 
     @property
     def field_start(self) -> tuple[float, float] | None:

@@ -73,24 +73,56 @@ def _val(v):
     return str(v)
 
 
+LAYERS = ("STM_Structure_pt", "STM_Structure_py", "STM_Line_ln", "STM_Subwatersheds_py")
+ERR_NO_FOLDER = "{name}: no such folder: nothing imported"
+ERR_NO_LAYERS = ("{name}: no inventory layers in the folder (looked for {layers} as .geojson, .gpkg or .json): "
+                 "nothing imported")
+ERR_NO_CRS = "{name}: the layer carries no coordinate reference system: nothing imported"
+
+
 def read_inventory(folder: str | Path) -> InventoryRead:
     """Read the UKY-style layers (STM_Structure_pt, STM_Structure_py, STM_Line_ln, STM_Subwatersheds_py)
     from a folder of GeoJSON/GeoPackage files. Lengths and areas in Massachusetts State Plane feet
-    would be wrong for Kentucky: they are computed in the layer's own UTM zone (estimate_utm_crs)."""
+    would be wrong for Kentucky: they are computed in the layer's own UTM zone (estimate_utm_crs).
+
+    Through the import pipeline (issue 20): the whole folder is read before anything is written; a missing or
+    empty folder, a file GDAL cannot read (truncated, damaged) or a layer without a CRS raises ``ImportRefused``
+    naming the folder or file. Points are stored as WGS84 latitude/longitude whatever the layer's CRS (a layer
+    in State Plane feet is reprojected, never stored as if its feet were degrees)."""
     import pyogrio
 
+    from stormwater.gis.overlay import LayerError, gdal_errors
+    from stormwater.imports.pipeline import ImportRefused, error
+
     folder = Path(folder)
+    if not folder.is_dir():
+        raise ImportRefused(folder.name, [error("no_folder", folder.name, ERR_NO_FOLDER.format(name=folder))])
     out = InventoryRead(source=str(folder))
+    found = []
 
     def layer(stem):
         for suffix in (".geojson", ".gpkg", ".json"):
             f = folder / f"{stem}{suffix}"
             if f.exists():
-                return pyogrio.read_dataframe(f)
+                found.append(f.name)
+                try:
+                    with gdal_errors(f):
+                        df = pyogrio.read_dataframe(f)
+                except LayerError as e:
+                    raise ImportRefused(f.name, [error("unreadable", f.name, str(e))]) from None
+                if len(df) and df.crs is None:
+                    raise ImportRefused(f.name, [error("no_crs", f.name, ERR_NO_CRS.format(name=f.name))])
+                return df
         return None
 
-    pts = layer("STM_Structure_pt")
-    subs = layer("STM_Subwatersheds_py")
+    layers = {stem: layer(stem) for stem in LAYERS}
+    if not found:
+        raise ImportRefused(folder.name, [error("no_layers", folder.name,
+                                                ERR_NO_LAYERS.format(name=folder.name, layers=", ".join(LAYERS)))])
+    pts = layers["STM_Structure_pt"]
+    if pts is not None and len(pts):
+        pts = pts.to_crs("EPSG:4326")  # latitude/longitude in degrees, whatever the layer's units
+    subs = layers["STM_Subwatersheds_py"]
     if subs is not None and len(subs):
         utm = subs.estimate_utm_crs()
         sp = subs.to_crs(utm)
@@ -120,16 +152,16 @@ def read_inventory(folder: str | Path) -> InventoryRead:
                 kind = STRUCTURE_KINDS.get(st.lower(), (st or "unknown").lower().replace(" ", "_"))
                 out.structures.append({"kind": kind, "lat": lat, "lon": lon, "owner": _val(row.get("Owner")),
                                        "external_id": _val(row.get("GlobalID"))})
-    polys = layer("STM_Structure_py")
+    polys = layers["STM_Structure_py"]
     if polys is not None and len(polys):
         # Footprints of basins and culverts: kept as structures (the point layer already holds each BMP once;
         # counting a basin's footprint too would double it in the MS4 inventory).
-        centroids = polys.to_crs(polys.estimate_utm_crs()).geometry.centroid.to_crs(polys.crs)
+        centroids = polys.to_crs(polys.estimate_utm_crs()).geometry.centroid.to_crs("EPSG:4326")
         for (_, row), c in zip(polys.iterrows(), centroids):
             code = _val(row.get("FeatureType")) or "unknown"
             out.structures.append({"lat": c.y, "lon": c.x, "owner": _val(row.get("Owner")),
                                    "external_id": _val(row.get("GlobalID")), "kind": f"footprint_{code.lower()}"})
-    lines = layer("STM_Line_ln")
+    lines = layers["STM_Line_ln"]
     if lines is not None and len(lines):
         lengths = lines.to_crs(lines.estimate_utm_crs()).geometry.length * 3.28083989501
         for lt, ln in zip(lines["LineType"], lengths):

@@ -32,6 +32,10 @@ class Site(models.Model):
     town_maintained = models.BooleanField(default=False)
     # § 380-14 D(1), D(3): easements "as necessary"; the Director may record that none is necessary.
     easements_not_required_reason = models.CharField(max_length=300, blank=True)
+    # who recorded that none is necessary, and when (issue 18: the certificate names them, staff or the Director)
+    easements_not_required_by = models.ForeignKey(USER, null=True, blank=True, on_delete=models.PROTECT,
+                                                  related_name="+")
+    easements_not_required_on = models.DateField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -133,3 +133,23 @@ def responsible_emails(site: Site) -> list[str]:
 
 def easements_recorded(site: Site) -> list[Easement]:
     return [e for e in site.easements.all() if e.recorded]
+
+
+def certifications_next_many(sites) -> dict[int, tuple[OMPlan, CertificationDue]]:
+    """Site pk → (its final O&M plan recorded with proof, the next annual certification due) for every site in
+    ``sites`` (a queryset), in two queries: the same rule as ``final_plan_recorded`` and ``next_certification``
+    (§ 380-14 B, C(2)(l)), for a list of sites (issue 16)."""
+    from .models import OMPlan
+
+    plans = (OMPlan.objects.filter(site__in=sites, final=True, recorded_on__isnull=False)
+             .order_by("site_id", "-version").prefetch_related("certifications"))
+    out: dict[int, tuple[OMPlan, CertificationDue]] = {}
+    for plan in plans:
+        if plan.site_id in out or not (plan.recorded and plan.proof_document_id):
+            continue
+        filed = {c.seq for c in plan.certifications.all()}
+        seq = 1
+        while seq in filed:
+            seq += 1
+        out[plan.site_id] = (plan, certification_period(plan, seq))
+    return out

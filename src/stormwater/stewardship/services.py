@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from stormwater.accounts.roles import Perm
 from stormwater.audit.services import audit_record
-from stormwater.cases.filing import filed_on
+from stormwater.cases.filing import after_today, filed_on
 from stormwater.cases.services import (TransitionError, case_document_add, case_document_generate, case_open,
                                        case_transition, clock_start, event_record)
 from stormwater.cases.selectors import case_clock
@@ -37,6 +37,8 @@ class StewardshipError(ValueError):
 
 ERR_PLAN_ITEMS = "The final O&M plan lacks required contents (§ 380-14 C): {items}."
 ERR_PLAN_NOT_FINAL = "Only the final, executed O&M plan is recorded (§ 380-14 B)."
+ERR_RECORDED_BEFORE_PERMIT = ("The O&M plan cannot have been recorded on {on:%Y-%m-%d}, before the permit was filed "
+                              "({permit}, filed {filed:%Y-%m-%d}): check the registry's recording date (§ 380-14 B).")
 ERR_RECORDING = ("Recording at the Hampden County Registry of Deeds needs the book and page or the document number, "
                  "the date recorded and the proof of recording (§ 380-14 B): missing {items}.")
 ERR_EASEMENT_FIELDS = "An easement states its purpose, location and grantor (§ 380-14 D(2), C(2)(d), C(2)(m))."
@@ -111,7 +113,9 @@ def easements_not_required(*, site: Site, reason: str, acting_user) -> Site:
     if not reason.strip():
         raise StewardshipError(ERR_NO_EASEMENT_REASON)
     site.easements_not_required_reason = reason.strip()
-    site.save(update_fields=["easements_not_required_reason"])
+    site.easements_not_required_by, site.easements_not_required_on = acting_user, _today()
+    site.save(update_fields=["easements_not_required_reason", "easements_not_required_by",
+                             "easements_not_required_on"])
     event_record(case=site.case, kind="easement", acting_user=acting_user, why=f"No easement necessary: {reason}")
     audit_record(actor=acting_user, action="stewardship.no_easement", obj=site, why=reason)
     return site
@@ -157,6 +161,15 @@ def om_plan_record(*, plan: OMPlan, recorded_on: date | None, acting_user, book:
         missing.append("the proof of recording")
     if missing:
         raise StewardshipError(ERR_RECORDING.format(items="; ".join(missing)))
+    # Issue 18: the final plan is recorded after it is executed for the permitted project (§ 380-14 B), so not before
+    # the permit application was filed, and not later than today.
+    future = after_today(recorded_on, what="date the O&M plan was recorded")
+    if future:
+        raise StewardshipError(future)
+    permit_filed = plan.site.permit.case.filed_on if plan.site.permit_id else None
+    if permit_filed and recorded_on < permit_filed:
+        raise StewardshipError(ERR_RECORDED_BEFORE_PERMIT.format(on=recorded_on, filed=permit_filed,
+                                                                 permit=plan.site.permit.case.number))
     proof = case_document_add(case=plan.site.case, upload=proof_upload, tag="om_recording",
                               title=f"Proof of recording, O&M plan v{plan.version}", acting_user=acting_user)
     plan.book, plan.page, plan.document_number = book.strip(), page.strip(), document_number.strip()
@@ -228,35 +241,75 @@ def bmp_add(*, site: Site, name: str, source_type: str, acting_user, region1_cat
     return b
 
 
+BMP_FIELDS = ("name", "source_type", "region1_category", "mapping_note", "latitude", "longitude", "treats",
+              "subwatershed", "owner")
+
+
+def _bmp_key(external_id: str, name: str, lat, lon) -> tuple:
+    """A BMP's identity in its source: the source's id (GlobalID); without one, its name and place."""
+    return ("id", external_id) if external_id else ("at", name, round(lat or 0, 7), round(lon or 0, 7))
+
+
 @transaction.atomic
-def inventory_import(*, site: Site, folder: str | Path, acting_user) -> InventoryImport:
+def inventory_import(*, site: Site, folder: str | Path, acting_user, data=None) -> InventoryImport:
     """Import a BMP and structure inventory from GIS files, mapping BMP types to EPA Region 1 categories
-    (stewardship.inventory). Reading happens before the writes; the writes are bulk."""
-    data = read_inventory(folder)
-    today = _today()
-    imp = InventoryImport.objects.create(site=site, source=data.source, imported_by=acting_user, counts={})
-    Bmp.objects.bulk_create([
-        Bmp(site=site, name=b["name"][:200], source_type=b["source_type"][:100], region1_category=b["category"],
-            mapping_note=b["note"][:300], latitude=b["lat"], longitude=b["lon"], treats=b["treats"][:300],
-            subwatershed=b["subwatershed"][:100], owner=b["owner"][:100], external_id=b["external_id"][:60],
-            source_import=imp, added_on=today) for b in data.bmps], batch_size=1000)
-    Structure.objects.bulk_create([
-        Structure(site=site, kind=s["kind"][:60], external_id=s["external_id"][:60], latitude=s["lat"],
-                  longitude=s["lon"], owner=s["owner"][:100], source_import=imp) for s in data.structures],
-        batch_size=2000)
+    (stewardship.inventory). Reading happens before the writes (``data``: already read); the writes are bulk.
+
+    Idempotent by source id (issue 20): a BMP or structure whose source id (GlobalID; without one, its name and
+    place) is already on the site is updated where the file differs, never added again — the same inventory
+    imported twice leaves the site as it was (outcome "unchanged" in the import record)."""
     from collections import Counter
 
+    from stormwater.imports.pipeline import content_checksum
+    from stormwater.imports.services import import_record_create
+
+    data = data or read_inventory(folder)
+    today = _today()
+    imp = InventoryImport.objects.create(site=site, source=data.source, imported_by=acting_user, counts={})
+    have = {_bmp_key(b.external_id, b.name, b.latitude, b.longitude): b for b in site.bmps.all()}
+    new_bmps, changed = [], []
+    for b in data.bmps:
+        vals = {"name": b["name"][:200], "source_type": b["source_type"][:100], "region1_category": b["category"],
+                "mapping_note": b["note"][:300], "latitude": b["lat"], "longitude": b["lon"],
+                "treats": b["treats"][:300], "subwatershed": b["subwatershed"][:100], "owner": b["owner"][:100]}
+        old = have.get(_bmp_key(b["external_id"][:60], vals["name"], b["lat"], b["lon"]))
+        if old is None:
+            new_bmps.append(Bmp(site=site, external_id=b["external_id"][:60], source_import=imp, added_on=today, **vals))
+        elif any(getattr(old, k) != v for k, v in vals.items()):
+            for k, v in vals.items():
+                setattr(old, k, v)
+            changed.append(old)
+    Bmp.objects.bulk_create(new_bmps, batch_size=1000)
+    if changed:
+        Bmp.objects.bulk_update(changed, BMP_FIELDS, batch_size=1000)
+    have_s = {("id", x) if x else ("at", k, round(la or 0, 7), round(lo or 0, 7))
+              for x, k, la, lo in site.structures.values_list("external_id", "kind", "latitude", "longitude")}
+    new_structures = [
+        Structure(site=site, kind=st["kind"][:60], external_id=st["external_id"][:60], latitude=st["lat"],
+                  longitude=st["lon"], owner=st["owner"][:100], source_import=imp) for st in data.structures
+        if (("id", st["external_id"][:60]) if st["external_id"] else
+            ("at", st["kind"][:60], round(st["lat"] or 0, 7), round(st["lon"] or 0, 7))) not in have_s]
+    Structure.objects.bulk_create(new_structures, batch_size=2000)
     imp.counts = {
-        "bmps": len(data.bmps), "bmps_by_category": dict(Counter(b["category"] or "(none)" for b in data.bmps)),
+        "bmps": len(data.bmps), "bmps_added": len(new_bmps), "bmps_updated": len(changed),
+        "structures_added": len(new_structures),
+        "bmps_by_category": dict(Counter(b["category"] or "(none)" for b in data.bmps)),
         "bmps_by_source_type": dict(Counter(b["source_type"] for b in data.bmps)),
         "structures": dict(Counter(s["kind"] for s in data.structures)), "lines": data.pipes,
         "subwatersheds": data.subwatersheds,
     }
     imp.save(update_fields=["counts"])
     event_record(case=site.case, kind="inventory", acting_user=acting_user,
-                 why=f"Inventory imported from {Path(str(folder)).name}: {len(data.bmps)} BMPs, "
-                     f"{len(data.structures)} structures", data={"import": imp.pk})
-    audit_record(actor=acting_user, action="stewardship.inventory_import", obj=imp, data={"bmps": len(data.bmps)})
+                 why=f"Inventory imported from {Path(str(folder)).name}: {len(new_bmps)} BMPs added, {len(changed)} "
+                     f"updated (of {len(data.bmps)}), {len(new_structures)} structures added", data={"import": imp.pk})
+    audit_record(actor=acting_user, action="stewardship.inventory_import", obj=imp,
+                 data={"bmps": len(data.bmps), "bmps_added": len(new_bmps), "bmps_updated": len(changed)})
+    import_record_create(
+        kind="bmp_inventory", source=f"{Path(str(folder)).name} → {site.case.number}", path=None,
+        content_checksum=content_checksum({"site": site.pk, "bmps": data.bmps, "structures": data.structures}),
+        outcome="applied" if (new_bmps or changed or new_structures) else "unchanged",
+        counts={k: imp.counts[k] for k in ("bmps", "bmps_added", "bmps_updated", "structures_added")},
+        report={"inventory_import": imp.pk}, acting_user=acting_user)
     return imp
 
 

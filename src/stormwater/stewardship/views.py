@@ -24,8 +24,11 @@ from stormwater.web.postdata import act, date_value, whole_value
 from . import selectors, services
 from .contents import OM_ITEMS
 from .inventory import REGION1_CATEGORIES
+from .lists import BmpList, SiteList
 from .models import EasementPurpose, MaintenanceKind, PartyRole
 from .reports import ms4_counts, ms4_csv
+
+MAP_POINTS = 2000  # markers drawn on a site's map; the BMP list below the map has every BMP
 
 
 def _dec(v):
@@ -62,26 +65,25 @@ def _owner_site(request, number):
 
 @require_perm()
 def site_list(request):
-    sites = selectors.sites_for_user(request.user).order_by("name")[:500]
-    today = timezone.localdate()
-    rows = []
-    for s in sites:
-        plan = selectors.final_plan_recorded(s)
-        rows.append((s, plan, selectors.next_certification(plan) if plan else None))
-    return render(request, "stewardship/list.html", {"rows": rows, "today": today,
-                                                     "can_manage": request.user.can(Perm.STEWARDSHIP)})
+    """Every site the user may see (``sites_for_user``) on the one list mechanism (``stewardship.lists``)."""
+    lst = SiteList(request, selectors.sites_for_user(request.user))
+    return lst.export_response() or render(request, "stewardship/list.html", {
+        "lst": lst, "can_manage": request.user.can(Perm.STEWARDSHIP)})
 
 
 @require_perm()
 def site_detail(request, number):
     site = _site(request, number)
+    bmp_list = BmpList(request, site)
+    if (resp := bmp_list.export_response()) is not None:
+        return resp
     plan = selectors.final_plan_recorded(site)
     bmps = site.bmps.all()
     ctx = {
         "site": site, "case": site.case, "plan": plan, "plans": site.plans.all(),
         "next_cert": selectors.next_certification(plan) if plan else None,
         "certs": plan.certifications.all() if plan else [], "parties": site.parties.all(),
-        "easements": site.easements.all(), "bmp_count": bmps.count(), "bmps": bmps[:200],
+        "easements": site.easements.all(), "bmp_count": bmps.count(), "bmps": bmps, "bmp_list": bmp_list,
         "structures": site.structures.count(), "imports": site.imports.all(),
         "notices": site.maintenance_notices.select_related("case"), "changes": site.ownership_changes.all(),
         "documents": site.case.documents.all(), "events": site.case.events.select_related("actor"),
@@ -90,7 +92,7 @@ def site_detail(request, number):
         "can_manage": request.user.can(Perm.STEWARDSHIP), "owner_acts": may_act_for_owner(request.user, site),
         "construction": getattr(site.permit, "construction", None) if site.permit_id else None,
         "map_points": [{"name": b.name, "cat": b.region1_category or "(none)", "lat": b.latitude, "lon": b.longitude}
-                       for b in bmps if b.latitude is not None][:2000],
+                       for b in bmps.filter(latitude__isnull=False)[:MAP_POINTS]], "map_limit": MAP_POINTS,
     }
     return render(request, "stewardship/detail.html", ctx)
 

@@ -80,6 +80,19 @@ class Account(models.Model):
     def __str__(self) -> str:
         return self.number
 
+    # Ch. 295 Art. IV ¶G: a unit of a property association is billed to its own owner for its percentage; what is
+    # addressed to the account (bills, demands, the commitment list for the Assessors) names that owner and the
+    # unit, never the association's owner of record and the master parcel alone (issue 17).
+    @property
+    def billed_owner(self):
+        """The unit's owner for an association unit, else the parcel's owner of record."""
+        return self.unit.owner if self.unit_id else self.parcel.owner
+
+    @property
+    def property_id(self) -> str:
+        """The parcel id, with the unit for an association unit (``04-01-1-UB``, as in the account number)."""
+        return f"{self.parcel.parcel_id}-U{self.unit.unit}" if self.unit_id else self.parcel.parcel_id
+
 
 class RunState(models.TextChoices):
     """Where a bill run is (issue 16 "preview, confirm, undo"). TRANSITIONS in utility/billrun.py."""

@@ -13,18 +13,17 @@ from stormwater.accounts.roles import Perm
 from stormwater.parcels.models import Parcel
 from stormwater.townconfig import town_config
 from stormwater.web.files import download
-from stormwater.web.paging import paginate
 
 from . import exports
 from .documents import bill_pdf
 from .forms import BillRunForm, ResolutionForm
+from .lists import BillList, BillRunList, ProblemList
 from .billrun import approval_refusal, gone_run_message, preparing_job
 from .models import Bill, BillRun, RateResolution, RunState
 from .proof import DIFFERENCE_KINDS, ProofDifferences
 from .selectors import bill_installments, bill_page_get_for_user, bills_for_user, parcel_fee, resolution_in_force
 from .services import (BillingError, bill_run_approve, bill_run_discard, bill_run_mark_mailed, bill_run_prepare_later,
                        bill_run_start, bill_run_void, resolution_adopt)
-from .selectors import billing_problems as billing_problems_of
 
 
 @require_perm(Perm.RATES_VIEW)
@@ -50,8 +49,10 @@ def resolution_new(request):
 
 @require_perm(Perm.BILLING_VIEW_ALL)
 def bill_run_list(request):
-    return render(request, "utility/runs.html", {"runs": BillRun.objects.select_related("resolution"),
-                                                 "can_run": request.user.can(Perm.BILLING_RUN)})
+    """Every bill run on the one list mechanism (``utility.lists.BillRunList``): period, state, issue dates."""
+    lst = BillRunList(request, BillRun.objects.all())
+    return lst.export_response() or render(request, "utility/runs.html", {
+        "lst": lst, "can_run": request.user.can(Perm.BILLING_RUN)})
 
 
 MSG_PREPARING = ("The proof of {label} is being prepared in the background (run {run}): its progress shows below, "
@@ -183,29 +184,35 @@ def bill_run_export(request, run_id: int, fmt: str):
 
 @require_perm()
 def bill_list(request):
-    page = Paginator(bills_for_user(user=request.user).order_by("-period_start", "number"), 50).get_page(
-        request.GET.get("page"))
-    return render(request, "utility/bills.html", {"page": page})
+    """Every bill the user may see (``bills_for_user``) on the one list mechanism (``utility.lists``)."""
+    lst = BillList(request, bills_for_user(user=request.user))
+    return lst.export_response() or render(request, "utility/bills.html", {"lst": lst})
 
 
 @require_perm()
 def bill_detail(request, number: str):
+    from stormwater.receivables.selectors import bill_standing
+
     bill = bill_page_get_for_user(user=request.user, number=number)
-    return render(request, "utility/bill_detail.html", {"bill": bill, "installments": bill_installments(bill)})
+    standing = bill_standing(bill, as_of=date.today())
+    pay_url = (town_config().payment_url(account=bill.account.number, amount=standing.remaining, bill=bill.number)
+               if standing.remaining > 0 else None)
+    return render(request, "utility/bill_detail.html", {"bill": bill, "installments": bill_installments(bill),
+                                                        "standing": standing, "pay_url": pay_url})
 
 
 @require_perm()
 def bill_download(request, number: str):
     bill = bill_page_get_for_user(user=request.user, number=number)
-    return download(bill_pdf(bill), name=f"stormwater-bill-{bill.number}", ext="pdf")
+    base = request.build_absolute_uri("/").rstrip("/")
+    return download(bill_pdf(bill, base_url=base), name=f"stormwater-bill-{bill.number}", ext="pdf")
 
 
 @require_perm(Perm.BILLING_RUN)
 def billing_problems(request):
     """Parcels the next bill run could not bill, with why (never a silent $0)."""
     today = date.today()
-    problems = billing_problems_of(as_of=today)
-    return render(request, "utility/problems.html", {"count": len(problems), "today": today,
-                                                     **paginate(request, problems)})
+    lst = ProblemList(request, as_of=today)
+    return lst.export_response() or render(request, "utility/problems.html", {"lst": lst, "today": today})
 
 

@@ -19,6 +19,7 @@ from stormwater.web.postdata import attempt
 
 from . import catalog, documents, selectors, services
 from .forms import FINDING_CHOICES, DecideForm, MeetingForm, parse_findings
+from .lists import MeetingList
 from .models import LidAnswer, PreApplicationMeeting
 
 def _ctx(request, app, **extra):
@@ -52,9 +53,23 @@ def workbench_checklist(request, number: str, checklist: str):
         raise Http404("No such checklist.")
     wb = selectors.workbench_for(app)
     rows = dict(wb["checklists"])[cl]
-    return render(request, "workbench/checklist.html", _ctx(request, app, checklist=cl, rows=rows,
+    return render(request, "workbench/checklist.html", _ctx(request, app, checklist=cl, sections=_sections(rows),
                                                              glance=wb["glance"], review=wb["review"],
                                                              documents=app.case.documents.all()))
+
+
+def _sections(rows):
+    """The checklist's rows by section — each group heading with the items below it — so that each section is
+    a form of its own (issue 16: one 9,435 px form of 301 inputs was too much to fill and to lose)."""
+    out: list[tuple[object, list]] = []
+    for e, s in rows:
+        if not s:
+            out.append((e, []))
+        else:
+            if not out:
+                out.append((None, []))
+            out[-1][1].append((e, s))
+    return [(head, items) for head, items in out if items]
 
 
 @require_POST
@@ -183,8 +198,11 @@ def workbench_decide(request, number: str):
 
 @require_perm()
 def meeting_list(request):
+    lst = MeetingList(request, selectors.meetings_for_user(request.user))
+    if (resp := lst.export_response()) is not None:
+        return resp
     return render(request, "workbench/meetings.html", {
-        "meetings": selectors.meetings_for_user(request.user), "form": MeetingForm(),
+        "lst": lst, "form": MeetingForm(),
         "can_review": request.user.can(Perm.PERMIT_REVIEW)})
 
 

@@ -57,6 +57,37 @@ class BillingError(Exception):
     """A bill run that cannot go ahead; the message says why."""
 
 
+ERR_ISSUE_CLOSED = ("issue_date: {day} is in a closed period (the books are closed through {through}): the run's "
+                    "charges would be posted inside it. Choose an issue date after {through}.")
+ERR_ISSUE_WINDOW = ("issue_date: {day} is outside the window for {label} (period {start} – {end}): its bills may be "
+                    "issued from {earliest} through {latest} (town configuration bill_issue_months_before_period = "
+                    "{before}, bill_issue_months_after_period = {after}).")
+
+
+def issue_date_refusal(*, period_label: str, period_start: date, period_end: date, issue_date: date) -> str | None:
+    """Why a run of the period may not be issued on ``issue_date``, or None (issue 17).
+
+    - Closed books (receivables.PeriodClose): a run's charges are posted effective on its issue date, and
+      nothing is posted on or before the day the books are closed through.
+    - The town's window around the period (``TownConfig.bill_issue_months_before_period`` / ``…_after_period``;
+      Ch. 295 Art. IV ¶B bills the fee for its period, the window is the town's policy).
+    """
+    from stormwater.receivables.services import closed_through
+    from stormwater.townconfig import town_config
+
+    through = closed_through()
+    if through and issue_date <= through:
+        return ERR_ISSUE_CLOSED.format(day=issue_date, through=through)
+    cfg = town_config()
+    earliest = add_months(period_start, -cfg.bill_issue_months_before_period)
+    latest = add_months(period_end, cfg.bill_issue_months_after_period)
+    if not earliest <= issue_date <= latest:
+        return ERR_ISSUE_WINDOW.format(day=issue_date, label=period_label, start=period_start, end=period_end,
+                                       earliest=earliest, latest=latest, before=cfg.bill_issue_months_before_period,
+                                       after=cfg.bill_issue_months_after_period)
+    return None
+
+
 def fiscal_year(fy: int) -> tuple[str, date, date]:
     """Massachusetts fiscal year FYnnnn: July 1 of the year before to June 30."""
     return f"FY{fy}", date(fy - 1, 7, 1), date(fy, 6, 30)

@@ -14,7 +14,7 @@ from stormwater.audit.services import actor_or_none, audit_record
 from stormwater.rules.money import ZERO, fmt, fmt_display
 
 from ..models import Account, Bill, BillRun, Component, EntryKind, Installment, LedgerEntry, RunState
-from .common import (ERR_MAY_NOT_APPROVE, ERR_MAY_NOT_ISSUE, ERR_NOT_PROOF, ERR_ONE_STEP_SECOND_APPROVER,
+from .common import (ERR_ISSUE_CLOSED, ERR_MAY_NOT_APPROVE, ERR_MAY_NOT_ISSUE, ERR_NOT_PROOF, ERR_ONE_STEP_SECOND_APPROVER,
                      ERR_SECOND_APPROVER, MSG_OPEN_PROOF, BillingError, BillRunResult, Log, Progress, _counts,
                      _locked, _result, _set_state, run_problems)
 from .prepare import bill_run_prepare, bill_run_start
@@ -83,6 +83,11 @@ def bill_run_approve(*, run: BillRun, acting_user) -> BillRunResult:
         refusal = approval_refusal(locked, acting_user)
         if refusal:
             raise BillingError(refusal)
+        from stormwater.receivables.services import closed_through
+
+        through = closed_through()  # the books may have been closed since the proof was prepared (issue 17)
+        if through and locked.issue_date <= through:
+            raise BillingError(ERR_ISSUE_CLOSED.format(day=locked.issue_date, through=through))
         _set_state(locked, RunState.ISSUED)
         locked.approved_at, locked.approved_by = timezone.now(), actor_or_none(acting_user)
         locked.save(update_fields=["state", "approved_at", "approved_by"])

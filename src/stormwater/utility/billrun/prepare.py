@@ -22,7 +22,7 @@ from ..models import (DEAD_STATES, Account, Bill, BillRun, BillRunChunk, BillRun
 from ..selectors import (ERR_NO_RESOLUTION, BillingProblem, ParcelFacts, assess_area, credits_in_force,
                          resolution_in_force)
 from .common import (CHUNK, ERR_PERIOD, BillingError, BillRunResult, Log, Progress, _counts, _current, _locked,
-                     _result, _set_state, installment_schedule, run_problems)
+                     _result, _set_state, installment_schedule, issue_date_refusal, run_problems)
 
 # --- start ------------------------------------------------------------------------------------------------
 
@@ -34,6 +34,10 @@ def bill_run_start(*, period_label: str, period_start: date, period_end: date, i
     """
     if period_start >= period_end:
         raise BillingError(ERR_PERIOD)
+    refusal = issue_date_refusal(period_label=period_label, period_start=period_start, period_end=period_end,
+                                 issue_date=issue_date)
+    if refusal:  # closed books, or outside the town's window around the period (issue 17)
+        raise BillingError(refusal)
     res = resolution_in_force(period_start)
     if res is None:
         raise BillingError(ERR_NO_RESOLUTION.format(day=period_start))

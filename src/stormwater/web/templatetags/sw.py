@@ -203,3 +203,13 @@ def can(user, perm: str) -> bool:
 def abs_money(value):
     """The size of an amount, for a difference shown with its own sign: -12.5 → 12.50."""
     return fmt_display(abs(Decimal(str(value)))) if value not in (None, "") else ""
+
+
+@register.simple_tag
+def submit_token():
+    """The hidden one-time token of a form of an irreversible act (web/once.py: the server runs it once)."""
+    from django.utils.html import format_html
+
+    from stormwater.web.once import FIELD, new_token
+
+    return format_html('<input type="hidden" name="{}" value="{}">', FIELD, new_token())

@@ -146,11 +146,12 @@ class Command(BaseCommand):
 
     def do_assessor(self, o):
         from stormwater.gis import assessor
-        from stormwater.gis.services import assessor_records_import
+        from stormwater.gis.services import assessor_file_import
 
         path, layer = overlay.parse_source(o["source"])
-        cols, rows = assessor.read_table(path, layer)
-        mapping = assessor.guess_mapping(cols) if not o["map"] else {}
+        mapping = {}
+        if not o["map"]:
+            mapping = assessor.guess_mapping(assessor.read_source(path, layer).columns)
         for m in o["map"]:
             target, sep, colspec = m.partition("=")
             if not sep or target not in assessor.TARGETS:
@@ -158,13 +159,13 @@ class Command(BaseCommand):
             mapping[target] = [c.strip() for c in colspec.split(",") if c.strip()]
         if o.get("lot_unit"):
             mapping["_lot_unit"] = o["lot_unit"]
-        records, problems = assessor.map_rows(rows, mapping)
-        res = assessor_records_import(records=records, problems=problems, source=o["source"], acting_user=None,
-                                      dry_run=o["dry_run"])
+        table, res = assessor_file_import(path=path, layer=layer, mapping=mapping, source=o["source"],
+                                          acting_user=None, dry_run=o["dry_run"])
         self._problems(res.problems)
         out = res.as_json()
         out.pop("problems")
-        out |= {"rows": len(rows), "records": len(records), "mapping": mapping}
+        out |= {"rows": len(table.rows), "records": len(res.created) + len(res.updated) + res.unchanged,
+                "mapping": mapping}
         self.stdout.write(json.dumps(out, indent=2))
 
     def do_eru(self, o):

@@ -32,8 +32,15 @@ class Command(BaseCommand):
         user = User.objects.filter(username=o["user"]).first() if o["user"] else None
         if o["user"] and user is None:
             raise CommandError(f"user: no user {o['user']!r}")
+        from stormwater.imports.pipeline import ImportRefused, read_text
+
+        try:  # the pipeline's reading rules (issue 20): encoding detected, a binary file named, never a traceback
+            text = read_text(path).text
+        except ImportRefused as e:
+            self.stderr.write(f"error: {'; '.join(p.message for p in e.problems)}")
+            raise SystemExit(2) from None
         try:
-            review = review_run(input_text=path.read_text(encoding="utf-8-sig"), input_name=path.name,
+            review = review_run(input_text=text, input_name=path.name,
                                 title=o["title"], case_number=o["case"], acting_user=user)
         except ReviewInputError as e:
             self.stderr.write(f"error: {e}")

@@ -1,6 +1,12 @@
-"""Import a BMP / structure inventory from a folder of GIS files into a site (new site if --site is absent)."""
-from django.core.management.base import BaseCommand, CommandError
+"""Import a BMP / structure inventory from a folder of GIS files into a site (new site if --site is absent).
 
+The whole folder is read and checked first (stormwater.imports pipeline, issue 20): a missing or empty folder or an
+unreadable layer is an error naming it, and no site is opened; opening the site and importing are one transaction.
+Importing the same inventory into the same site again adds nothing (BMPs are matched by their source id)."""
+from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
+
+from stormwater.stewardship.inventory import read_inventory
 from stormwater.stewardship.models import Site
 from stormwater.stewardship.services import inventory_import, site_open
 
@@ -14,12 +20,18 @@ class Command(BaseCommand):
         parser.add_argument("--name", default="Imported MS4 inventory")
 
     def handle(self, *args, folder, site=None, name="", **opts):
+        s = None
         if site:
             s = Site.objects.filter(case__number=site).first()
             if s is None:
                 raise CommandError(f"no site {site}")
-        else:
-            s = site_open(name=name, acting_user=None)
-        imp = inventory_import(site=s, folder=folder, acting_user=None)
-        self.stdout.write(f"{s.case.number}: {imp.counts['bmps']} BMPs by EPA Region 1 category "
+        try:
+            data = read_inventory(folder)
+            with transaction.atomic():
+                s = s or site_open(name=name, acting_user=None)
+                imp = inventory_import(site=s, folder=folder, acting_user=None, data=data)
+        except ValueError as e:
+            raise CommandError(str(e)) from None
+        self.stdout.write(f"{s.case.number}: {imp.counts['bmps']} BMPs ({imp.counts['bmps_added']} added, "
+                          f"{imp.counts['bmps_updated']} updated) by EPA Region 1 category "
                           f"{imp.counts['bmps_by_category']}; structures {imp.counts['structures']}")

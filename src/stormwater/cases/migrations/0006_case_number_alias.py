@@ -40,7 +40,7 @@ def renumber_construction_files(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('cases', '0004_clock_start_event'),
+        ('cases', '0005_party_roles_design_engineer_contractor'),
     ]
 
     operations = [

@@ -1,0 +1,79 @@
+"""The general ledger export (issue 17): the stormwater ledger's entries over a period summarised as a balanced
+journal by the town's account codes (UMAS style, ``fund-account``; the codes are ``TownConfig.gl_*``), as a file
+the finance system imports.
+
+Every ledger entry moves one side that belongs to the account holder — the receivable for principal, interest
+and demand components, the credit-balance liability for unapplied credit — against another side its kind names:
+a bill's commitment (fee revenue), interest (¶C) and demand charges (revenue), receipts and refunds (cash),
+abatements (¶E), liens committed to the tax bill (¶D). An entry that increases what is owed debits the holder's
+side; one that decreases it credits it. One SQL aggregate by (kind, component) reads the period.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
+
+from django.db.models import Count, Sum
+
+from stormwater.rules.money import ZERO, round_cents
+from stormwater.rules.town import TownConfig
+from stormwater.utility.models import Component, EntryKind, LedgerEntry
+
+GL_COLUMNS = ("period_start", "period_end", "account", "description", "debit", "credit", "entries")
+
+# The other side of an entry, by its kind (TownConfig field names).
+OTHER_SIDE = {
+    EntryKind.CHARGE: ("gl_fee_revenue", "Commitment of stormwater bills"),
+    EntryKind.INTEREST: ("gl_interest_revenue", "Interest (Ch. 295 Art. IV billing ¶C)"),
+    EntryKind.DEMAND: ("gl_demand_revenue", "Demand charges (billing ¶D)"),
+    EntryKind.PAYMENT: ("gl_cash", "Receipts"),
+    EntryKind.REVERSAL: ("gl_cash", "Receipts reversed (returned checks, mistakes)"),
+    EntryKind.REFUND: ("gl_cash", "Refunds paid"),
+    EntryKind.ABATEMENT: ("gl_abatements", "Abatements (billing ¶E)"),
+    EntryKind.LIEN: ("gl_tax_liens", "Committed to the tax bill as liens (billing ¶D)"),
+    EntryKind.CREDIT: ("gl_credit_balances", "Credit balances applied"),
+}
+
+
+def _holder_side(component: str) -> str:
+    return "gl_credit_balances" if component == Component.UNAPPLIED else "gl_receivable"
+
+
+@dataclass(frozen=True)
+class GLLine:
+    account: str
+    description: str
+    debit: Decimal
+    credit: Decimal
+    entries: int
+
+
+def gl_journal(*, start: date, end: date, cfg: TownConfig) -> list[GLLine]:
+    """The balanced journal of the ledger's entries effective ``start``–``end`` (inclusive)."""
+    code = lambda field: f"{cfg.gl_fund}-{getattr(cfg, field)}"  # noqa: E731
+    lines: list[GLLine] = []
+    rows = (LedgerEntry.objects.filter(effective_on__gte=start, effective_on__lte=end).values("kind", "component")
+            .annotate(s=Sum("amount"), n=Count("id")).order_by("kind", "component"))
+    for r in rows:
+        amount = round_cents(r["s"] or ZERO)
+        if amount == 0:
+            continue
+        other, label = OTHER_SIDE[r["kind"]]
+        holder = _holder_side(r["component"])
+        if other == holder:  # a move within the credit balances (applied credit's own half): no journal line
+            continue
+        what = f"{label} — {Component(r['component']).label.lower()}"
+        debit, credit = (holder, other) if amount > 0 else (other, holder)
+        a = abs(amount)
+        lines.append(GLLine(code(debit), what, a, ZERO, r["n"]))
+        lines.append(GLLine(code(credit), what, ZERO, a, r["n"]))
+    return lines
+
+
+def gl_rows(*, start: date, end: date, cfg: TownConfig):
+    lines = gl_journal(start=start, end=end, cfg=cfg)
+    for line in lines:
+        yield [start, end, line.account, line.description, line.debit, line.credit, line.entries]
+    yield [start, end, "", "Total", sum((x.debit for x in lines), ZERO), sum((x.credit for x in lines), ZERO),
+           sum(x.entries for x in lines) // 2]

@@ -1,0 +1,392 @@
+"""The Collector's office pages (issue 17). Thin: parse, call one service, render."""
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_POST
+
+from stormwater.accounts.access import require_perm
+from stormwater.accounts.roles import Perm
+from stormwater.receivables.access import account_get_for_user
+from stormwater.receivables.models import PaymentBatch
+from stormwater.receivables.services import CollectionError
+from stormwater.rules.money import fmt_display as fmt
+from stormwater.web.files import download, table_response
+from stormwater.web.paging import paginate
+
+from . import selectors
+from .documents import receipt_pdf
+from .forms import CloseBatchForm, DayForm, DepositForm, EmailForm, ReceiptForm, SearchForm
+from .models import BatchState, CashBatch, Deposit, Receipt, Tender
+from .services import DuplicateSuspected, cash_batch_close, deposit_create, receipt_email, receipt_post
+
+
+def _my_batch(user):
+    return CashBatch.objects.filter(cashier=user, state=BatchState.OPEN).first()
+
+
+@require_perm(Perm.PAYMENT_POST)
+def window(request):
+    """Find an account: by owner name, address, parcel id, bill number or account number."""
+    form = SearchForm(request.GET or None)
+    results = selectors.account_search(form.cleaned_data["q"]) if form.is_valid() else []
+    if len(results) == 1 and request.GET.get("go") != "list":
+        return redirect("cashier_account", number=results[0].number)
+    rows = [(a, selectors.account_owner_name(a)) for a in results]
+    return render(request, "cashier/window.html", {"form": form, "rows": rows, "searched": form.is_valid()
+                                                   and bool(form.cleaned_data["q"]), "batch": _my_batch(request.user),
+                                                   "limit": selectors.SEARCH_LIMIT})
+
+
+@require_perm(Perm.PAYMENT_POST)
+def account(request, number: str):
+    acct = account_get_for_user(user=request.user, number=number)
+    form = ReceiptForm(request.POST or None)
+    duplicate = None
+    if request.method == "POST" and form.is_valid():
+        cd = form.cleaned_data
+        try:
+            r = receipt_post(account=acct, amount=cd["amount"], tender=cd["tender"], received_on=cd["received_on"],
+                             reference=cd["reference"], payer=cd["payer"],
+                             confirm_duplicate=cd["confirm_duplicate"], acting_user=request.user)
+            messages.success(request, f"Receipt {r.number}: ${fmt(r.payment.amount)} posted to {acct.number}.")
+            return redirect("cashier_receipt", receipt_id=r.pk)
+        except DuplicateSuspected as e:
+            duplicate = e
+            data = request.POST.copy()
+            data["confirm_duplicate"] = "on"
+            form = ReceiptForm(data)
+            form.is_valid()
+        except CollectionError as e:
+            form.add_error(None, str(e))
+    due = selectors.amount_due(acct)
+    return render(request, "cashier/account.html", {
+        "account": acct, "owner": selectors.account_owner_name(acct), "due": due, "form": form,
+        "duplicate": duplicate, "batch": _my_batch(request.user),
+        "receipts": Receipt.objects.filter(payment__account=acct).select_related("payment__reversal")[:10]})
+
+
+@require_perm(Perm.PAYMENT_POST)
+def receipt(request, receipt_id: int):
+    r = get_object_or_404(Receipt.objects.select_related("payment__account__parcel", "batch__cashier"), pk=receipt_id)
+    return render(request, "cashier/receipt.html", {"r": r, "email_form": EmailForm()})
+
+
+@require_perm(Perm.PAYMENT_POST)
+def receipt_download(request, receipt_id: int):
+    r = get_object_or_404(Receipt.objects.select_related("payment__account__parcel__owner", "batch__cashier"),
+                          pk=receipt_id)
+    return download(receipt_pdf(r), name=f"receipt-{r.number}", ext="pdf")
+
+
+@require_POST
+@require_perm(Perm.PAYMENT_POST)
+def receipt_send(request, receipt_id: int):
+    r = get_object_or_404(Receipt, pk=receipt_id)
+    form = EmailForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "to: enter an e-mail address.")
+    else:
+        try:
+            receipt_email(receipt=r, to=form.cleaned_data["to"], acting_user=request.user)
+            messages.success(request, f"Receipt {r.number} queued for {form.cleaned_data['to']}.")
+        except CollectionError as e:
+            messages.error(request, str(e))
+    return redirect("cashier_receipt", receipt_id=r.pk)
+
+
+@require_perm(Perm.PAYMENT_POST)
+def batches(request):
+    qs = CashBatch.objects.select_related("cashier", "deposit")
+    if not request.user.can(Perm.COLLECT):
+        qs = qs.filter(cashier=request.user)
+    paged = paginate(request, qs)
+    return render(request, "cashier/batches.html", {"batches": paged["page"].object_list, **paged,
+                                                    "mine": _my_batch(request.user)})
+
+
+@require_perm(Perm.PAYMENT_POST)
+def batch_detail(request, batch_id: int):
+    b = get_object_or_404(CashBatch.objects.select_related("cashier", "deposit"), pk=batch_id)
+    if b.cashier_id != request.user.pk and not request.user.can(Perm.COLLECT):
+        raise Http404("No such batch.")
+    form = CloseBatchForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            cash_batch_close(batch=b, counted={t: form.cleaned_data[t] for t in Tender.values},
+                             acting_user=request.user)
+            b.refresh_from_db()
+            msg = f"Batch {b.number} closed: counted ${fmt(b.counted_total)}"
+            msg += "." if b.over_short == 0 else f", {'over' if b.over_short > 0 else 'short'} ${fmt(abs(b.over_short))}."
+            messages.success(request, msg)
+            return redirect("cashier_batch", batch_id=b.pk)
+        except (CollectionError, ValueError) as e:
+            form.add_error(None, str(e))
+    from .services import batch_expected
+
+    expected = batch_expected(b) if b.state == BatchState.OPEN else None
+    tenders = [(t.value, t.label, (expected or {}).get(t.value), b.counted.get(t.value), b.expected.get(t.value))
+               for t in Tender]
+    return render(request, "cashier/batch.html", {
+        "b": b, "form": form, "tenders": tenders,
+        "receipts": b.receipts.select_related("payment__account", "payment__reversal").order_by("id")})
+
+
+DEPOSIT_COLUMNS = ("deposit", "deposited_on", "bank_reference", "batches", "files", "expected", "bank_amount",
+                   "difference")
+
+
+@require_perm(Perm.COLLECT)
+def deposits(request, fmt_: str = "html"):
+    """The deposit reconciliation: closed batches and posted files (lockbox, processor) against the bank."""
+    if fmt_ in ("csv", "xlsx"):
+        lines = selectors.deposit_lines(Deposit.objects.all())
+        rows = ([line.deposit.number, line.deposit.deposited_on, line.deposit.bank_reference,
+                 line.batches_total, line.files_total, line.expected, line.deposit.bank_amount, line.difference]
+                for line in lines)
+        return table_response(fmt_, name="deposit-reconciliation", sheet="Deposits", columns=DEPOSIT_COLUMNS,
+                              rows=rows, money_columns=("batches", "files", "expected", "bank_amount", "difference"))
+    form = DepositForm(request.POST or None)
+    open_batches, open_files, older_files = selectors.undeposited()
+    if request.method == "POST" and form.is_valid():
+        cd = form.cleaned_data
+        try:
+            dep = deposit_create(
+                deposited_on=cd["deposited_on"], bank_amount=cd["bank_amount"], bank_reference=cd["bank_reference"],
+                batches=list(CashBatch.objects.filter(pk__in=_ids(request.POST.getlist("batch")))),
+                files=list(PaymentBatch.objects.filter(pk__in=_ids(request.POST.getlist("file")))),
+                acting_user=request.user)
+            line = selectors.deposit_lines([dep])[0]
+            if line.difference == 0:
+                messages.success(request, f"Deposit {dep.number} recorded: it reconciles (${fmt(line.expected)}).")
+            else:
+                messages.warning(request, f"Deposit {dep.number} recorded, but it does not reconcile: the bank "
+                                          f"credited ${fmt(dep.bank_amount)}, ${fmt(abs(line.difference))} "
+                                          f"{'more' if line.difference > 0 else 'less'} than the "
+                                          f"${fmt(line.expected)} deposited.")
+            return redirect("cashier_deposits")
+        except CollectionError as e:
+            form.add_error(None, str(e))
+    paged = paginate(request, Deposit.objects.all())
+    return render(request, "cashier/deposits.html", {"form": form, "open_batches": open_batches,
+                                                     "lines": selectors.deposit_lines(paged["page"].object_list),
+                                                     "open_files": open_files, "older_files": older_files,
+                                                     "file_days": selectors.UNDEPOSITED_FILE_DAYS, **paged})
+
+
+def _ids(values) -> list[int]:
+    return [int(v) for v in values if str(v).isdigit()]
+
+
+DAILY_COLUMNS = ("day", "source", "cashier_or_file", "tender", "count", "total")
+
+
+@require_perm(Perm.PAYMENT_POST)
+def daily(request, fmt_: str = "html"):
+    """The daily cash report: the window's receipts by cashier and tender, files posted, batches."""
+    day = DayForm(request.GET).value()
+    rep = selectors.daily_cash(day)
+    if fmt_ in ("csv", "xlsx"):
+        rows = [[day, "window", r["cashier"], r["tender_label"], r["count"], r["total"]] for r in rep.by_cashier]
+        rows += [[day, "file", f.filename, "", f.rows, f.total] for f in rep.files]
+        rows.append([day, "total", "", "", rep.receipts_count + sum(f.rows for f in rep.files), rep.total])
+        return table_response(fmt_, name=f"daily-cash-{day}", sheet="Daily cash", columns=DAILY_COLUMNS, rows=rows,
+                              money_columns=("total",))
+    return render(request, "cashier/daily.html", {"day": day, "rep": rep, "form": DayForm(initial={"day": day}),
+                                                  "tenders": [(t.label, rep.by_tender[t.value]) for t in Tender],
+                                                  "today": timezone.localdate()})
+
+
+# --- Refund vouchers --------------------------------------------------------------------------------------------
+
+@require_perm(Perm.COLLECT)
+def refunds(request):
+    from .forms import DecisionForm
+    from .models import RefundVoucher
+
+    paged = paginate(request, RefundVoucher.objects.select_related("account", "requested_by", "decided_by"))
+    return render(request, "cashier/refunds.html", {
+        "vouchers": paged["page"].object_list, **paged,
+        "can_approve": request.user.can(Perm.REFUND_APPROVE), "decision_form": DecisionForm()})
+
+
+@require_perm(Perm.COLLECT)
+def refund_new(request, number: str):
+    from .forms import RefundRequestForm
+    from .refunds import refund_request, refundable
+
+    acct = account_get_for_user(user=request.user, number=number)
+    owner = selectors.account_owner_name(acct)
+    can = refundable(acct)
+    form = RefundRequestForm(request.POST or None, initial={
+        "amount": can if can > 0 else None, "payee": owner,
+        "payee_address": (acct.parcel.owner.mailing_address if acct.parcel.owner else "")})
+    if request.method == "POST" and form.is_valid():
+        cd = form.cleaned_data
+        try:
+            v = refund_request(account=acct, amount=cd["amount"], payee=cd["payee"], payee_address=cd["payee_address"],
+                               reason=cd["reason"], acting_user=request.user)
+            messages.success(request, f"Refund voucher {v.number} for ${fmt(v.amount)}: waiting for a second "
+                                      "person's approval.")
+            return redirect("cashier_refunds")
+        except CollectionError as e:
+            form.add_error(None, str(e))
+    return render(request, "cashier/refund_new.html", {"account": acct, "owner": owner, "form": form,
+                                                       "refundable": can})
+
+
+@require_POST
+@require_perm(Perm.REFUND_APPROVE)
+def refund_decide(request, voucher_id: int, decision: str):
+    from .forms import DecisionForm
+    from .models import RefundVoucher
+    from .refunds import refund_approve, refund_reject
+
+    v = get_object_or_404(RefundVoucher, pk=voucher_id)
+    form = DecisionForm(request.POST)
+    note = form.cleaned_data["note"] if form.is_valid() else ""
+    fn = refund_approve if decision == "approve" else refund_reject
+    try:
+        fn(voucher=v, note=note, acting_user=request.user)
+        messages.success(request, f"Voucher {v.number} {'approved: the refund is posted' if fn is refund_approve else 'rejected'}.")
+    except CollectionError as e:
+        messages.error(request, str(e))
+    return redirect("cashier_refunds")
+
+
+# --- General ledger export ------------------------------------------------------------------------------------
+
+@require_perm(Perm.COLLECT)
+def gl_export(request, fmt_: str = "html"):
+    from stormwater.townconfig import town_config
+
+    from .forms import RangeForm
+    from .gl import GL_COLUMNS, gl_journal, gl_rows
+
+    today = timezone.localdate()
+    form = RangeForm(request.GET or None, initial={"start": today.replace(day=1), "end": today})
+    cfg = town_config()
+    if not form.is_valid():
+        if fmt_ != "html":
+            return redirect("cashier_gl")
+        return render(request, "cashier/gl.html", {"form": form, "cfg": cfg})
+    start, end = form.cleaned_data["start"], form.cleaned_data["end"]
+    if fmt_ in ("csv", "xlsx"):
+        return table_response(fmt_, name=f"general-ledger-{start}-{end}", sheet="Journal", columns=GL_COLUMNS,
+                              rows=gl_rows(start=start, end=end, cfg=cfg), money_columns=("debit", "credit"))
+    lines = gl_journal(start=start, end=end, cfg=cfg)
+    return render(request, "cashier/gl.html", {
+        "form": form, "cfg": cfg, "lines": lines, "start": start, "end": end,
+        "debits": sum((x.debit for x in lines), 0), "credits": sum((x.credit for x in lines), 0)})
+
+
+# --- Municipal lien certificates (MGL c.60 §23) ------------------------------------------------------------------
+
+def _parcel_or_error(form):
+    from stormwater.parcels.models import Parcel
+
+    parcel = Parcel.objects.filter(parcel_id=form.cleaned_data["parcel_id"].strip()).first()
+    if parcel is None:
+        form.add_error("parcel_id", "No such parcel.")
+    return parcel
+
+
+@require_perm(Perm.COLLECT)
+def liens(request):
+    """The Collector's list: requests with their ten-day clock, a counter request, the issued certificates."""
+    from stormwater.townconfig import town_config
+
+    from .forms import CounterLienRequestForm
+    from .liens import lien_certificate_request
+    from .models import LienCertificate
+
+    form = CounterLienRequestForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        parcel = _parcel_or_error(form)
+        if parcel is not None:
+            cd = form.cleaned_data
+            try:
+                cert = lien_certificate_request(parcel=parcel, requester_name=cd["requester_name"],
+                                                requester_role=cd["requester_role"],
+                                                requester_email=cd["requester_email"], channel=cd["channel"],
+                                                fee_reference=cd["fee_reference"], acting_user=request.user)
+                messages.success(request, f"Request {cert.number} recorded: to issue by {cert.due_on}.")
+                return redirect("cashier_lien", cert_id=cert.pk)
+            except CollectionError as e:
+                form.add_error(None, str(e))
+    certs = LienCertificate.objects.select_related("parcel")
+    paged = paginate(request, certs.filter(issued_on__isnull=False).order_by("-issued_on", "-id"))
+    return render(request, "cashier/liens.html", {
+        "form": form, "open": certs.filter(issued_on__isnull=True).order_by("due_on", "id"),
+        "issued": paged["page"].object_list, **paged,
+        "fee": town_config().lien_certificate_fee, "today": timezone.localdate()})
+
+
+def _cert_for(request, cert_id: int):
+    from .models import LienCertificate
+
+    cert = get_object_or_404(LienCertificate.objects.select_related("parcel", "requested_by", "issued_by"), pk=cert_id)
+    if not request.user.can(Perm.COLLECT) and cert.requested_by_id != request.user.pk:
+        raise Http404("No such certificate.")
+    return cert
+
+
+@require_perm()
+def lien_detail(request, cert_id: int):
+    from .liens import lien_certificate_issue
+
+    cert = _cert_for(request, cert_id)
+    if request.method == "POST":
+        if not request.user.can(Perm.COLLECT):
+            raise Http404("No such certificate.")
+        try:
+            lien_certificate_issue(cert=cert, fee_reference=request.POST.get("fee_reference", ""),
+                                   acting_user=request.user)
+            messages.success(request, f"Certificate {cert.number} issued.")
+            return redirect("cashier_lien", cert_id=cert.pk)
+        except CollectionError as e:
+            messages.error(request, str(e))
+    return render(request, "cashier/lien.html", {"c": cert, "f": cert.figures, "staff": request.user.can(Perm.COLLECT),
+                                                 "today": timezone.localdate()})
+
+
+@require_perm()
+def lien_pdf(request, cert_id: int):
+    from .documents import certificate_pdf
+
+    cert = _cert_for(request, cert_id)
+    if not cert.issued_on:
+        raise Http404("Not issued yet.")
+    return download(certificate_pdf(cert), name=cert.number, ext="pdf")
+
+
+@require_perm()
+def lien_request_online(request):
+    """Anyone signed in (a buyer, a closing attorney, an owner) may request a certificate online."""
+    from stormwater.townconfig import town_config
+
+    from .forms import LienRequestForm
+    from .liens import lien_certificate_request
+    from .models import LienCertificate, LienChannel
+
+    form = LienRequestForm(request.POST or None, initial={"requester_email": request.user.email,
+                                                          "requester_name": request.user.get_full_name()})
+    if request.method == "POST" and form.is_valid():
+        parcel = _parcel_or_error(form)
+        if parcel is not None:
+            cd = form.cleaned_data
+            try:
+                cert = lien_certificate_request(parcel=parcel, requester_name=cd["requester_name"],
+                                                requester_role=cd["requester_role"],
+                                                requester_email=cd["requester_email"], channel=LienChannel.ONLINE,
+                                                acting_user=request.user)
+                messages.success(request, f"Request {cert.number} received. The Collector issues the certificate by "
+                                          f"{cert.due_on} (MGL c.60 §23) once the ${fmt(cert.fee)} fee is paid.")
+                return redirect("cashier_lien", cert_id=cert.pk)
+            except CollectionError as e:
+                form.add_error(None, str(e))
+    mine = LienCertificate.objects.filter(requested_by=request.user).select_related("parcel")[:50]
+    return render(request, "cashier/lien_request.html", {"form": form, "mine": mine,
+                                                         "fee": town_config().lien_certificate_fee})

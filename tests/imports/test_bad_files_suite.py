@@ -1,0 +1,178 @@
+"""The bad-files suite (issue 20 "Done when"): each kind of file towns receive, through the CLI and through the web
+(upload → check as a job → import), with the named error or the documented outcome, and nothing changed in the
+database when nothing should."""
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from stormwater.parcels.models import Owner, Parcel
+
+from .conftest import GOOD_ASSESSOR
+
+pytestmark = pytest.mark.django_db
+
+MAP = {"parcel_id": "PID", "address": "ADDR", "owner_name": "OWNER", "owner_address": ["OWN_ST", "OWN_CITY"],
+       "land_use_code": "LUC", "dwelling_units": "UNITS", "lot_size": "LOT"}
+CUT = GOOD_ASSESSOR[:-12]
+CUMULATIVE = GOOD_ASSESSOR + "P-4,7 Test St,Bo Baker,7 Test St,\"Longmeadow, MA 01106\",101,1,9000\n"
+
+
+def xlsx_with_title_rows(path):
+    import openpyxl
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.append(["Town of Longmeadow — FY2027 assessment"])
+    ws.merge_cells("A1:H1")
+    ws.append([])
+    for line in GOOD_ASSESSOR.strip().splitlines():
+        import csv
+
+        ws.append(next(csv.reader([line])))
+    wb.save(path)
+
+
+# name, bytes (or a writer), expected: ("error", text in the message) or ("ok", {parcel_id: address}, created count)
+CASES = {
+    "truncated": ("cut.csv", CUT.encode(), ("error", "row 4 (5 of 8 fields)")),
+    "crlf": ("crlf.csv", GOOD_ASSESSOR.replace("\n", "\r\n").encode(), ("ok", 0)),
+    "utf8_bom": ("bom.csv", b"\xef\xbb\xbf" + GOOD_ASSESSOR.encode(), ("ok", 0)),
+    "latin1": ("latin1.csv", GOOD_ASSESSOR.replace("1 Test St,Ann", "1 Café St,Ann").encode("latin-1"), ("ok", 0)),
+    "excel_title_rows": ("book.xlsx", xlsx_with_title_rows, ("ok", 0)),
+    "empty": ("empty.csv", b"", ("error", "the file is empty")),
+    "header_only": ("header.csv", GOOD_ASSESSOR.splitlines()[0].encode() + b"\n", ("error", "no data rows")),
+    "duplicated": ("dup.csv", (GOOD_ASSESSOR + GOOD_ASSESSOR.split("\n", 1)[1]).encode(), ("ok", 0)),
+    "cumulative": ("cumulative.csv", CUMULATIVE.encode(), ("ok", 1)),
+    "geopackage_named_csv": ("parcels.csv", b"SQLite format 3\x00" + b"\x00" * 500, ("error", "GeoPackage")),
+    "corrupt_xlsx": ("broken.xlsx", b"PK\x03\x04" + b"\x00" * 100, ("error", "not a readable Excel workbook")),
+    "negative_lot": ("neg.csv", GOOD_ASSESSOR.replace(",10000\nP-2", ",-10000\nP-2").encode(), ("error", "row 2 (LOT)")),
+    "huge_lot": ("huge.csv", GOOD_ASSESSOR.replace(",10000\nP-2", ",1e400\nP-2").encode(), ("error", "row 2 (LOT)")),
+}
+
+
+def write(tmp_path, name, content):
+    p = tmp_path / name
+    if callable(content):
+        content(p)
+    else:
+        p.write_bytes(content)
+    return p
+
+
+def state():
+    return sorted(Parcel.objects.values_list("parcel_id", "address", "owner__name", "land_use_code", "dwelling_units",
+                                            "lot_sqft")), Owner.objects.count()
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_through_the_cli(assessed, tmp_path, case):
+    name, content, expect = CASES[case]
+    before = state()
+    path = write(tmp_path, name, content)
+    args = ["gis", "assessor", str(path)]
+    for k, v in MAP.items():
+        args += ["--map", f"{k}={','.join(v) if isinstance(v, list) else v}"]
+    if expect[0] == "error":
+        with pytest.raises(CommandError) as e:
+            call_command(*args)
+        assert name in str(e.value) and expect[1] in str(e.value)
+        assert state() == before
+    else:
+        call_command(*args)
+        assert Parcel.objects.count() == 3 + expect[1]
+        _check_outcome(case, before)
+
+
+def _check_outcome(case, before):
+    p1 = Parcel.objects.get(parcel_id="P-1")
+    assert p1.address == ("1 Café St" if case == "latin1" else "1 Test St")
+    assert (p1.owner.name, p1.dwelling_units, p1.lot_sqft) == ("Ann Able", 1, Decimal("10000.00"))
+    if case not in ("latin1", "cumulative"):
+        assert state() == before
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_through_the_web(assessed, personas, client_for, run_worker, tmp_path, case):
+    from stormwater.gis.models import GisImport
+
+    name, content, expect = CASES[case]
+    before = state()
+    path = write(tmp_path, name, content)
+    c = client_for(personas["assessor"])
+    with path.open("rb") as f:
+        r = c.post("/gis/imports/new/", {"kind": "assessor", "files": f})
+    if case == "empty":  # the upload form itself refuses an empty file (Django's FileField): nothing is stored
+        assert r.status_code == 200 and "The submitted file is empty." in r.content.decode()
+        assert not GisImport.objects.exists() and state() == before
+        return
+    assert r.status_code == 302
+    gi = GisImport.objects.get()
+    page = c.get(f"/gis/imports/{gi.pk}/")
+    assert page.status_code == 200
+    post = {"source": f"{name}|", "lot_unit": "sqft"} | {f"map_{k}": v for k, v in MAP.items()}
+    assert c.post(f"/gis/imports/{gi.pk}/", post).status_code == 302
+    run_worker()
+    gi.refresh_from_db()
+    page = c.get(f"/gis/imports/{gi.pk}/").content.decode()
+    if expect[0] == "error":
+        assert gi.status == "failed" and expect[1] in gi.report["error"]
+        from django.utils.html import escape
+
+        assert escape(expect[1]) in page
+        assert state() == before
+    else:
+        assert gi.status == "checked", gi.report
+        assert c.post(f"/gis/imports/{gi.pk}/commit/").status_code == 302
+        run_worker()
+        gi.refresh_from_db()
+        assert gi.status == "imported" and gi.report["created"] == expect[1]
+        _check_outcome(case, before)
+
+
+# GIS layers through the web: upload → map → check (a job) → the page shows the named error (nothing can be imported)
+# or, for good layers, what the survey does to the bill.
+LAYER_CASES = {
+    "metres_as_feet": ({"scale": 0.3048}, "10.76× smaller than the Assessors"),
+    "degrees_as_feet": ({"scale": 0.0001, "origin": (-725800.0, 420500.0)}, "look like degrees"),
+    "empty_impervious": ({"buildings": False}, "no features with area"),
+    "good": ({}, None),
+}
+
+
+@pytest.mark.parametrize("case", LAYER_CASES)
+def test_gis_layers_through_the_web(assessed, personas, client_for, run_worker, tmp_path, case):
+    from django.utils.html import escape
+
+    from stormwater.gis.models import GisImport
+    from stormwater.gis.selectors import upload_sources
+    from stormwater.parcels.models import ImperviousSurvey
+
+    from .conftest import write_town
+
+    kw, message = LAYER_CASES[case]
+    gpkg = write_town(tmp_path / "town.gpkg", **kw)
+    c = client_for(personas["staff"])
+    with gpkg.open("rb") as f:
+        assert c.post("/gis/imports/new/", {"kind": "layers", "files": f}).status_code == 302
+    gi = GisImport.objects.get()
+    names = [s["layer"] for s in upload_sources(gi) if s["geometry_type"]]
+    post = {"parcels": "town.gpkg|parcels", "id_field": "PID", "name": "Web survey", "surveyed_on": "2026-05-01"}
+    for i, n in enumerate(names):
+        post[f"role_{i}"] = {"row": "right_of_way", "parcels": ""}.get(n, "impervious")
+        post[f"name_{i}"] = n
+    assert c.post(f"/gis/imports/{gi.pk}/", post).status_code == 302
+    run_worker()
+    gi.refresh_from_db()
+    page = c.get(f"/gis/imports/{gi.pk}/")
+    assert page.status_code == 200
+    html = page.content.decode()
+    if message is None:
+        assert gi.status == "checked" and "What this survey does to the bill" in html
+        assert gi.report["comparison"]["parcels_impervious_changed"] == 2
+    else:
+        assert gi.status == "failed" and message in gi.report["error"] and escape(message) in html
+        assert "3. Import" not in html
+    assert ImperviousSurvey.objects.count() == 0
