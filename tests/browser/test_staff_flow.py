@@ -64,5 +64,7 @@ def test_an_owner_sees_their_own_bill_only(page, live_server, demo_town, shot, l
     assert "Your parcels" in text and "Your bills" in text
     shot("06-owner-home")
     menu(page, "Parcels")
+    page.wait_for_url(re.compile(r"/parcels/"))
+    page.locator("tbody tr").first.wait_for()
     rows = page.locator("tbody tr").count()
     assert rows == 2

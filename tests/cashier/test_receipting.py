@@ -26,6 +26,18 @@ def test_find_an_account_every_way(billed):
     assert account_search("zzz-nobody") == []
 
 
+def test_the_bill_stubs_scanline_finds_its_account(billed):
+    """The scanline printed on the bill's stub (utility/scanline.py) read back at the window finds the account;
+    a misread check digit finds nothing rather than a wrong account."""
+    from stormwater.utility.scanline import scanline_format
+
+    house = acct(billed["house"])
+    line = scanline_format(house.number, D("141.06"))
+    assert account_search(line) == [house]
+    bad = line[:-1] + str((int(line[-1]) + 1) % 10)
+    assert account_search(bad) == []
+
+
 def test_amount_due_today_includes_interest_to_date(billed):
     shops = acct(billed["shops"])
     due = amount_due(shops, as_of=date(2026, 11, 1))

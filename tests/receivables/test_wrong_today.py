@@ -136,7 +136,8 @@ def test_the_same_check_number_posts_once_through_the_api(client_for, personas, 
                        "reference": "1001"})
     assert c.post("/api/payments/", body, content_type="application/json").status_code == 201
     r = c.post("/api/payments/", body, content_type="application/json")
-    assert r.status_code == 400 and r.json()["error"].startswith("reference:") and "already posted" in r.json()["error"]
+    # Refused, naming the earlier payment; posted only when the caller confirms it is a second one (issue 16).
+    assert r.status_code == 400 and r.json()["duplicates"][0]["reference"] == "1001"
     assert Payment.objects.count() == 1
     # A file carrying the same check is told so too.
     from stormwater.receivables.services import payment_batch_post

@@ -13,6 +13,7 @@ from stormwater.receivables.ledger import account_position
 from stormwater.receivables.models import Payment, PaymentBatch
 from stormwater.rules.money import ZERO, round_cents
 from stormwater.utility.models import Account, Bill
+from stormwater.utility.scanline import ScanlineError, looks_like_scanline, scanline_parse
 
 from .models import BatchState, CashBatch, Deposit, DepositFile, Receipt, Tender
 
@@ -25,6 +26,11 @@ def account_search(q: str, *, limit: int = SEARCH_LIMIT) -> list[Account]:
     q = (q or "").strip()
     if len(q) < 2:
         return []
+    if looks_like_scanline(q):  # the bill stub's scanline, read by a scanner or typed (utility/scanline.py)
+        try:
+            q = scanline_parse(q).account
+        except ScanlineError:
+            pass  # a wrong check digit: searched as typed, which finds nothing rather than a wrong account
     parts = [Account.objects.filter(number__iexact=q), Account.objects.filter(parcel__parcel_id__iexact=q),
              Account.objects.filter(unit__isnull=True, parcel__owner__name__icontains=q),
              Account.objects.filter(unit__owner__name__icontains=q),

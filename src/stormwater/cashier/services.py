@@ -90,7 +90,7 @@ def receipt_post(*, account: Account, amount, tender: str, received_on: date | N
     batch = _open_batch(acting_user, timezone.localdate())
     before = account_position(account, as_of=received_on).total
     payment = payment_post(account=account, amount=amount, received_on=received_on, method=tender,
-                           reference=reference, acting_user=acting_user)
+                           reference=reference, acting_user=acting_user, confirm_duplicate=confirm_duplicate)
     after = account_position(account, as_of=received_on).total
     receipt = Receipt.objects.create(payment=payment, batch=batch, tender=tender, balance_before=before,
                                      balance_after=after, payer=(payer or "").strip()[:200])

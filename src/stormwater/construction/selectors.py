@@ -33,16 +33,6 @@ def project_get_for_user(*, user, number: str) -> ConstructionProject:
     return p
 
 
-def last_erosion_inspection(project: ConstructionProject) -> Inspection | None:
-    return project.inspections.filter(kind__in=[k.value for k in EROSION_KINDS]).order_by("-inspected_at").first()
-
-
-def last_routine_inspection(project: ConstructionProject) -> Inspection | None:
-    """The last inspection on the CGP routine schedule: the one before the start or a routine one. A storm
-    inspection is not one (CGP 2022 Part 4.2(b): every 14 days AND within 24 hours of a storm)."""
-    return project.inspections.filter(kind__in=[k.value for k in ROUTINE_KINDS]).order_by("-inspected_at").first()
-
-
 def dues_from(project: ConstructionProject, inspections, rain_events) -> list[Due]:
     """``dues`` computed from the project's inspections and rain events as given (lists a caller prefetched for
     many projects at once: the inspector's day, construction.field)."""
@@ -133,12 +123,7 @@ def surety_of(project: ConstructionProject) -> Surety | None:
 def inspections_overdue(*, now: datetime | None = None) -> list[tuple[ConstructionProject, Due]]:
     """Projects under way whose next erosion-control inspection is past due (in a constant number of queries)."""
     now = now or timezone.now()
-    out = []
     projects = list(ConstructionProject.objects.filter(certificate_on__isnull=True, started_on__isnull=False)
                     .select_related("case", "permit"))
     dues = next_due_by_project(projects)
-    for p in projects:
-        d = dues.get(p.pk)
-        if d is not None and d.due_at is not None and d.due_at < now:
-            out.append((p, d))
-    return out
+    return [(p, d) for p in projects if (d := dues.get(p.pk)) is not None and d.due_at is not None and d.due_at < now]

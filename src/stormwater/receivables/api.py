@@ -68,7 +68,7 @@ def api_payment_post(request):
                        {"duplicates": [{"id": d.pk, "amount": fmt(d.amount), "received_on": str(d.received_on),
                                         "reference": d.reference} for d in dups]})
     p = payment_post(account=acct, amount=how_much, received_on=received_on, method=b.get("method") or "check",
-                     reference=reference, acting_user=request.user)
+                     reference=reference, acting_user=request.user, confirm_duplicate=confirm)
     return JsonResponse(payment_json(p), status=201)
 
 

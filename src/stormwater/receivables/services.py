@@ -122,9 +122,11 @@ def _allocate(account: Account, amount: Decimal, on: date, *, kind: str, user, p
 @transaction.atomic
 def payment_post(*, account: Account, amount: Decimal, received_on: date, method: str = PaymentMethod.CHECK,
                  reference: str = "", acting_user, batch: PaymentBatch | None = None,
-                 batch_line: int | None = None) -> Payment:
+                 batch_line: int | None = None, confirm_duplicate: bool = False) -> Payment:
     """Post a payment: interest brought up to date, then oldest installment first, demand charges →
-    interest → principal; any overpayment stays as an unapplied credit balance."""
+    interest → principal; any overpayment stays as an unapplied credit balance. The same account, amount, day
+    and reference as a posted payment is refused (issue 17) unless the person who saw the earlier one confirms
+    it is a second payment (``confirm_duplicate``: the payment form, the API and the cashier ask first, issue 16)."""
     amount = round_cents(to_decimal(amount, field="amount"))
     payment_amount_check(amount)
     if received_on > date.today():
@@ -132,7 +134,7 @@ def payment_post(*, account: Account, amount: Decimal, received_on: date, method
     _check_open(received_on, "received_on")
     account = _lock(account)
     reference = (reference or "").strip()
-    if reference:  # the same check posted twice (issue 17); a counter cash payment has no reference to match
+    if reference and not confirm_duplicate:  # the same check posted twice (issue 17); a counter cash payment has no reference to match
         prior = payment_duplicate_of(account=account, amount=amount, received_on=received_on, reference=reference)
         if prior is not None:
             raise CollectionError(ERR_DUPLICATE.format(ref=reference, amount=fmt(amount), day=received_on,

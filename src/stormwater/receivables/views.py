@@ -59,7 +59,8 @@ def collections_home(request):
             else:
                 try:
                     p = payment_post(account=acct, amount=cd["amount"], received_on=cd["received_on"],
-                                     method=cd["method"], reference=cd["reference"], acting_user=request.user)
+                                     method=cd["method"], reference=cd["reference"], acting_user=request.user,
+                                     confirm_duplicate=bool(cd.get("confirm_duplicate")))
                     messages.success(request, f"Posted {fmt_usd(p.amount)} to {acct.number}.")
                     return redirect("collections_home")
                 except CollectionError as e:
