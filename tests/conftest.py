@@ -214,6 +214,7 @@ class LookTown:
         "gis_import_detail": "the demo town's GIS layers are loaded without an import record",
         "job_detail": "the demo town runs no background job",
         "field_report": "linked from the inspector's day only when an inspection is due today (none in the demo)",
+        "professional_signup_sent": "the answer to the applicants' sign-up form",
     }
 
     def __init__(self, users):
@@ -242,7 +243,33 @@ def look_town(db, settings, tmp_path):
     settings.MEDIA_ROOT = tmp_path / "media"
     settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
     demo_load(parcels=60)
-    return LookTown({u.username: u for u in User.objects.all()})
+    users = {u.username: u for u in User.objects.all()}
+    _look_town_office(users["collector"])
+    return LookTown(users)
+
+
+def _look_town_office(collector):
+    """The Collector's office records the demo town does not make, so the crawls read those pages too: a check taken
+    at the window for more than was owed (a receipt in an open batch and a credit balance to refund) and a
+    municipal lien certificate requested."""
+    from decimal import Decimal
+
+    from django.utils import timezone
+
+    from stormwater.cashier.liens import lien_certificate_request
+    from stormwater.cashier.services import receipt_post
+    from stormwater.receivables.ledger import account_position
+    from stormwater.utility.models import Account
+
+    for acct in Account.objects.filter(unit=None).select_related("parcel").order_by("number"):
+        owed = account_position(acct, as_of=timezone.localdate()).total
+        if owed > 0:
+            receipt_post(account=acct, amount=owed + Decimal("10.00"), tender="check", reference="5150",
+                         payer="Demo Payer", acting_user=collector)
+            lien_certificate_request(parcel=acct.parcel, requester_name="Pat Buyer", requester_role="closing attorney",
+                                     acting_user=collector)
+            return
+    raise AssertionError("the demo town owes nothing: no receipt for the crawl")
 @pytest.fixture
 def add_parcels(town):
     """add_parcels(n, prefix=…, owner=…, **fields) → n more parcels (houses with 3,000 ft² of impervious

@@ -52,6 +52,7 @@ MENU: tuple[Group, ...] = (
     )),
     Group("collections", "Collections", items=(
         Item("collections_home", "Collections"),
+        Item("cashier_window", "Cashier's window"),
         Item("demands", "Demand notices"),
         Item("commitments", "Liens to the tax bill"),
     )),
@@ -81,6 +82,7 @@ MENU: tuple[Group, ...] = (
     )),
     Group("admin", "Admin", items=(
         Item("user_list", "Users"),
+        Item("imports_home", "Imports"),
         Item("relief_policy", "Credit policy", show=(Perm.RELIEF_POLICY,)),
         Item("job_list", "Jobs", staff_only=True),
         Item("notice_outbox", "E-mail outbox"),
