@@ -87,6 +87,12 @@ class TownConfig:
     # line the tile provider asks maps to show ("" = the installation's).
     map_tile_url: str = ""
     map_tile_attribution: str = ""
+    # The double-submission guard (issue 16; not an ordinance rule): each guarded form's one-time token is kept this
+    # many days, then purged by the daily sweep (web/services.py::submit_tokens_purge). A token only has to outlive
+    # a double click, the Back button or a form sent again from a tab left open; a week covers a form left open over
+    # a weekend. An older token sent again just runs the form's act once more (the services still refuse a second
+    # decision, payment or issue by their own state checks).
+    submit_token_keep_days: int = 7
 
     # The Collector's office (issue 17). Municipal lien certificates (MGL c.60 §23: the Collector issues, within ten
     # days of a written request, a certificate of every unpaid charge that is or may become a lien; the fee is set
@@ -140,6 +146,8 @@ class TownConfig:
     processor_date_format: str = "%m/%d/%Y"
 
     def __post_init__(self):
+        if not 1 <= self.submit_token_keep_days <= 366:
+            raise ValueError("town configuration: submit_token_keep_days must be between 1 and 366")
         if not 1 <= self.staff_idle_minutes <= 24 * 60:
             raise ValueError("town configuration: staff_idle_minutes must be between 1 and 1440")
         if not (0 <= self.bill_issue_months_before_period <= 120 and 0 <= self.bill_issue_months_after_period <= 120):
