@@ -245,7 +245,40 @@ def look_town(db, settings, tmp_path):
     demo_load(parcels=60)
     users = {u.username: u for u in User.objects.all()}
     _look_town_office(users["collector"])
+    _look_town_permit(users)
     return LookTown(users)
+
+
+def _look_town_permit(users):
+    """The demo owner's draft permit filed and approved with conditions and approved plan sheets, its design engineer
+    linked: the permit page at its fullest (issue 16: it was 680 px wide on a 390 px phone)."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from stormwater.permits import services as sv
+    from stormwater.permits.checklist import ITEMS
+    from stormwater.permits.models import PermitApplication
+
+    app = PermitApplication.objects.filter(owner__user=users["owner"]).order_by("pk").first()
+    pdf = b"%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"
+    for item in ITEMS:
+        if app.checklist.get(key=item.key).done:
+            continue
+        if item.by_upload:
+            sv.permit_document_upload(application=app, tag=item.key, acting_user=users["staff"],
+                                      upload=SimpleUploadedFile(f"{item.key}.pdf", pdf, "application/pdf"))
+        else:
+            sv.checklist_confirm(application=app, key=item.key, acting_user=users["staff"], note="demo")
+    sv.permit_file(application=app, acting_user=users["owner"])
+    sv.permit_determine_complete(application=app, acting_user=users["staff"])
+    sv.permit_party_link(application=app, who=users["consultant"].username, role="design_engineer",
+                         acting_user=users["staff"])
+    sv.permit_decide(application=app, kind="approve_conditions", findings="Meets the standards of § 380-11.",
+                     standards=["380-11B", "380-11D"], acting_user=users["director"],
+                     conditions=["Install the silt fence and the construction entrance before any clearing, "
+                                 "grubbing or earth disturbance, and keep them until final stabilization.",
+                                 "Inspect erosion controls every 14 days and within 24 hours of 0.5 in. of rain."],
+                     sheets=["C-1; Existing conditions and demolition plan (StormwaterManagementSiteImprovements); A",
+                             "C-2; Grading, drainage and utilities; B", "C-3; Erosion and sediment control details"])
 
 
 def _look_town_office(collector):

@@ -124,3 +124,20 @@ def test_every_page_fits_a_phone_with_44px_targets_and_no_axe_violation(browser,
     assert not problems, f"{len(problems)} problems on a phone:\n" + "\n".join(problems[:60])
     missing = page_names() - visited - look_town.not_crawled()
     assert not missing, f"pages no crawl reached: {sorted(missing)}"
+
+
+def test_a_permit_with_conditions_parties_and_sheets_fits_a_phone(browser, live_server, look_town):
+    """Issue 16: the permit page was 680 px wide at 390 px. The look town's owner permit is approved with conditions
+    and approved plan sheets and has its design engineer linked (tests/conftest.py::_look_town_permit)."""
+    from stormwater.permits.models import PermitApplication
+
+    app = PermitApplication.objects.filter(owner__user=look_town.users["owner"]).order_by("pk").first()
+    assert app.conditions.exists() and app.case.parties.filter(role="design_engineer").exists() and app.approved_sheets
+    for who in ("director", "owner", "consultant"):
+        ctx = browser.new_context(viewport={"width": PHONE[0], "height": PHONE[1]})
+        ctx.add_cookies(_session_cookie(look_town.users[who], live_server.url))
+        pg = ctx.new_page()
+        pg.goto(f"{live_server.url}/permits/{app.case.number}/", wait_until="load")
+        width = pg.evaluate("document.scrollingElement.scrollWidth")
+        assert width <= PHONE[0], f"{who}: {width} px wide: {pg.evaluate(WIDE_JS, PHONE[0])}"
+        ctx.close()
