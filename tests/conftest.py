@@ -194,6 +194,119 @@ def run_worker(monkeypatch):
     return _run
 
 
+class LookTown:
+    """The demo town for the page crawls of issue 16 (tests/pagecrawl.py): who signs in, where each crawl
+    starts, and the pages a crawl is not expected to reach, with the reason."""
+
+    ROLES = ["director", "staff", "collector", "assessor", "clerk", "inspector", "consultant", "owner"]
+    # URL names of pages no link leads to on purpose (reached from an e-mail, a sign-in step, a form's answer).
+    NOT_CRAWLED = {
+        "login_two_factor": "the second sign-in step (after the password)",
+        "login_two_factor_setup": "reached only while signing in, when a code is required and none is set up",
+        "password_reset_confirm": "the link in the password-reset e-mail",
+        "password_reset_complete": "the answer to the password-reset form",
+        "password_reset_done": "the answer to the password-reset form",
+        "account_recovery_codes": "shown once, after two-factor sign-in is set up",
+        # POST acts whose URL a GET only sends back to the run's page (no link, a form's button).
+        **{f"bill_run_{act}": "a POST act on a bill run (a form's button on the run page)"
+           for act in ("prepare", "approve", "discard", "void", "mailed")},
+        # Pages of records the demo town does not make (each has its own tests in its app): not reached here.
+        "review_detail": "the demo town has no engineering review", "review_form_from": "from a review's page",
+        "review_sheets": "from a review's page", "review_letter": "from a review's page",
+        "bmp_table_detail": "the demo town loads no BMP performance table",
+        "commitment_detail": "the demo town commits no demands to the Board of Assessors",
+        "gis_import_detail": "the demo town's GIS layers are loaded without an import record",
+        "job_detail": "the demo town runs no background job",
+        "field_report": "linked from the inspector's day only when an inspection is due today (none in the demo)",
+        "professional_signup_sent": "the answer to the applicants' sign-up form",
+    }
+
+    def __init__(self, users):
+        self.users = users
+
+    def starts(self):
+        yield None, ["/portal/", "/login/", "/password-reset/"]
+        for role in self.ROLES:
+            yield role, ["/"]
+
+    def not_crawled(self) -> set[str]:
+        return set(self.NOT_CRAWLED)
+
+    def browser_pages_per_name(self, who) -> int:
+        """The phone crawl (slow: a browser, axe) reads two pages of each kind as the roles that see the most and
+        signed out, one as the others: every kind of page is still read as every role that reaches it."""
+        return 2 if who in (None, "director", "staff", "owner") else 1
+
+
+@pytest.fixture
+def look_town(db, settings, tmp_path):
+    """The demo town (60 parcels, the GIS stand-in, bills, payments, permits, relief, construction, stewardship)."""
+    from stormwater.accounts.models import User
+    from stormwater.demo import demo_load
+
+    settings.MEDIA_ROOT = tmp_path / "media"
+    settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+    demo_load(parcels=60)
+    users = {u.username: u for u in User.objects.all()}
+    _look_town_office(users["collector"])
+    _look_town_permit(users)
+    return LookTown(users)
+
+
+def _look_town_permit(users):
+    """The demo owner's draft permit filed and approved with conditions and approved plan sheets, its design engineer
+    linked: the permit page at its fullest (issue 16: it was 680 px wide on a 390 px phone)."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from stormwater.permits import services as sv
+    from stormwater.permits.checklist import ITEMS
+    from stormwater.permits.models import PermitApplication
+
+    app = PermitApplication.objects.filter(owner__user=users["owner"]).order_by("pk").first()
+    pdf = b"%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"
+    for item in ITEMS:
+        if app.checklist.get(key=item.key).done:
+            continue
+        if item.by_upload:
+            sv.permit_document_upload(application=app, tag=item.key, acting_user=users["staff"],
+                                      upload=SimpleUploadedFile(f"{item.key}.pdf", pdf, "application/pdf"))
+        else:
+            sv.checklist_confirm(application=app, key=item.key, acting_user=users["staff"], note="demo")
+    sv.permit_file(application=app, acting_user=users["owner"])
+    sv.permit_determine_complete(application=app, acting_user=users["staff"])
+    sv.permit_party_link(application=app, who=users["consultant"].username, role="design_engineer",
+                         acting_user=users["staff"])
+    sv.permit_decide(application=app, kind="approve_conditions", findings="Meets the standards of § 380-11.",
+                     standards=["380-11B", "380-11D"], acting_user=users["director"],
+                     conditions=["Install the silt fence and the construction entrance before any clearing, "
+                                 "grubbing or earth disturbance, and keep them until final stabilization.",
+                                 "Inspect erosion controls every 14 days and within 24 hours of 0.5 in. of rain."],
+                     sheets=["C-1; Existing conditions and demolition plan (StormwaterManagementSiteImprovements); A",
+                             "C-2; Grading, drainage and utilities; B", "C-3; Erosion and sediment control details"])
+
+
+def _look_town_office(collector):
+    """The Collector's office records the demo town does not make, so the crawls read those pages too: a check taken
+    at the window for more than was owed (a receipt in an open batch and a credit balance to refund) and a
+    municipal lien certificate requested."""
+    from decimal import Decimal
+
+    from django.utils import timezone
+
+    from stormwater.cashier.liens import lien_certificate_request
+    from stormwater.cashier.services import receipt_post
+    from stormwater.receivables.ledger import account_position
+    from stormwater.utility.models import Account
+
+    for acct in Account.objects.filter(unit=None).select_related("parcel").order_by("number"):
+        owed = account_position(acct, as_of=timezone.localdate()).total
+        if owed > 0:
+            receipt_post(account=acct, amount=owed + Decimal("10.00"), tender="check", reference="5150",
+                         payer="Demo Payer", acting_user=collector)
+            lien_certificate_request(parcel=acct.parcel, requester_name="Pat Buyer", requester_role="closing attorney",
+                                     acting_user=collector)
+            return
+    raise AssertionError("the demo town owes nothing: no receipt for the crawl")
 @pytest.fixture
 def add_parcels(town):
     """add_parcels(n, prefix=…, owner=…, **fields) → n more parcels (houses with 3,000 ft² of impervious

@@ -197,6 +197,8 @@ def demo_load(*, parcels: int = 400, seed: int = 1783, issue_run: bool = True) -
     out["fund"] = _demo_fund(users["collector"])
     out["permits"] = _demo_permits(users, owners)
     out["relief"] = _demo_relief(users)
+    from stormwater.demo_field import demo_field  # construction, stewardship, abatement, meeting (issue 16)
+    out["field"] = demo_field(users)
     return out
 
 

@@ -142,6 +142,7 @@ MIDDLEWARE = [
     "stormwater.accounts.middleware.IdleTimeoutMiddleware",  # staff sessions end when idle (town.toml)
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "stormwater.web.security.ContentSecurityPolicyMiddleware",  # CSP, Referrer-Policy (docs/portal.md)
+    "stormwater.cases.middleware.CaseNumberRedirectMiddleware",  # old case numbers redirect (issue 16)
 ]
 
 ROOT_URLCONF = "stormwater.urls"
@@ -225,6 +226,8 @@ OTP_TOTP_ISSUER = _totp_issuer
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "America/New_York"
+# One date format for people ("Dec 2, 2026"; stormwater/formats/en/formats.py, issue 16); forms still read ISO.
+FORMAT_MODULE_PATH = ["stormwater.formats"]
 USE_I18N = False
 USE_TZ = True
 
@@ -294,9 +297,14 @@ SERVER_EMAIL = os.environ.get("SERVER_EMAIL", DEFAULT_FROM_EMAIL)
 TOWN_NAME = os.environ.get("TOWN_NAME", "Town of Longmeadow")
 
 # GIS maps: a background tile URL such as https://tile.openstreetmap.org/{z}/{x}/{y}.png (blank = none;
-# the maps draw the stored polygons and work offline without it), and its attribution text.
-GIS_TILE_URL = os.environ.get("GIS_TILE_URL", "")
-GIS_TILE_ATTRIBUTION = os.environ.get("GIS_TILE_ATTRIBUTION", "")
+# the maps draw the stored polygons and work offline without it), and its attribution text. In production the
+# default is MassGIS's statewide color orthophotos (USGS 2019, a free cached tile service, issue 16); set
+# GIS_TILE_URL= (empty) to draw without a basemap, or another service. Development and tests fetch no tiles.
+MASSGIS_ORTHO_TILES = ("https://tiles.arcgis.com/tiles/hGdibHYSPO59RG1h/arcgis/rest/services/USGS_Orthos_2019/"
+                       "MapServer/tile/{z}/{y}/{x}")
+GIS_TILE_URL = os.environ.get("GIS_TILE_URL", MASSGIS_ORTHO_TILES if PRODUCTION else "")
+GIS_TILE_ATTRIBUTION = os.environ.get("GIS_TILE_ATTRIBUTION",
+                                      "Imagery: MassGIS / USGS color orthophotos 2019" if GIS_TILE_URL else "")
 
 LOGGING = {
     "version": 1,

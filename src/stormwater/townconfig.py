@@ -46,3 +46,16 @@ def _checked(cfg: TownConfig) -> TownConfig:
         raise ValueError(f"totp_required_roles: unknown role(s) {', '.join(unknown)}; "
                          f"the roles are {', '.join(Role.values)}")
     return cfg
+
+
+def map_tiles() -> tuple[str, str]:
+    """(tile URL, attribution) of the basemap under every map: the town's ``map_tile_url`` ("none" = no basemap),
+    else the installation's ``settings.GIS_TILE_URL`` (issue 16). ("", "") = draw without a basemap."""
+    cfg = town_config()
+    url = cfg.map_tile_url.strip()
+    if url == "none":
+        return "", ""
+    if url:
+        return url, cfg.map_tile_attribution
+    url = getattr(settings, "GIS_TILE_URL", "") or ""
+    return url, (cfg.map_tile_attribution or getattr(settings, "GIS_TILE_ATTRIBUTION", "")) if url else ""

@@ -12,6 +12,10 @@ from stormwater.web import views as web_views
 urlpatterns = [
     path("", web_views.home, name="home"),
     path("healthz", web_views.healthz, name="healthz"),
+    # What each case-number prefix means (issue 16) and the town map (parcels, permits, sites, BMPs).
+    path("case-numbers/", web_views.case_numbers, name="case_numbers"),
+    path("map/", web_views.town_map, name="town_map"),
+    path("map/features.json", web_views.town_map_features, name="town_map_features"),
     # Sign-in (throttled; two-factor for staff), one's account, password reset, the Director's users page
     # (stormwater.accounts, issue 14): spread in, flat checked URLPatterns.
     *accounts_urlpatterns,

@@ -122,3 +122,4 @@ def totp_code_for(username):
         user=user, name="test app", confirmed=True)
     TOTPDevice.objects.filter(pk=device.pk).update(last_t=-1)
     return lambda: f"{totp(device.bin_key, step=device.step, t0=device.t0, digits=device.digits):06d}"
+

@@ -6,6 +6,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
+from menuhelp import menu
 import time_machine
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -91,7 +92,7 @@ def data(transactional_db, personas, town, settings, tmp_path):
 
 def test_director_sees_the_stop_work_and_the_lift_is_refused(page, live_server, data, shot, login):
     login("director")
-    page.get_by_role("link", name="Construction").first.click()
+    menu(page, "Construction")
     n = data["project"].case.number
     page.get_by_role("table").get_by_role("link", name=n).click()
     text = page.locator("main").inner_text()

@@ -150,7 +150,7 @@ def test_storm_inspection_written_offline_is_posted_once_at_390px(page, live_ser
     main = page.locator("main").inner_text()
     assert "Route from DPW yard (test position)" in main and "overdue" in main
     assert "Stabilization check: Lot 2 cut slope" in main and "Storm inspection" in main
-    assert "ending 2026-07-05 18:00" in main and "Mon Jul 6 18:00" in main
+    assert "ending Jul 5, 2026, 6:00 PM" in main and "Mon, Jul 6, 2026, 6:00 PM" in main  # the one date form (issue 16)
     assert page.locator("#daymap .route-pin").count() == 4  # the yard and three sites
     assert "Ready to work offline: 4 report forms kept on this phone." in page.locator("#offline-status").inner_text()
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
@@ -232,7 +232,7 @@ def test_storm_inspection_written_offline_is_posted_once_at_390px(page, live_ser
     page.locator("figure.thumb img").first.wait_for()
     assert page.evaluate("() => [...document.querySelectorAll('figure.thumb img')].every(i => i.naturalWidth > 0)")
     text = page.locator("main").inner_text()
-    assert "Jul 6, 2026 07:52" in text and "42.05105, -72.57893" in text and "signed on the screen" in text
+    assert "Jul 6, 2026, 7:52 AM" in text and "42.05105, -72.57893" in text and "signed on the screen" in text
     shot("field-06-report-390")
     pdf = page.request.get(f"{live_server.url}/construction/{elm.case.number}/documents/{filed.document_id}/")
     assert pdf.ok and pdf.body().startswith(b"%PDF-")

@@ -5,6 +5,7 @@ import re
 from datetime import date
 
 import pytest
+from menuhelp import menu
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -46,6 +47,6 @@ def test_a_job_started_from_the_bill_run_page_shows_its_progress_live(page, live
     shot("jobs-02-job-page")
     page.set_viewport_size({"width": 390, "height": 844})
     shot("jobs-03-job-page-phone")
-    page.get_by_role("link", name="Jobs").first.click()
+    menu(page, "Jobs")
     page.get_by_role("heading", name="Background jobs").wait_for()
     shot("jobs-04-list-phone")

@@ -6,6 +6,7 @@ import re
 from datetime import date
 
 import pytest
+from menuhelp import menu
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -64,7 +65,7 @@ def test_a_new_owner_finds_the_parcel_understands_the_fee_signs_up_and_files_an_
     assert "Shops LLC" not in main  # the owner's name is not public
     shot("portal-03-parcel-fee")
 
-    page.get_by_role("link", name="Online services").first.click()
+    menu(page, "Online services")
     page.get_by_role("link", name="create a sign-in with the code printed on your bill").click()
     act(page, "Create my sign-in")  # empty: the errors are announced and tied to their fields
     assert page.get_by_role("alert").count() >= 1
@@ -97,7 +98,7 @@ def test_a_new_owner_finds_the_parcel_understands_the_fee_signs_up_and_files_an_
     assert case.number in page.locator("h1").inner_text()
     assert case.documents.filter(original_name="photos.pdf").exists()
     shot("portal-08-abatement-filed")
-    page.get_by_role("link", name="Online services").first.click()
+    menu(page, "Online services")
     assert case.number in page.locator("main").inner_text()
     shot("portal-09-owner-follows-case")
 

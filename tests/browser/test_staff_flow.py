@@ -3,6 +3,7 @@ fee is what it is, issue a bill run, open a PDF bill."""
 import re
 
 import pytest
+from menuhelp import menu
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 DEMO_PASSWORD = "stormwater-demo"  # demo_load's users
@@ -27,7 +28,7 @@ def test_staff_find_a_parcel_see_why_issue_a_run_open_a_pdf(page, live_server, d
     assert "ERUs 1–10" in text and "× 0.9" in text and "Nonresidential property" in text and "demo values" in text
     shot("03-parcel")
 
-    page.get_by_role("link", name="Bill runs").click()
+    menu(page, "Bill runs")
     page.get_by_role("link", name="Prepare a bill run").click()
     page.get_by_label("Fiscal year (FY)").fill("2027")
     page.get_by_label("Issue date").fill("2026-09-15")
@@ -62,7 +63,7 @@ def test_an_owner_sees_their_own_bill_only(page, live_server, demo_town, shot, l
     text = page.locator("main").inner_text()
     assert "Your parcels" in text and "Your bills" in text
     shot("06-owner-home")
-    page.get_by_role("link", name="Parcels").click()
+    menu(page, "Parcels")
     page.wait_for_url(re.compile(r"/parcels/"))
     page.locator("tbody tr").first.wait_for()
     rows = page.locator("tbody tr").count()

@@ -4,6 +4,7 @@ pre-application meeting with its LID design checklist (screenshots, axe-core on 
 from datetime import date
 
 import pytest
+from menuhelp import menu
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -77,7 +78,7 @@ def test_a_reviewer_raises_two_deficiencies_and_reads_the_summary(page, live_ser
 
 def test_staff_hold_a_pre_application_meeting(page, live_server, personas, shot, login):
     login("staff")
-    page.get_by_role("link", name="Pre-application").click()
+    menu(page, "Pre-application")
     page.get_by_label("Applicant name").fill("Olivia Owner")
     page.get_by_label("Site address").fill("1 Elm St")
     page.get_by_label("Scheduled at").fill("2026-02-03T10:00")

@@ -23,11 +23,12 @@ from stormwater.stewardship.reports import ms4_counts, ms4_csv
 from .conftest import dt, pdf_upload, report
 
 
-def pdftext(content: bytes) -> str:
+def pdftext(content: bytes, *, layout: bool = True) -> str:
     assert content.startswith(b"%PDF-")
     if shutil.which("pdftotext") is None:
         pytest.skip("pdftotext (poppler-utils) is not installed")
-    return subprocess.run(["pdftotext", "-layout", "-", "-"], input=content, capture_output=True, check=True).stdout.decode()
+    return subprocess.run(["pdftotext", "-layout" if layout else "-raw", "-", "-"], input=content, capture_output=True,
+                          check=True).stdout.decode()
 
 
 def status(obj):
@@ -35,7 +36,7 @@ def status(obj):
     return obj.case.status
 
 
-def test_done_when(project, approved, personas, at, settings, django_capture_on_commit_callbacks):
+def test_done_when(project, approved, personas, at, settings, django_capture_on_commit_callbacks, client_for):
     director, staff, inspector, engineer, owner = (personas[k] for k in ("director", "staff", "inspector",
                                                                          "consultant", "owner"))
     collector = personas["collector"]
@@ -209,6 +210,7 @@ def test_done_when(project, approved, personas, at, settings, django_capture_on_
     ss.om_plan_record(plan=plan, recorded_on=date(2026, 9, 11), document_number="2026-0051234",
                       proof_upload=pdf_upload("receipt.pdf"), acting_user=staff)
     assert status(site) == "in_force"
+    n_mail = len(mail.outbox)
     eas = ss.easement_add(site=site, purpose="access", location="20 ft strip from Elm St to the basin",
                           grantor="Olivia Owner", acting_user=staff)
     with pytest.raises(TransitionError, match="20 ft strip") as e:
@@ -217,7 +219,18 @@ def test_done_when(project, approved, personas, at, settings, django_capture_on_
     ss.easement_record(easement=eas, recorded_on=date(2026, 9, 11), book="25123", page="88",
                        proof_upload=pdf_upload("easement.pdf"), acting_user=staff)
     at(date(2026, 10, 1))
-    cs.certificate_issue(project=project, acting_user=director)
+    # Issue 16: the preview shows the certificate that will issue (marked as a preview) and issues nothing; then issue.
+    web = client_for(director)
+    r = web.post(f"/construction/{project.case.number}/certificate/preview/")
+    assert r.status_code == 200 and r["Content-Type"] == "application/pdf"
+    preview = " ".join(pdftext(r.content, layout=False).split())  # the mark overlaps the text: read in order
+    assert "PREVIEW — NOT ISSUED" in preview and "CERTIFICATE OF COMPLETION" in preview
+    assert "2026-0051234" in preview and "Book 25123 Page 88" in preview
+    project.refresh_from_db()
+    assert project.certificate_on is None and status(project) != "completed" and not mail.outbox[n_mail:]
+    assert not project.case.documents.filter(tag="certificate").exists()
+    r = web.post(f"/construction/{project.case.number}/certificate/", follow=True)
+    assert r.status_code == 200 and "Certificate of completion issued" in r.content.decode()
     project.refresh_from_db()
     assert status(project) == "completed" and project.certificate_on == date(2026, 10, 1)
     cert = " ".join(pdftext(project.certificate_document.file.open("rb").read()).split())

@@ -63,7 +63,7 @@ def test_today_lists_the_storm_and_the_week_the_routine_and_stabilization(day, c
     r = c.get("/field/today/")
     html = r.content.decode()
     assert r.status_code == 200 and r["Permissions-Policy"].startswith("geolocation=(self)")
-    assert "Storm inspection" in html and "Mon Jul 6 18:00" in html and "ending 2026-07-05 18:00" in html
+    assert "Storm inspection" in html and "Mon, Jul 6, 2026, 6:00 PM" in html and "ending Jul 5, 2026, 6:00 PM" in html
     assert f"/field/{project.case.number}/report/?kind=erosion_storm&amp;storm={storm.pk}" in html
     assert "Routine inspection" not in html          # due 07-15: this week's list, not today's
     points = json.loads(html.split('id="day-points" type="application/json">')[1].split("</script>")[0])
@@ -71,10 +71,10 @@ def test_today_lists_the_storm_and_the_week_the_routine_and_stabilization(day, c
                        "href": f"#stop-{project.case.number}"}]
     week = c.get("/field/week/").content.decode()
     assert "Routine inspection" not in week  # due 07-15: beyond the next 7 days (07-06 – 07-12)
-    assert "Stabilization check: Lot 3 slope" in week and "stabilized by 2026-07-10" in week
+    assert "Stabilization check: Lot 3 slope" in week and "stabilized by Jul 10, 2026" in week
     at(date(2026, 7, 9), 8)
     week = client_for(personas["inspector"]).get("/field/week/").content.decode()  # signed in again (idle timeout)
-    assert "Routine inspection" in week and "Wed Jul 15 23:59" in week and "Storm inspection" in week
+    assert "Routine inspection" in week and "Wed, Jul 15, 2026, 11:59 PM" in week and "Storm inspection" in week
     assert "overdue" in week  # the storm inspection (due 07-06 18:00) was never filed
 
 
@@ -177,7 +177,7 @@ def test_the_outbox_endpoint_files_a_report_once(day, client_for, personas):
     assert Inspection.objects.filter(project=project, kind="erosion_storm").count() == 1
     # the report page shows the photos (thumbnails), each served as an image to those who may see the file
     page = c.get(j["url"]).content.decode()
-    assert page.count("/thumb/") == 2 and "42.05050, -72.58264" in page and "Jul 6, 2026 09:58" in page
+    assert page.count("/thumb/") == 2 and "42.05050, -72.58264" in page and "Jul 6, 2026, 9:58 AM" in page
     ph = insp.photos.first()
     t = c.get(f"/construction/{project.case.number}/photos/{ph.pk}/thumb/")
     assert t.status_code == 200 and t["Content-Type"] == "image/jpeg"

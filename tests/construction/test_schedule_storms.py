@@ -50,7 +50,7 @@ def test_while_the_storm_inspection_is_pending_the_routine_date_is_shown_too(jul
     assert [d.kind for d in dues] == ["storm", "routine"]
     assert dues[0].due_at == datetime(2026, 7, 6, 18, tzinfo=E) and dues[1].due_on == date(2026, 7, 15)
     page = client_for(personas["inspector"]).get(f"/construction/{project.case.number}/").content.decode()
-    assert "Mon Jul 6, 2026 18:00" in page and "Wed Jul 15, 2026" in page
+    assert "Mon, Jul 6, 2026, 6:00 PM" in page and "Wed, Jul 15, 2026" in page
 
 
 def test_the_storm_time_prints_in_local_time(july, client_for, personas, at):

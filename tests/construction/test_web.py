@@ -56,7 +56,7 @@ def test_start_from_the_web_then_the_next_due_is_shown(client_for, personas, sta
     assert "Construction started." in r.content.decode()
     page = c.get(f"/construction/{started.case.number}/").content.decode()
     # the fixture chose CGP 4.2(b): 14 days from the pre-start inspection of Apr 21
-    assert "Construction under way" in page and "Tue May 5, 2026" in page and "CGP 2022 Part 4.2(b)" in page
+    assert "Construction under way" in page and "Tue, May 5, 2026" in page and "CGP 2022 Part 4.2(b)" in page
 
 
 def test_report_form_refuses_a_missing_field_by_name(client_for, personas, started):

@@ -204,3 +204,22 @@ def test_cli_eru_prints_json(surveyed, capsys):
 
     out = json.loads(capsys.readouterr().out)
     assert out["n"] >= 1 and "median_sqft" in out
+
+
+def test_the_town_configures_the_basemap(client_for, personas, surveyed, settings, town_toml):
+    """Issue 16: the basemap is the town's choice (town.toml map_tile_url), its origin allowed by the CSP; "none"
+    turns it off even where the installation has one; anything else is refused by name."""
+    town_toml(map_tile_url="https://gis.longmeadow.example/tiles/{z}/{x}/{y}.png", map_tile_attribution="Town GIS")
+    r = client_for(personas["staff"]).get("/parcels/P-1/")
+    page = r.content.decode()
+    assert 'data-tile-url="https://gis.longmeadow.example/tiles/{z}/{x}/{y}.png"' in page
+    assert 'data-tile-attribution="Town GIS"' in page
+    assert "https://gis.longmeadow.example" in r["Content-Security-Policy"]
+
+    settings.GIS_TILE_URL = "https://tiles.example/{z}/{x}/{y}.png"
+    town_toml(map_tile_url="none")
+    r = client_for(personas["staff"]).get("/parcels/P-1/")
+    assert 'data-tile-url=""' in r.content.decode() and "tiles.example" not in r["Content-Security-Policy"]
+
+    with pytest.raises(RuntimeError, match="map_tile_url"):
+        town_toml(map_tile_url="http://plain.example/{z}/{x}/{y}.png")

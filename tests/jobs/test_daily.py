@@ -33,7 +33,7 @@ def test_the_daily_sweep_sends_what_a_dead_process_left_queued_once_a_day(db):
     assert (result["certification_reminders"], result["permit_clocks_overdue"], result["relief_deadlines_missed"]) \
         == (0, 0, 0)
     job = Job.objects.get(pk=result["job"])
-    assert job.state == "succeeded" and (job.done, job.total) == (5, 5) and job.title == "Daily sweep 2027-03-01"
+    assert job.state == "succeeded" and (job.done, job.total) == (6, 6) and job.title == "Daily sweep 2027-03-01"
     assert "ran already" in _daily("--day", "2027-03-01")["skipped"]
     assert _daily("--day", "2027-03-01", "--force")["outbox"] == {"tried": 0}
     assert len(mail.outbox) == 1 and NoticeSent.objects.get(pk=fresh.pk).status == "queued"
@@ -64,3 +64,22 @@ def test_a_bad_day_is_refused_by_name():
 
     with pytest.raises(CommandError, match="^day: 'tomorrow'"):
         call_command("daily", "--day", "tomorrow")
+
+
+def test_the_daily_sweep_purges_old_double_submission_tokens(db, town_toml):
+    """Issue 16: the guard's one-time tokens (web/once.py) were never deleted. The sweep keeps the town's
+    submit_token_keep_days of them (TownConfig) and purges the older ones, once."""
+    from stormwater.audit.models import AuditEvent
+    from stormwater.web.models import SubmitToken
+
+    town_toml(submit_token_keep_days=7)
+    now = timezone.now()
+    for token, age in (("old", 30), ("edge", 8), ("week", 6), ("fresh", 0)):
+        row = SubmitToken.objects.create(token=token, path="/x/")
+        SubmitToken.objects.filter(pk=row.pk).update(created_at=now - timedelta(days=age))
+    result = _daily("--day", timezone.localdate().isoformat())
+    assert result["submit_tokens_purged"] == 2
+    assert sorted(SubmitToken.objects.values_list("token", flat=True)) == ["fresh", "week"]
+    assert AuditEvent.objects.get(action="submit_tokens.purge").data["deleted"] == 2
+    assert _daily("--day", timezone.localdate().isoformat(), "--force")["submit_tokens_purged"] == 0
+    assert "Double-submission tokens purged: 0." in Job.objects.latest("pk").log_lines.values_list("line", flat=True)

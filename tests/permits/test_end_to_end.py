@@ -71,7 +71,7 @@ def test_done_when_scenario(client, personas, town, at):
     post(client, base + "file/")
     app.case.refresh_from_db()
     assert app.case.status == "filed"
-    assert "Mon Apr 13, 2026" in client.get(base).content.decode()
+    assert "Mon, Apr 13, 2026" in client.get(base).content.decode()
 
     # 4. Staff: fees and paper copies in, but no O&M plan: incomplete, items due March 20.
     staff = client

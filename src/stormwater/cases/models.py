@@ -56,6 +56,24 @@ class CaseNumber(models.Model):
         constraints = [models.UniqueConstraint(fields=["prefix", "year"], name="case_number_prefix_year")]
 
 
+class CaseNumberAlias(AppendOnlyModel):
+    """A number a case was known by before it was renumbered (issue 16: construction files had the credit
+    applications' prefix SWC and now have their own, SWD). Links to the old number keep working: the middleware
+    ``cases.middleware.CaseNumberRedirectMiddleware`` sends a page or API address with an old number to the same
+    address with the new one. Append-only: an old number always names the same case."""
+
+    old_number = models.CharField(max_length=30, unique=True)
+    case = models.ForeignKey(Case, on_delete=models.PROTECT, related_name="number_aliases")
+    at = models.DateTimeField(auto_now_add=True)
+    reason = models.CharField(max_length=300, blank=True)
+
+    class Meta:
+        ordering = ["at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.old_number} → {self.case.number}"
+
+
 class PartyRole(models.TextChoices):
     OWNER = "owner", "Owner (permittee)"
     APPLICANT = "applicant", "Applicant"

@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from stormwater.audit.services import actor_or_none as _actor, audit_record
 from stormwater.rules.clocks import Unit
+from stormwater.formats import day as show_day
 
 from .filetypes import DOCUMENT_TYPES, HEAD_BYTES, FileType, extension, type_by_content
 from .machines import machine_for
@@ -201,7 +202,7 @@ def clock_start(*, case: Case, kind: str, label: str, citation: str, start: date
                                  unit=Unit(unit).value, roll=roll, window=window)
     st = clock.state()
     clock.start_event = event_record(case=case, kind="clock.start", acting_user=acting_user, on=start,
-                                     why=f"{label}: {length} {Unit(unit).value} days from {start} ({citation})",
+                                     why=f"{label}: {length} {Unit(unit).value} days from {show_day(start)} ({citation})",
                                      data={"clock": kind, "due": str(st.due) if st.due else None})
     clock.save(update_fields=["start_event"])
     return clock

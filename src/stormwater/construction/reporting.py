@@ -16,6 +16,7 @@ from stormwater.cases.filing import after_now, after_today
 from stormwater.cases.services import event_record
 from stormwater.rules.inspections import notice_is_timely, report_missing_fields
 from stormwater.rules.money import ZERO
+from stormwater.formats import day as show_day, moment as show_moment
 
 from . import documents
 from .base import ConstructionError, _keep_pdf, _lock, _send_on_commit
@@ -69,7 +70,7 @@ def rain_event_record(*, project: ConstructionProject, ended_at: datetime, rain_
     ev = RainEvent.objects.create(project=project, ended_at=ended_at, rain_in=rain_in, snow_in=snow_in,
                                   source=source.strip(), recorded_by=acting_user)
     event_record(case=project.case, kind="rain", acting_user=acting_user, on=timezone.localtime(ended_at).date(),
-                 why=f"{rain_in} in rain, {snow_in} in snow in 24 h ending {timezone.localtime(ended_at):%Y-%m-%d %H:%M}"
+                 why=f"{rain_in} in rain, {snow_in} in snow in 24 h ending {show_moment(ended_at)}"
                      f" ({source})")
     return ev
 
@@ -85,7 +86,7 @@ def inspection_notice_give(*, project: ConstructionProject, kind: str, scheduled
     n = InspectionNotice.objects.create(project=project, kind=kind, scheduled_at=scheduled_at, noticed_at=now,
                                         given_by=acting_user, note=note)
     event_record(case=project.case, kind="inspection.notice", acting_user=acting_user,
-                 why=f"Notice of {K(kind).label} on {timezone.localtime(scheduled_at):%Y-%m-%d %H:%M} (§ 380-16 C(3))")
+                 why=f"Notice of {K(kind).label} on {show_moment(scheduled_at)} (§ 380-16 C(3))")
     return n
 
 
@@ -357,7 +358,7 @@ def inspection_report_file(*, project: ConstructionProject, report: ReportInput,
         insp.save(update_fields=["signature_document"])
     day = timezone.localtime(insp.inspected_at).date()
     pdf = documents.inspection_report_pdf(insp)
-    doc = _keep_pdf(p, pdf, tag="inspection_report", title=f"Inspection report: {kind.label} ({day})",
+    doc = _keep_pdf(p, pdf, tag="inspection_report", title=f"Inspection report: {kind.label} ({show_day(day)})",
                     filename=f"{p.case.number}-inspection-{insp.pk}-{day}.pdf", acting_user=acting_user)
     insp.document = doc
     insp.save(update_fields=["document"])

@@ -19,7 +19,8 @@ from stormwater.cases.services import TransitionError, case_document_add, case_o
 from stormwater.permits import services as permit_services
 from stormwater.permits import workflow as permit_wf
 from stormwater.permits.models import PermitApplication
-from stormwater.rules.money import ZERO, fmt
+from stormwater.formats import day as show_day
+from stormwater.rules.money import ZERO, fmt, fmt_usd
 
 from . import documents
 from . import workflow as wf
@@ -207,7 +208,7 @@ def area_ceased(*, area: DisturbedArea, on: date, acting_user) -> DisturbedArea:
     area.ceased_on, area.stabilized_on = on, None
     area.save(update_fields=["ceased_on", "stabilized_on"])
     event_record(case=area.project.case, kind="area", acting_user=acting_user, on=on,
-                 why=f"Work ceased on {area.name}: stabilize by {stabilization_due(on)} (§ 380-11 C(3)(a))")
+                 why=f"Work ceased on {area.name}: stabilize by {show_day(stabilization_due(on))} (§ 380-11 C(3)(a))")
     return area
 
 
@@ -252,7 +253,7 @@ def violation_notice_issue(*, project: ConstructionProject, description: str, co
     v.notice_document = doc
     v.save(update_fields=["notice_document"])
     event_record(case=p.case, kind="violation", acting_user=acting_user, on=found_on,
-                 why=f"Violation V{v.pk}: {v.description} — correct by {correct_by}", data={"violation": v.pk})
+                 why=f"Violation V{v.pk}: {v.description} — correct by {show_day(correct_by)}", data={"violation": v.pk})
     audit_record(actor=acting_user, action="construction.violation", obj=v)
     _send_on_commit(project=p, subject=f"Notice of violation {p.case.number}-V{v.pk}", body=v.description,
                     filename=doc.original_name, pdf=pdf, acting_user=acting_user)
@@ -300,7 +301,7 @@ def stop_work_issue(*, project: ConstructionProject, violations: list[Violation]
     order = StopWorkOrder.objects.create(project=p, issued_on=on, reason=reason)
     order.violations.set(violations)
     pdf = documents.stop_work_pdf(order)
-    order.document = _keep_pdf(p, pdf, tag="stop_work_order", title=f"Stop-work order ({on})",
+    order.document = _keep_pdf(p, pdf, tag="stop_work_order", title=f"Stop-work order ({show_day(on)})",
                                filename=f"{p.case.number}-stop-work-{on}.pdf", acting_user=acting_user)
     order.save(update_fields=["document"])
     _send_on_commit(project=p, subject=f"STOP-WORK ORDER {p.case.number}", body=reason,
@@ -343,7 +344,7 @@ def stop_work_lift(*, project: ConstructionProject, work_approved_note: str, act
                                            f"{on:%B %-d, %Y}: the violations are corrected and the work previously "
                                            f"completed is approved ({work_approved_note.strip()}). Work may resume."],
                                citation="Ch. 380 § 380-16 C(4)(e)[5].")
-    _keep_pdf(p, pdf, tag="stop_work_lifted", title=f"Stop-work order lifted ({on})",
+    _keep_pdf(p, pdf, tag="stop_work_lifted", title=f"Stop-work order lifted ({show_day(on)})",
               filename=f"{p.case.number}-stop-work-lifted-{on}.pdf", acting_user=acting_user)
     return order
 
@@ -359,11 +360,11 @@ def enforcement_refer(*, project: ConstructionProject, reason: str, acting_user,
     case_transition(case=p.case, to=S.ENFORCEMENT, acting_user=acting_user, on=on, why=f"Enforcement: {reason}")
     pdf = documents.letter_pdf(project=p, subject=f"Referral for enforcement: {p.case.number}", on=on,
                                paragraphs=[reason, "Unresolved violations: " + "; ".join(
-                                   f"V{v.pk} {v.description} (correct by {v.correct_by})" for v in _unresolved(p)),
+                                   f"V{v.pk} {v.description} (correct by {show_day(v.correct_by)})" for v in _unresolved(p)),
                                    "The Town may pursue all civil and criminal remedies (§ 380-19) and use the surety "
                                    "to complete the work (§ 380-16 C(4)(e)[4], § 380-17 A)."],
                                citation="Ch. 380 § 380-16 C(4)(f)[2]; § 380-19.")
-    doc = _keep_pdf(p, pdf, tag="enforcement", title=f"Referral for enforcement ({on})",
+    doc = _keep_pdf(p, pdf, tag="enforcement", title=f"Referral for enforcement ({show_day(on)})",
                     filename=f"{p.case.number}-enforcement-{on}.pdf", acting_user=acting_user)
     return EnforcementReferral.objects.create(project=p, referred_on=on, reason=reason, document=doc)
 
@@ -412,7 +413,7 @@ def surety_post(*, project: ConstructionProject, form: str, amount: Decimal, est
                               counsel_approved_on=counsel_approved_on, finance_approved_on=finance_approved_on,
                               posted_on=posted_on, document=doc)
     event_record(case=p.case, kind="surety", acting_user=acting_user, on=posted_on,
-                 why=f"Surety posted: {s.get_form_display()} ${fmt(amount)} (estimate ${fmt(estimated_cost)})")
+                 why=f"Surety posted: {s.get_form_display()} {fmt_usd(amount)} (estimate {fmt_usd(estimated_cost)})")
     audit_record(actor=acting_user, action="construction.surety_post", obj=s, data={"amount": fmt(amount)})
     return s
 

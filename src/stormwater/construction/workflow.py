@@ -37,7 +37,8 @@ TRANSITIONS: dict[Status, frozenset[Status]] = {
 }
 
 CONSTRUCTION_MACHINE = register(Machine(
-    kind=CONSTRUCTION, number_prefix="SWC", initial=S.PRECONSTRUCTION,
+    kind=CONSTRUCTION, number_prefix="SWD",  # SWC until Dec 2026 (cases/numbers.py)
+    initial=S.PRECONSTRUCTION,
     transitions={k.value: frozenset(v.value for v in vs) for k, vs in TRANSITIONS.items()},
     labels={s.value: s.label for s in Status},
     closed=frozenset({S.COMPLETED.value}),

@@ -13,7 +13,8 @@ from django.views.decorators.http import require_POST
 
 from stormwater.accounts.access import require_perm
 from stormwater.accounts.roles import Perm
-from stormwater.rules.money import fmt_ratio
+from stormwater.formats import day as show_day
+from stormwater.rules.money import fmt_ratio, fmt_usd
 from stormwater.web.files import csv_text, download, xlsx_bytes
 
 from . import charts, exports, services
@@ -202,8 +203,8 @@ def fund_rate_adopt(request):
         except ValueError as e:
             adopt.add_error(None, str(e))
         else:
-            messages.success(request, f"Resolution “{res.label}” entered: ${res.rate_per_eru} per ERU, "
-                                      f"${res.small_residential_rate} flat, effective {res.effective_from}.")
+            messages.success(request, f"Resolution “{res.label}” entered: {fmt_usd(res.rate_per_eru)} per ERU, "
+                                      f"{fmt_usd(res.small_residential_rate)} flat, effective {show_day(res.effective_from)}.")
             return redirect("resolution_list")
     return render(request, "fund/rate_model.html", _rate_model_context(request, form, adopt), status=400)
 

@@ -17,6 +17,7 @@ from stormwater.accounts.roles import Perm
 from stormwater.jobs.models import Job, JobState
 from stormwater.jobs.services import job_start
 from stormwater.parcels.models import ParcelImpervious
+from stormwater.townconfig import map_tiles
 from stormwater.web.files import download
 
 from . import assessor as assessor_mod
@@ -164,4 +165,4 @@ def gis_changes(request):
         report = survey_changes(survey_from=form.cleaned_data["survey_from"], survey_to=form.cleaned_data["survey_to"],
                                 as_of=date.today())
     return render(request, "gis/changes.html", {"form": form, "report": report,
-                                                "tile_url": settings.GIS_TILE_URL})
+                                                "tile_url": map_tiles()[0]})

@@ -43,6 +43,16 @@ class NoticeTable(ListTable):
     message_id = tables.Column("Message-ID", default="")
     settle = ActionsColumn("Settle")
 
+    def render_subject(self, value):
+        """The subject as people read it (its ISO dates in the one date form, web/templatetags/sw.py ``people``);
+        the export keeps the stored text."""
+        from stormwater.web.templatetags.sw import people
+
+        return people(value)
+
+    def value_subject(self, value):
+        return value
+
     def render_status(self, value, record):
         bad = value in (NoticeStatus.UNKNOWN, NoticeStatus.FAILED)
         out = format_html('<span class="badge{}">{}</span>', " bad" if bad else "", record.get_status_display())

@@ -7,6 +7,7 @@ from django.db import models
 
 from stormwater.appendonly import AppendOnlyModel
 from stormwater.rules.classes import PropertyClass
+from stormwater.rules.calendar import fmt_day
 
 CLASS_CHOICES = [(c.value, c.label) for c in PropertyClass]
 
@@ -62,7 +63,7 @@ class ImperviousSurvey(models.Model):
         ordering = ["-surveyed_on", "-id"]
 
     def __str__(self) -> str:
-        return f"{self.name} ({self.surveyed_on})"
+        return f"{self.name} ({fmt_day(self.surveyed_on)})"
 
 
 class ParcelImpervious(models.Model):

@@ -60,6 +60,10 @@ def _detail_context(request, parcel, **extra) -> dict:
         "override_form": ClassOverrideForm(initial={"property_class": parcel.class_override}),
         "audit": audit_for_object(parcel)[:20] if request.user.can(Perm.AUDIT_VIEW) else [],
     }
+    # Everything tied to the parcel (issue 16): surveys, credits, abatements, permits, construction, O&M sites.
+    from stormwater.web.parcel_record import parcel_record
+
+    ctx.update(parcel_record(parcel=parcel, user=request.user, today=today))
     return ctx | extra
 
 

@@ -29,7 +29,8 @@ class ApplicabilityForm(forms.Form):
                                                                                    "disturbance (ft²), if known")
     discharges_to_ms4 = forms.BooleanField(required=False, initial=True,
                                            label="Discharges directly or indirectly to the municipal storm drains")
-    exemption = forms.ChoiceField(choices=EXEMPTION_CHOICES, required=False, label="Exemption claimed (§ 380-5)")
+    exemption = forms.ChoiceField(choices=EXEMPTION_CHOICES, required=False, label="Exemption claimed",
+                                  help_text="Work the rules exempt from the permit. Ch. 380 § 380-5.")
     other_work = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}),
                                  label="Other work by the same owner or on adjacent parcels, one per line: "
                                        "description; ft²; date (YYYY-MM-DD); same owner yes/no; adjacent yes/no")
@@ -41,7 +42,9 @@ class ApplicabilityForm(forms.Form):
 
 
 class ApplicationForm(forms.Form):
-    owner_name = forms.CharField(max_length=200, label="Permittee: the owner of the site (§ 380-10 B(1))")
+    owner_name = forms.CharField(max_length=200, label="Permittee: the owner of the site",
+                                 help_text="The permit is issued to the owner; an agent may file for them. "
+                                           "Ch. 380 § 380-10 B(1).")
     owner_address = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}), label="Owner's mailing address")
     agent_name = forms.CharField(max_length=200, required=False, label="Agent filing for the owner (if any)")
     site_address = forms.CharField(max_length=300)
@@ -51,16 +54,19 @@ class ApplicationForm(forms.Form):
     disturbance_sqft = forms.DecimalField(min_value=0, max_digits=14, decimal_places=2, label="Land disturbance (ft²)")
     common_plan = forms.BooleanField(required=False, label="Part of a larger common plan of development or sale")
     other_work = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}),
-                                 label="Other work by the owner or on adjacent parcels within two years, one per line: "
-                                       "description; ft²; date (YYYY-MM-DD); same owner yes/no; adjacent yes/no "
-                                       "(§ 380-4 A)")
+                                 label="Other work by the owner or on adjacent parcels within two years",
+                                 help_text="One per line: description; ft²; date (YYYY-MM-DD); same owner yes/no; "
+                                           "adjacent yes/no. Work split into parts is one project. Ch. 380 § 380-4 A.")
     wetlands_jurisdiction = forms.BooleanField(required=False, label="Subject to the Wetlands Protection Act "
                                                                      "(Conservation Commission)")
     planning_board = forms.BooleanField(required=False, label="Also before the Planning Board")
     other_board_hearing = forms.CharField(max_length=200, required=False,
-                                          label="Board holding a public hearing on the project (waives abutter "
-                                                "notice, § 380-10 H(3))")
-    autocad_plans = forms.BooleanField(required=False, label="Plans drawn in AutoCAD (§ 380-10 B(2))")
+                                          label="Board holding a public hearing on the project",
+                                          help_text="If another board holds a hearing, the abutter notice is waived. "
+                                                    "Ch. 380 § 380-10 H(3).")
+    autocad_plans = forms.BooleanField(required=False, label="Plans drawn in AutoCAD",
+                                       help_text="Then the drawing files are part of the application. "
+                                                 "Ch. 380 § 380-10 B(2).")
 
 
 class DecisionForm(forms.Form):

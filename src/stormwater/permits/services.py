@@ -26,6 +26,7 @@ from stormwater.rules.calendar import add_months
 from stormwater.rules.clocks import Unit, interval_is_at_least, length_to_date
 from stormwater.rules.money import ZERO, fmt, fmt_display, round_cents
 from stormwater.rules.permit_fees import fees_total, permit_fees
+from stormwater.formats import day as show_day
 
 from . import documents
 from . import workflow as wf
@@ -236,7 +237,7 @@ def abutters_set(*, application: PermitApplication, text: str, certified_on: dat
     app.abutter_list_certified_on = certified_on
     app.save(update_fields=["abutter_list_certified_on"])
     event_record(case=app.case, kind="abutters", acting_user=acting_user, on=certified_on,
-                 why=f"{len(rows)} abutters from the list certified by the Assessors on {certified_on}")
+                 why=f"{len(rows)} abutters from the list certified by the Assessors on {show_day(certified_on)}")
     return len(rows)
 
 
@@ -250,7 +251,7 @@ def abutters_mailed(*, application: PermitApplication, mailed_on: date, certifie
     for pk, number in (certified_numbers or {}).items():
         Abutter.objects.filter(application=app, pk=pk).update(certified_mail_number=number)
     event_record(case=app.case, kind="abutters.mailed", acting_user=acting_user, on=mailed_on,
-                 why=f"Abutter letters sent by certified mail on {mailed_on} (§ 380-10 H(1))")
+                 why=f"Abutter letters sent by certified mail on {show_day(mailed_on)} (§ 380-10 H(1))")
 
 
 # --- filing, notices, completeness ----------------------------------------------------------------

@@ -10,7 +10,9 @@ from django.views.decorators.http import require_POST
 
 from stormwater.accounts.access import require_perm
 from stormwater.accounts.roles import Perm
+from stormwater.formats import day as show_day
 from stormwater.parcels.models import Parcel
+from stormwater.rules.money import fmt_usd
 from stormwater.utility.documents import render_pdf
 from stormwater.utility.models import Account, BillRun
 from stormwater.web.files import csv_response, download, table_response
@@ -59,7 +61,7 @@ def collections_home(request):
                     p = payment_post(account=acct, amount=cd["amount"], received_on=cd["received_on"],
                                      method=cd["method"], reference=cd["reference"], acting_user=request.user,
                                      confirm_duplicate=bool(cd.get("confirm_duplicate")))
-                    messages.success(request, f"Posted ${p.amount} to {acct.number}.")
+                    messages.success(request, f"Posted {fmt_usd(p.amount)} to {acct.number}.")
                     return redirect("collections_home")
                 except CollectionError as e:
                     pay_form.add_error(None, str(e))
@@ -133,7 +135,7 @@ def demands(request):
             except CollectionError as e:
                 errors.append(str(e))
         if n:
-            messages.success(request, f"Served {n} demand{'s' if n != 1 else ''} dated {served_on}.")
+            messages.success(request, f"Served {n} demand{'s' if n != 1 else ''} dated {show_day(served_on)}.")
         for e in errors:
             messages.error(request, e)
         return redirect("demands")
@@ -215,7 +217,7 @@ def back_bill(request):
             try:
                 bill = back_bill_issue(parcel=parcel, period_start=cd["period_start"], period_end=cd["period_end"],
                                        issue_date=cd["issue_date"], acting_user=request.user)
-                messages.success(request, f"Back bill {bill.number} issued: ${bill.amount}.")
+                messages.success(request, f"Back bill {bill.number} issued: {fmt_usd(bill.amount)}.")
                 return redirect("bill_detail", number=bill.number)
             except CollectionError as e:
                 form.add_error(None, str(e))

@@ -2,16 +2,20 @@ from __future__ import annotations
 
 from django import forms
 
+from stormwater.rules.calendar import fmt_day
+from stormwater.rules.money import fmt_usd
 from stormwater.web.forms import CHOOSE, form_auto_id
 
 from .models import AbatementGround, Decision, Disposition
 
 
 class CreditApplicationForm(forms.Form):
-    parcel_id = forms.CharField(max_length=40, label="Parcel id (Assessors)")
+    parcel_id = forms.CharField(max_length=40, label="Parcel id", help_text="As on your bill or the Assessors' map.")
     credit_code = forms.ChoiceField(label="Credit")
     statement = forms.CharField(widget=forms.Textarea(attrs={"rows": 4}),
-                                label="How the property meets the criteria (credits ¶D)")
+                                label="How the property meets the criteria of the credit",
+                                help_text="What is built or in place, since when, and how it is kept up. "
+                                          "Ch. 295 Art. IV, credits ¶D.")
 
     def __init__(self, *a, types=(), parcels=(), **kw):
         super().__init__(*a, **kw)
@@ -26,7 +30,8 @@ class AbatementForm(forms.Form):
     grounds = forms.MultipleChoiceField(choices=AbatementGround.choices, widget=forms.CheckboxSelectMultiple,
                                         label="Grounds")
     statement = forms.CharField(widget=forms.Textarea(attrs={"rows": 4}),
-                                label="Why the billing is more likely than not in error (billing ¶E)")
+                                label="Why the billing is more likely than not in error",
+                                help_text="What is wrong on the bill and what shows it. Ch. 295 Art. IV, billing ¶E.")
     amount = forms.DecimalField(min_value=0, max_digits=14, decimal_places=2, label="Amount to abate ($)")
     disposition = forms.ChoiceField(choices=Disposition.choices, label="If granted",
                                     widget=forms.RadioSelect, initial=Disposition.REFUND)
@@ -36,7 +41,7 @@ class AbatementForm(forms.Form):
         super().__init__(*a, **kw)
         if bills:
             self.fields["bill"] = forms.ChoiceField(choices=[(b.number, f"{b.number} · {b.parcel.address} · "
-                                                                        f"${b.amount} issued {b.issue_date}")
+                                                                        f"{fmt_usd(b.amount)} issued {fmt_day(b.issue_date)}")
                                                              for b in bills], label="Bill")
 
 

@@ -10,6 +10,7 @@ from stormwater.cases.models import Case
 from stormwater.parcels.models import Parcel
 from stormwater.receivables.models import CommitmentLine
 from stormwater.utility.models import MONEY, Bill
+from stormwater.rules.calendar import fmt_day
 
 PCT = dict(max_digits=6, decimal_places=3)
 
@@ -33,7 +34,7 @@ class CreditPolicy(models.Model):
         ordering = ["-effective_from", "-id"]
 
     def __str__(self) -> str:
-        return f"{self.label} (from {self.effective_from}){' — demo values' if self.is_demo else ''}"
+        return f"{self.label} (from {fmt_day(self.effective_from)}){' — demo values' if self.is_demo else ''}"
 
 
 class CreditCategory(models.TextChoices):

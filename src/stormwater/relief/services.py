@@ -24,6 +24,7 @@ from stormwater.rules.classes import ClassificationError
 from stormwater.rules.deadlines import CLOCKS, case_clock_terms, deadline
 from stormwater.rules.money import ZERO, fmt, fmt_display, fmt_ratio, round_cents
 from stormwater.utility.models import Bill
+from stormwater.formats import day as show_day, moment as show_moment
 
 from . import documents
 from . import workflow as wf
@@ -672,8 +673,8 @@ def lien_abatement_apply(*, bill: Bill, commitment_line, grounds: str, amount_re
 
 
 def _record_index(case: Case) -> list[str]:
-    items = [f"{d.uploaded_at:%Y-%m-%d} {d.title} ({d.original_name})" for d in case.documents.all()]
-    items += [f"{e.on} {e.kind}: {e.why or e.to_status}" for e in case.events.filter(kind="status")]
+    items = [f"{show_day(d.uploaded_at)} {d.title} ({d.original_name})" for d in case.documents.all()]
+    items += [f"{show_day(e.on)} {e.kind}: {e.why or e.to_status}" for e in case.events.filter(kind="status")]
     return items
 
 
@@ -720,10 +721,10 @@ def appeal_schedule_hearing(*, appeal: Appeal, hearing_at: datetime, place: str,
         raise ReliefError("Give the place of the hearing (appeals ¶A).")
     if ap.case.status != AP.HEARING_SCHEDULED:
         case_transition(case=ap.case, to=AP.HEARING_SCHEDULED, acting_user=acting_user, on=on,
-                        why=f"Hearing set for {hearing_at:%Y-%m-%d %H:%M} at {place}")
+                        why=f"Hearing set for {show_moment(hearing_at)} at {place}")
     else:
         event_record(case=ap.case, kind="hearing.reset", acting_user=acting_user, on=on,
-                     why=f"Hearing set again for {hearing_at:%Y-%m-%d %H:%M} at {place}")
+                     why=f"Hearing set again for {show_moment(hearing_at)} at {place}")
     ap.hearing_at, ap.hearing_place, ap.notice_sent_on = hearing_at, place.strip(), None
     ap.save(update_fields=["hearing_at", "hearing_place", "notice_sent_on"])
     _start_clock(ap.case, wf.NOTICE, on, acting_user, hearing_date=day)

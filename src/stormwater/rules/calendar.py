@@ -72,3 +72,17 @@ def add_months(day: date, months: int) -> date:
         except ValueError:
             continue
     raise AssertionError("unreachable")
+
+
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def fmt_day(day: date) -> str:
+    """A date for people, the one form on every page (issue 16): "Dec 2, 2026" — the town office's paper form,
+    no period after the month, no leading zero. Locale-independent (no strftime "%b")."""
+    return f"{_MONTHS[day.month - 1]} {day.day}, {day.year}"
+
+
+def fmt_moment(day: date, hour: int, minute: int) -> str:
+    """A date and a wall-clock time for people: "Dec 2, 2026, 3:05 PM"."""
+    return f"{fmt_day(day)}, {(hour % 12) or 12}:{minute:02d} {'AM' if hour < 12 else 'PM'}"

@@ -42,6 +42,12 @@ def fmt_display(amount: Decimal) -> str:
     return f"{round_cents(amount):,.2f}"
 
 
+def fmt_usd(amount: Decimal) -> str:
+    """Money for people, the one form on every page and paper (issue 16): "$1,234.56", "-$12.50", "$0.00"."""
+    cents = round_cents(amount)
+    return f"-${-cents:,.2f}" if cents < 0 else f"${cents:,.2f}"
+
+
 def fmt_ratio(value: Decimal) -> str:
     """A coefficient or percent without trailing zeros, at least one decimal ("0.9", "1.0", "8.3333")."""
     q = value.normalize()

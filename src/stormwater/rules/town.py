@@ -80,6 +80,20 @@ class TownConfig:
     field_start_name: str = ""
     field_start_latitude: Decimal = Decimal("0")
     field_start_longitude: Decimal = Decimal("0")
+    # The basemap under every map (issue 16; not an ordinance rule). "" = the installation's default
+    # (settings.GIS_TILE_URL: MassGIS's USGS 2019 color orthophotos in production, none in development and tests);
+    # a tile URL with {z}/{x}/{y} (e.g. the town's own GIS server) = that basemap; "none" = draw without one.
+    # Its origin is added to the pages' Content-Security-Policy img-src (web/security.py). The attribution is the
+    # line the tile provider asks maps to show ("" = the installation's).
+    map_tile_url: str = ""
+    map_tile_attribution: str = ""
+    # The double-submission guard (issue 16; not an ordinance rule): each guarded form's one-time token is kept this
+    # many days, then purged by the daily sweep (web/services.py::submit_tokens_purge). A token only has to outlive
+    # a double click, the Back button or a form sent again from a tab left open; a week covers a form left open over
+    # a weekend. An older token sent again just runs the form's act once more (the services still refuse a second
+    # decision, payment or issue by their own state checks).
+    submit_token_keep_days: int = 7
+
     # The Collector's office (issue 17). Municipal lien certificates (MGL c.60 §23: the Collector issues, within ten
     # days of a written request, a certificate of every unpaid charge that is or may become a lien; the fee is set
     # by the town as the statute allows). Demo value; the Collector sets it.
@@ -132,6 +146,8 @@ class TownConfig:
     processor_date_format: str = "%m/%d/%Y"
 
     def __post_init__(self):
+        if not 1 <= self.submit_token_keep_days <= 366:
+            raise ValueError("town configuration: submit_token_keep_days must be between 1 and 366")
         if not 1 <= self.staff_idle_minutes <= 24 * 60:
             raise ValueError("town configuration: staff_idle_minutes must be between 1 and 1440")
         if not (0 <= self.bill_issue_months_before_period <= 120 and 0 <= self.bill_issue_months_after_period <= 120):
@@ -154,6 +170,9 @@ class TownConfig:
             raise ValueError("town configuration: payment_plausible_max must be greater than zero")
         if not (-90 <= self.field_start_latitude <= 90 and -180 <= self.field_start_longitude <= 180):
             raise ValueError("town configuration: field_start_latitude/longitude must be WGS84 degrees")
+        tiles = self.map_tile_url.strip()
+        if tiles and tiles != "none" and not (tiles.startswith("https://") and "{z}" in tiles):
+            raise ValueError('town configuration: map_tile_url must be "", "none" or an https:// URL with {z}/{x}/{y}')
         if not (Decimal("0") <= self.lien_certificate_fee < Decimal("10000")
                 and Decimal("0") <= self.returned_check_charge < Decimal("10000")):
             raise ValueError("town configuration: lien_certificate_fee and returned_check_charge must be "

@@ -11,6 +11,7 @@ from stormwater.appendonly import AppendOnlyModel
 from stormwater.cases.models import Case, CaseDocument
 from stormwater.parcels.models import Parcel
 from stormwater.permits.models import PermitApplication
+from stormwater.rules.calendar import fmt_day
 
 USER = settings.AUTH_USER_MODEL
 REGISTRY = "Hampden County Registry of Deeds"  # § 380-14 B, D(4); definitions "Registry of Deeds"
@@ -97,9 +98,9 @@ class OMPlan(models.Model):
     @property
     def recording(self) -> str:
         if self.document_number:
-            return f"{self.registry}, document no. {self.document_number}, {self.recorded_on}"
+            return f"{self.registry}, document no. {self.document_number}, {fmt_day(self.recorded_on)}"
         if self.book:
-            return f"{self.registry}, Book {self.book} Page {self.page}, {self.recorded_on}"
+            return f"{self.registry}, Book {self.book} Page {self.page}, {fmt_day(self.recorded_on)}"
         return "not recorded"
 
 

@@ -18,6 +18,7 @@ from stormwater.cases.services import (TransitionError, case_document_add, case_
                                        case_transition, clock_start, event_record)
 from stormwater.cases.selectors import case_clock
 from stormwater.utility.documents import render_pdf
+from stormwater.formats import day as show_day
 
 from . import workflow as wf
 from .contents import missing_items
@@ -419,7 +420,7 @@ def maintenance_notice_issue(*, site: Site, violation: str, corrective_work: str
     _email_on_commit(subject=f"Notice to correct: {site.name}", body=n.violation, to=responsible_emails(site),
                      filename=doc.original_name, pdf=pdf)
     event_record(case=site.case, kind="maintenance_notice", acting_user=acting_user, on=noticed_on,
-                 why=f"Failure-to-maintain notice {case.number}: correct by {due}")
+                 why=f"Failure-to-maintain notice {case.number}: correct by {show_day(due)}")
     audit_record(actor=acting_user, action="stewardship.maintenance_notice", obj=n)
     return n
 

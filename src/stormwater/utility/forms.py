@@ -7,7 +7,7 @@ from .services import fiscal_year
 
 class BillRunForm(forms.Form):
     fiscal_year = forms.IntegerField(min_value=2000, max_value=2100, label="Fiscal year (FY)",
-                                     help_text="FY2027 runs July 1, 2026 – June 30, 2027.")
+                                     help_text="FY2027 runs Jul 1, 2026 – Jun 30, 2027.")
     issue_date = forms.DateField(label="Issue date", widget=forms.DateInput(attrs={"type": "date"}))
 
     def period(self):

@@ -6,6 +6,7 @@ from django.db import models
 from stormwater.appendonly import AppendOnlyModel
 from stormwater.parcels.models import CLASS_CHOICES, AssociationUnit, Parcel
 from stormwater.rules.fees import Block, FeeTerms
+from stormwater.rules.calendar import fmt_day
 
 MONEY = dict(max_digits=14, decimal_places=2)
 
@@ -38,11 +39,11 @@ class RateResolution(AppendOnlyModel):
         ordering = ["-effective_from", "-id"]
 
     def __str__(self) -> str:
-        return f"{self.label} (from {self.effective_from}){' — demo values' if self.is_demo else ''}"
+        return f"{self.label} (from {fmt_day(self.effective_from)}){' — demo values' if self.is_demo else ''}"
 
     def fee_terms(self) -> FeeTerms:
         blocks = tuple(Block(b.first_eru, b.last_eru, b.coefficient) for b in self.blocks.all())
-        label = f"{self.label}, effective {self.effective_from:%B %-d, %Y}" + (" (demo values)" if self.is_demo else "")
+        label = f"{self.label}, effective {fmt_day(self.effective_from)}" + (" (demo values)" if self.is_demo else "")
         return FeeTerms(eru_sqft=self.eru_sqft, rate_per_eru=self.rate_per_eru,
                         small_residential_rate=self.small_residential_rate, blocks=blocks,
                         installments=self.installments, label=label)
@@ -155,7 +156,7 @@ class BillRun(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.period_label} issued {self.issue_date}"
+        return f"{self.period_label} issued {fmt_day(self.issue_date)}"
 
     @property
     def is_open(self) -> bool:

@@ -43,6 +43,7 @@ from django_tables2.rows import BoundRow
 from django_tables2.utils import call_with_appropriate
 
 from stormwater.web.files import CONTENT_TYPES, safe_cell
+from stormwater.web.templatetags.sw import DAY, DAYTIME, WEEKDAY
 
 PER_PAGE = 50
 CENT = Decimal("0.01")
@@ -50,17 +51,18 @@ PER_PAGE_CHOICES = (25, 50, 100, 200)
 EXPORT_FORMATS = {"csv": "CSV", "xlsx": "Excel"}
 EXCEL_MAX_ROWS = 1_048_576  # Excel's rows on one worksheet (header included); more continue on a next sheet
 _CHUNK = 2000  # rows read from the database at a time while exporting
-DATE_FORMAT = "M j, Y"  # one place: how a date shows in a list cell
-DATETIME_FORMAT = "M j, Y H:i"
-DUE_FORMAT = "D M j, Y"  # a deadline: with its weekday
+# How a date shows in a list cell: the one date form of every page (web/templatetags/sw.py `day`/`daytime`).
+DATE_FORMAT = DAY  # Dec 2, 2026
+DATETIME_FORMAT = DAYTIME  # Dec 2, 2026, 3:05 PM
+DUE_FORMAT = WEEKDAY  # a deadline, with its weekday: Wed, Dec 2, 2026
 
 
 # --- columns ------------------------------------------------------------------------------------------------
 
 def money_text(value) -> str:
-    from stormwater.web.templatetags.sw import money
+    from stormwater.web.templatetags.sw import usd
 
-    return f"${money(value)}" if value not in (None, "") else ""
+    return usd(value)  # the one money form: $1,234.50, -$12.50
 
 
 class MoneyColumn(tables.Column):

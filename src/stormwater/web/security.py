@@ -3,7 +3,7 @@
 Every response gets a policy that allows scripts, styles, images, fonts and fetches only from this site.
 The few inline <script>/<style> elements that remain carry a per-request nonce ({{ request.csp_nonce }});
 style *attributes* are allowed (style-src-attr), because they cannot run code and SVG charts use them.
-A map tile server configured in GIS_TILE_URL is added to img-src. CSP_REPORT_ONLY=1 sends the header as
+The map tile server (town.toml map_tile_url, else GIS_TILE_URL) is added to img-src. CSP_REPORT_ONLY=1 sends the header as
 Content-Security-Policy-Report-Only (to try a change in production without breaking pages).
 """
 from __future__ import annotations
@@ -15,7 +15,9 @@ from django.conf import settings
 
 
 def _tile_origin() -> str:
-    url = getattr(settings, "GIS_TILE_URL", "") or ""
+    from stormwater.townconfig import map_tiles
+
+    url = map_tiles()[0]
     if not url:
         return ""
     parts = urlsplit(url.replace("{s}", "a"))

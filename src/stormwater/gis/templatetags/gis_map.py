@@ -1,7 +1,7 @@
 from django import template
-from django.conf import settings
 
 from stormwater.gis.selectors import parcel_has_geometry as _has
+from stormwater.townconfig import map_tiles
 
 register = template.Library()
 
@@ -14,9 +14,10 @@ def parcel_has_geometry(parcel) -> bool:
 
 @register.simple_tag
 def gis_tile_url() -> str:
-    return getattr(settings, "GIS_TILE_URL", "")
+    """The basemap's tile URL ("" = none): town.toml map_tile_url, else settings.GIS_TILE_URL (issue 16)."""
+    return map_tiles()[0]
 
 
 @register.simple_tag
 def gis_tile_attribution() -> str:
-    return getattr(settings, "GIS_TILE_ATTRIBUTION", "")
+    return map_tiles()[1]

@@ -5,7 +5,9 @@
 3. annual O&M certification reminders, each once (Ch. 380 § 380-14 C(2)(l); stewardship_reminders);
 4. the permit clocks past due (Ch. 380 § 380-10; permit_clocks --overdue) and
 5. the Town's relief deadlines missed (Ch. 295 Art. IV; relief_clocks --missed), written to the job's log
-   for the morning list.
+   for the morning list;
+6. the double-submission guard's old tokens purged (web/services.py::submit_tokens_purge; TownConfig
+   ``submit_token_keep_days``).
 Run again the same day it sends nothing twice (reminders and notices are each recorded once)."""
 from __future__ import annotations
 
@@ -18,7 +20,7 @@ from django.core.management import call_command
 from stormwater.accounts.roles import Perm
 from stormwater.jobs.registry import JobParamError, job_kind, only_params
 
-STEPS = 5
+STEPS = 6
 
 
 def clean_daily(params: dict) -> dict:
@@ -44,6 +46,7 @@ def daily(job):
     from stormwater.jobs.recovery import jobs_recover
     from stormwater.notices.outbox import outbox_send_pending
     from stormwater.stewardship.services import certification_reminders_send
+    from stormwater.web.services import submit_tokens_purge
 
     day = date.fromisoformat(job.params["day"])
     job.progress(0, STEPS)
@@ -65,6 +68,9 @@ def daily(job):
     for c in relief:
         job.log(f"Relief deadline MISSED: {c['case']} {c['label']} ({c['citation']}) due {c['due']}")
     job.progress(5, STEPS)
+    tokens = submit_tokens_purge()
+    job.log(f"Double-submission tokens purged: {tokens}.")
+    job.progress(6, STEPS)
     return {"day": day.isoformat(), "jobs_recovered": len(recovered), "outbox": outbox,
             "certification_reminders": len(reminders), "permit_clocks_overdue": len(permits),
-            "relief_deadlines_missed": len(relief)}
+            "relief_deadlines_missed": len(relief), "submit_tokens_purged": tokens}

@@ -1,6 +1,7 @@
-/* Every map of the app: parcel and change maps (GeoJSON from the app's API) and point maps (the stewardship BMP
-   inventory, from a json_script element). Leaflet (vendored), no tile server needed; a background tile layer is
-   added only when data-tile-url is set (settings.GIS_TILE_URL).
+/* Every map of the app: parcel and change maps (GeoJSON from the app's API), point maps (the stewardship BMP
+   inventory, from a json_script element) and the town map (parcels, permits, construction files, O&M sites, BMPs;
+   issue 16). Leaflet (vendored), no tile server needed; the basemap (settings.GIS_TILE_URL: MassGIS orthophotos
+   by default in production) is added when data-tile-url is set.
    Labels are data (owners' and importers' names): every label goes through esc() or textContent, never into HTML
    as it is (issue 14). */
 (function () {
@@ -10,6 +11,8 @@
   function fmt(v) { return Number(v).toLocaleString("en-US", {maximumFractionDigits: 0}); }
   function esc(s) { return String(s).replace(/[&<>"']/g, function (c) {
     return {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]; }); }
+
+  function narrowScreen() { return !!(window.matchMedia && window.matchMedia("(max-width: 40rem)").matches); }
 
   function baseMap(el) {
     var map = L.map(el, {zoomSnap: 0.25, maxZoom: 22});
@@ -41,7 +44,7 @@
         }}).addTo(map);
       overlays['<span style="color:' + color + '">■</span> ' + esc(name)] = g;
     });
-    L.control.layers(null, overlays, {collapsed: false}).addTo(map);
+    L.control.layers(null, overlays, {collapsed: narrowScreen()}).addTo(map);
     if (bounds && bounds.isValid()) { map.fitBounds(bounds, {padding: [20, 20]}); }
     if (data.survey) { el.setAttribute("data-survey", data.survey.name); }
     el.setAttribute("data-ready", "1");
@@ -97,6 +100,71 @@
     legend.addTo(map);
     el.setAttribute("data-ready", "1");
   }
+
+  var TOWN_COLORS = {permit: "#6a1b9a", construction: "#c62828", site: "#00838f", bmp: "#b5651d"};
+  var TOWN_LAYERS = {parcel: "Parcels", permit: "Permits", construction: "Construction files", site: "O&M sites",
+                     bmp: "BMPs"};
+
+  function popupOf(p) {
+    // Labels are data (addresses, names): escaped; the link is a same-site path made by the server.
+    var a = document.createElement("a");
+    a.setAttribute("href", String(p.url || "").charAt(0) === "/" ? p.url : "#");
+    a.textContent = TOWN_LAYERS[p.kind] ? TOWN_LAYERS[p.kind].replace(/s$/, "") + " " + p.label : p.label;
+    var div = document.createElement("div");
+    div.appendChild(a);
+    div.appendChild(document.createElement("br"));
+    div.appendChild(document.createTextNode(p.detail || ""));
+    return div;
+  }
+
+  function townMap(el, data) {
+    var map = baseMap(el), groups = {}, all = [], byLabel = [];
+    Object.keys(TOWN_LAYERS).forEach(function (k) { groups[k] = L.featureGroup(); });
+    data.features.forEach(function (f) {
+      var p = f.properties, lyr;
+      if (p.kind === "parcel") {
+        lyr = L.geoJSON(f, {style: {color: "#0b4f6c", weight: 1.5, fillOpacity: 0.08}});
+      } else {
+        var c = f.geometry.coordinates;
+        lyr = L.circleMarker([c[1], c[0]], {radius: p.kind === "bmp" ? 5 : 8, color: "#fff", weight: 2,
+                                             fillColor: TOWN_COLORS[p.kind] || "#333", fillOpacity: 0.95});
+      }
+      lyr.bindPopup(popupOf(p));
+      lyr.bindTooltip(esc(p.label));
+      (groups[p.kind] || groups.parcel).addLayer(lyr);
+      all.push(lyr);
+      byLabel.push({text: (p.label + " " + (p.detail || "")).toLowerCase(), layer: lyr});
+    });
+    var overlays = {};
+    Object.keys(TOWN_LAYERS).forEach(function (k) {
+      if (groups[k].getLayers().length) { groups[k].addTo(map); overlays[esc(TOWN_LAYERS[k])] = groups[k]; }
+    });
+    L.control.layers(null, overlays, {collapsed: narrowScreen()}).addTo(map);
+    var b = all.length ? L.featureGroup(all).getBounds() : null;
+    if (b && b.isValid()) { map.fitBounds(b, {padding: [20, 20]}); } else { map.setView([42.05, -72.57], 13); }
+    var status = document.getElementById("town-map-status");
+    var find = (el.getAttribute("data-find") || "").toLowerCase().trim();
+    if (find) {
+      var hit = byLabel.filter(function (x) { return x.text.indexOf(find) >= 0; })[0];
+      if (hit) {
+        var hb = hit.layer.getBounds ? hit.layer.getBounds() : L.latLngBounds([hit.layer.getLatLng()]);
+        map.fitBounds(hb, {maxZoom: 19, padding: [40, 40]});
+        hit.layer.openPopup(hit.layer.getLatLng ? hit.layer.getLatLng() : hb.getCenter());
+      } else if (status) { status.textContent = "Not on the map: see the matches below."; }
+    }
+    var u = data.unplaced || {};
+    var missing = Object.keys(u).filter(function (k) { return u[k] > 0; })
+      .map(function (k) { return u[k] + " " + TOWN_LAYERS[k].toLowerCase(); });
+    if (status && missing.length && !find) { status.textContent = "Without a place on the map: " + missing.join(", ") + "."; }
+    el.setAttribute("data-ready", "1");
+  }
+
+  document.querySelectorAll(".gis-map[data-town]").forEach(function (el) {
+    fetch(el.getAttribute("data-town"), {credentials: "same-origin", headers: {Accept: "application/json"}})
+      .then(function (r) { if (!r.ok) { throw new Error("HTTP " + r.status); } return r.json(); })
+      .then(function (data) { townMap(el, data); })
+      .catch(function (e) { el.textContent = "The map could not be loaded (" + e.message + ")."; });
+  });
 
   /* The inspector's day (issue 18): sites numbered in route order from the start (order 0), joined by a line in
      that order; a site's label is its address (data: set with textContent only). */
