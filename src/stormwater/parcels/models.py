@@ -135,7 +135,9 @@ class AssociationInstrument(AppendOnlyModel):
         ordering = ["-effective_on", "-id"]
 
     def __str__(self) -> str:
-        return f"{self.reference} (recorded {self.recorded_on}, effective {self.effective_on})"
+        from stormwater.formats import day
+
+        return f"{self.reference} (recorded {day(self.recorded_on)}, effective {day(self.effective_on)})"
 
 
 class InstrumentShare(AppendOnlyModel):

@@ -9,6 +9,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from stormwater.audit.services import actor_or_none, audit_record
+from stormwater.formats import day
 from stormwater.rules.classes import PropertyClass
 
 from .models import HUNDRED, AssociationInstrument, AssociationUnit, InstrumentShare, Owner, Parcel, PropertyAssociation
@@ -295,7 +296,7 @@ def association_record(*, parcel: Parcel, reference: str, recorded_on: date | No
         rows.append(InstrumentShare(instrument=inst, unit=unit, percent=x.percent))
     InstrumentShare.objects.bulk_create(rows)
     audit_record(actor=acting_user, action="association.instrument", obj=assoc,
-                 why=f"Instrument {c.reference}, recorded {c.recorded_on}, effective {c.effective_on}",
+                 why=f"Instrument {c.reference}, recorded {day(c.recorded_on)}, effective {day(c.effective_on)}",
                  data={"instrument": inst.pk, "name": assoc.name,
                        "shares": [{"unit_parcel_id": x.parcel.parcel_id, "share_percent": str(x.percent)}
                                   for x in c.shares]})

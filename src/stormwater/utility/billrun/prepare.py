@@ -11,6 +11,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from stormwater.audit.services import actor_or_none, audit_record
+from stormwater.formats import day
 from stormwater.parcels.models import Parcel
 from stormwater.parcels.selectors import impervious_as_of, shares_in_force, unit_parcels_in_force
 from stormwater.rules.classes import PropertyClass
@@ -214,7 +215,7 @@ def _write_slice(run: BillRun, pricer: _Pricer, s: _Slice) -> BillRunChunk | Non
                 if unit:
                     inst = share.instrument
                     expl += (f"\nProperty association {inst.association.name} (instrument {inst.reference}, "
-                             f"recorded {inst.recorded_on}): unit {unit.unit} is {share.percent}% of "
+                             f"recorded {day(inst.recorded_on)}): unit {unit.unit} is {share.percent}% of "
                              f"${fmt(fee.annual_fee)} = ${fmt(amount)} (Ch. 295 Art. IV ¶G).")
                     number += f"-U{unit.unit}"
                 rev = revision.get(acct, 1)
