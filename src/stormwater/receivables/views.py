@@ -28,7 +28,8 @@ from .reportlists import AgingList, CommitmentList, DemandList
 from .models import Commitment, CommitmentLine, Demand, Payment
 from . import selectors
 from .processor import processor_file_post
-from .services import (BatchRejected, CollectionError, back_bill_issue, closed_through, commitment_create,
+from .selectors import AT_ENTRY
+from .services import (BatchRejected, CollectionError, DuplicateSuspected, back_bill_issue, closed_through, commitment_create,
                        demand_serve, lien_paid_record, payment_batch_post, payment_post, payment_reverse,
                        period_close)
 
@@ -44,23 +45,21 @@ def collections_home(request):
         if pay_form.is_valid():
             cd = pay_form.cleaned_data
             acct = Account.objects.filter(number=cd["account"].strip()).first()
-            dups = list(selectors.payment_duplicates(account=acct, amount=cd["amount"], received_on=cd["received_on"],
-                                                     reference=cd["reference"])) if acct else []
             if acct is None:
                 pay_form.add_error("account", f"No account {cd['account']!r}.")
-            elif dups and not cd.get("confirm_duplicate"):
-                # The same payment entered twice? Ask, keeping what was typed (issue 16 "confirm").
-                pay_form = PaymentForm(request.POST, prefix="pay", ask_duplicate=True)
-                pay_form.is_valid()
-                pay_form.add_error("confirm_duplicate", duplicate_message(dups))
-                status = 400
             else:
                 try:
                     p = payment_post(account=acct, amount=cd["amount"], received_on=cd["received_on"],
                                      method=cd["method"], reference=cd["reference"], acting_user=request.user,
-                                     confirm_duplicate=bool(cd.get("confirm_duplicate")))
+                                     confirm_duplicate=bool(cd.get("confirm_duplicate")), duplicates=AT_ENTRY)
                     messages.success(request, f"Posted ${p.amount} to {acct.number}.")
                     return redirect("collections_home")
+                except DuplicateSuspected as e:
+                    # The same payment entered twice? Ask, keeping what was typed (issue 16 "confirm").
+                    pay_form = PaymentForm(request.POST, prefix="pay", ask_duplicate=True)
+                    pay_form.is_valid()
+                    pay_form.add_error("confirm_duplicate", duplicate_message(e.matches))
+                    status = 400
                 except CollectionError as e:
                     pay_form.add_error(None, str(e))
     elif request.method == "POST":
