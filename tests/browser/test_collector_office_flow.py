@@ -1,5 +1,5 @@
 """Issue 17's "Done when", the Collector's day in a real browser at a desk and on a phone: a resident pays from the
-bill's QR code via the hand-off on Sunday; on Monday the Collector finds an owner by name, posts a check, prints the
+bill's QR code via the hand-off on Sunday and chooses paperless bills; on Monday the Collector finds an owner by name, posts a check, prints the
 receipt, closes the batch, posts a lockbox file and the processor's file of Sunday's payments (the resident's bill is
 then paid), reconciles the deposit of the batch and both files with the bank, and issues a municipal lien
 certificate. axe-core on every page shot; nothing wider than the screen.
@@ -171,6 +171,14 @@ def test_a_collectors_day(page, live_server, billed_town, shot, login, width, tm
     page.get_by_role("button", name=f"Pay ${owed:.2f}").click()
     page.get_by_text(re.compile(r"Confirmation number PX-\d+")).wait_for()
     assert [p["acct"] for p in processor.payments] == [unit_bill.account.number]
+    # and, back on the Town's site, she chooses paperless bills from now on
+    page.goto(f"{url}/portal/")
+    page.get_by_label(re.compile("Bills by e-mail only")).check()
+    page.get_by_label("E-mail address for bills").fill("olivia@example.org")
+    page.get_by_role("button", name="Save how I get my bills").click()
+    page.get_by_text("Your bills will be e-mailed to you only.").wait_for()
+    shot(f"17-portal-paperless-{width}")
+    assert _fits(page)
 
     # Monday: the Collector's day
     at(date(2026, 11, 2))
