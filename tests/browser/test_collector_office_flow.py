@@ -237,6 +237,11 @@ def test_a_collectors_day(page, live_server, billed_town, shot, login, width, tm
     assert "Nothing is owed on this bill." in page.locator("#bill-standing").inner_text()
     shot(f"17-bill-paid-{width}")
     assert _fits(page)
+    # her account's statement shows the payment and her choice of paperless bills (the office could change it here)
+    page.goto(f"{url}/accounts/{unit_bill.account.number}/")
+    assert "by e-mail only" in page.locator("main").inner_text()
+    page.get_by_role("button", name="Save how the bills go out").wait_for()
+    shot(f"17-account-paperless-{width}")
     conf = processor.payments[0]["confirmation"]
     paid = unit_bill.account.payments.get()
     assert (paid.reference, paid.amount, paid.received_on, paid.method) == (conf, owed, date(2026, 11, 1), "ach")
