@@ -64,6 +64,27 @@ def test_the_bill_context_has_a_qr_code_to_the_bill_online(two_years, town_toml)
     assert bill_context(bill, base_url="http://testserver")["online_url"].startswith("https://stormwater.example.org")
 
 
+def test_the_printed_qr_code_reads_back_as_the_bills_address(two_years, town_toml, tmp_path):
+    """The QR code is drawn whole at its printed size (it was clipped to the 1-inch box: a segno SVG without a
+    viewBox does not scale, so the last rows of any code longer than 32 modules were cut off and no camera read
+    it). Decoded from the PDF's pages as printed (pdftoppm at 200 dpi, zxing-cpp)."""
+    import zxingcpp
+    from PIL import Image
+
+    from stormwater.utility.documents import bill_pdf
+
+    town_toml(public_url="http://localhost:44227/")
+    bills = list(Bill.objects.filter(period_start=date(2026, 7, 1)).order_by("number"))
+    assert any(b.account.unit_id for b in bills)  # a unit's bill number is the longest: the largest code
+    for bill in bills:
+        pdf = tmp_path / f"{bill.number}.pdf"
+        pdf.write_bytes(bill_pdf(bill))
+        subprocess.run(["pdftoppm", "-png", "-r", "200", str(pdf), str(tmp_path / bill.number)], check=True)
+        found = [r.text for png in sorted(tmp_path.glob(f"{bill.number}-*.png"))
+                 for r in zxingcpp.read_barcodes(Image.open(png)) if r.format.name == "QRCode"]
+        assert found == [f"http://localhost:44227/bills/{bill.number}/"], bill.number
+
+
 def test_the_owners_bill_page_says_unpaid_partly_paid_or_paid_and_hands_off_to_the_processor(
         town, resolution, at, client_for, personas, town_toml):
     from stormwater.receivables.services import payment_post

@@ -16,38 +16,13 @@ from django.utils import timezone
 
 from stormwater.audit.services import actor_or_none as _user, audit_record
 from stormwater.receivables.ledger import account_position
-from stormwater.receivables.models import Payment, PaymentBatch
-from stormwater.receivables.services import CollectionError, _lock, payment_post
+from stormwater.receivables.models import PaymentBatch
+from stormwater.receivables.selectors import AT_ENTRY
+from stormwater.receivables.services import CollectionError, DuplicateSuspected, _lock, payment_post  # noqa: F401
 from stormwater.rules.money import ZERO, fmt, fmt_display, round_cents, to_decimal
 from stormwater.utility.models import Account
 
 from .models import BatchState, CashBatch, Deposit, DepositFile, Receipt, Tender
-
-
-class DuplicateSuspected(CollectionError):
-    """A payment like one posted before (same account and amount, same check/reference — or, without a
-    reference, the same day): the cashier is asked before it is posted (issue 17)."""
-
-    def __init__(self, matches: list[Payment]):
-        self.matches = matches
-        first = matches[0]
-        super().__init__(
-            f"This looks like payment {first.pk} (${fmt_display(first.amount)} on {first.received_on}"
-            + (f", reference {first.reference}" if first.reference else "")
-            + f") already posted to {first.account.number}. Post it again only if it really is a second payment.")
-
-    def json_detail(self) -> dict:
-        return {"duplicate_of": [{"payment": p.pk, "amount": fmt(p.amount), "received_on": str(p.received_on),
-                                  "reference": p.reference} for p in self.matches]}
-
-
-def payment_matches(*, account: Account, amount: Decimal, reference: str, received_on: date) -> list[Payment]:
-    """Earlier payments (not reversed) this one would duplicate: same account and amount, and the same
-    check/reference number; without a reference, the same day received."""
-    qs = Payment.objects.filter(account=account, amount=round_cents(Decimal(amount)), reversal__isnull=True)
-    ref = (reference or "").strip()
-    qs = qs.filter(reference__iexact=ref) if ref else qs.filter(received_on=received_on)
-    return list(qs.select_related("account").order_by("id")[:5])
 
 
 def _open_batch(cashier, day: date) -> CashBatch:
@@ -69,8 +44,9 @@ def receipt_post(*, account: Account, amount, tender: str, received_on: date | N
                  payer: str = "", confirm_duplicate: bool = False, acting_user) -> Receipt:
     """Take a payment at the window: posted to the account, put in the cashier's open batch, numbered.
 
-    A payment matching an earlier one (account, amount, reference) is refused with ``DuplicateSuspected``
-    unless ``confirm_duplicate`` says the cashier was asked and it is a second payment."""
+    A payment matching an earlier one (``receivables.selectors.AT_ENTRY``: account, amount and the same check/
+    reference number any day, or without one the same day) is refused with ``DuplicateSuspected`` unless
+    ``confirm_duplicate`` says the cashier was asked and it is a second payment."""
     if acting_user is None or not getattr(acting_user, "pk", None):
         raise CollectionError("A receipt is issued by a signed-in cashier.")
     if tender not in Tender.values:
@@ -81,16 +57,14 @@ def receipt_post(*, account: Account, amount, tender: str, received_on: date | N
         raise CollectionError("reference: the check number is required for a check")
     received_on = received_on or timezone.localdate()
     # The account's row lock first (as payment_post takes it): two windows posting the same check at once are
-    # serialized, so the second sees the first as a duplicate, and the balances printed are the account's own.
+    # serialized, so the second sees the first as a duplicate (payment_post asks under this lock; the whole
+    # receipt, its batch included, is rolled back), and the balances printed are the account's own.
     account = _lock(account)
-    if not confirm_duplicate:
-        matches = payment_matches(account=account, amount=amount, reference=reference, received_on=received_on)
-        if matches:
-            raise DuplicateSuspected(matches)
     batch = _open_batch(acting_user, timezone.localdate())
     before = account_position(account, as_of=received_on).total
     payment = payment_post(account=account, amount=amount, received_on=received_on, method=tender,
-                           reference=reference, acting_user=acting_user, confirm_duplicate=confirm_duplicate)
+                           reference=reference, acting_user=acting_user, confirm_duplicate=confirm_duplicate,
+                           duplicates=AT_ENTRY)
     after = account_position(account, as_of=received_on).total
     receipt = Receipt.objects.create(payment=payment, batch=batch, tender=tender, balance_before=before,
                                      balance_after=after, payer=(payer or "").strip()[:200])

@@ -20,6 +20,10 @@ class Owner(models.Model):
     email = models.EmailField(blank=True)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
                              related_name="owner_records")
+    # Paperless bills (issue 17 "Paying online": "an owner can choose e-mail only"): the owner's bills are e-mailed
+    # and left out of the print file for mailing. Only with an e-mail address on file (parcels.services.
+    # owner_paperless_set); without one a bill is always printed (receivables.mailing.paperless_q).
+    paperless = models.BooleanField(default=False, help_text="Bills by e-mail only (the owner's choice)")
 
     class Meta:
         ordering = ["name"]

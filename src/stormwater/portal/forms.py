@@ -47,3 +47,14 @@ class SignupForm(DescribedForm):
         if data.get("password1") and data.get("password2") and data["password1"] != data["password2"]:
             self.add_error("password2", "The two passwords differ.")
         return data
+
+
+class PaperlessForm(DescribedForm):
+    """Bills by e-mail only (issue 17 "Paperless bills"): the owner's choice on the portal, or the office's for them
+    on the account page (parcels.services.owner_paperless_set)."""
+
+    paperless = forms.BooleanField(label="Bills by e-mail only (no paper bill in the mail)", required=False,
+                                   help_text="Your bills are e-mailed to the address below as PDFs and are no longer "
+                                             "printed and mailed. Untick to get paper bills again.")
+    email = forms.EmailField(label="E-mail address for bills", required=False, max_length=254,
+                             widget=forms.EmailInput(attrs={"autocomplete": "email"}))

@@ -9,4 +9,5 @@ urlpatterns = [
     path("portal/parcels/<str:parcel_id>/", views.portal_parcel, name="portal_parcel"),
     path("portal/parcels/<str:parcel_id>/geojson", views.portal_parcel_geojson, name="portal_parcel_geojson"),
     path("portal/sign-up/", views.portal_signup, name="portal_signup"),
+    path("portal/bills-by-email/", views.portal_paperless, name="portal_paperless"),
 ]

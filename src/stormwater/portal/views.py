@@ -9,19 +9,20 @@ from __future__ import annotations
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
+from django.db import transaction
 from django.http import JsonResponse
 from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods
 
-from stormwater.accounts.access import public
+from stormwater.accounts.access import public, require_perm
 from stormwater.accounts.signin import auth_login_record
 from stormwater.accounts.roles import Perm
 from stormwater.parcels.selectors import parcel_impervious
 from stormwater.utility.selectors import parcel_fee
 
 from . import throttle
-from .forms import ParcelLookupForm, SignupForm
+from .forms import PaperlessForm, ParcelLookupForm, SignupForm
 from .selectors import owner_overview, public_credits, public_parcel_get, public_parcel_search
 from .services import SignupError, owner_signup
 
@@ -35,6 +36,11 @@ def portal_home(request):
     user = request.user
     if user.is_authenticated and not user.can(Perm.PARCEL_VIEW_ALL):
         ctx["overview"] = owner_overview(user=user, today=timezone.localdate())
+        owners = list(user.owner_records.order_by("pk"))
+        if owners:  # issue 17 "Paperless bills": the owner chooses e-mail only here
+            ctx["paperless_form"] = PaperlessForm(initial={"paperless": all(o.paperless for o in owners),
+                                                           "email": owners[0].email or user.email})
+            ctx["paperless"] = all(o.paperless and o.email for o in owners)
     ctx["can_relief"] = user.is_authenticated and user.can(Perm.RELIEF_APPLY)
     ctx["can_permit"] = user.is_authenticated and user.can(Perm.PERMIT_APPLY)
     return render(request, "portal/home.html", ctx)
@@ -101,3 +107,30 @@ def portal_signup(request):
                 messages.success(request, "Your sign-in is linked to your property. Welcome.")
                 return redirect("portal_home")
     return render(request, "portal/signup.html", {"form": form}, status=status)
+
+
+@require_perm()
+@require_http_methods(["POST"])
+def portal_paperless(request):
+    """The signed-in owner chooses bills by e-mail only, or paper again (issue 17 "Paperless bills"), for every owner
+    record linked to the sign-in (parcels.services.owner_paperless_set)."""
+    from stormwater.parcels.services import owner_paperless_set
+
+    owners = list(request.user.owner_records.order_by("pk"))
+    form = PaperlessForm(request.POST)
+    if not owners:
+        messages.error(request, "No property is linked to your sign-in: there are no bills to choose for.")
+    elif not form.is_valid():
+        messages.error(request, " ".join(e for errs in form.errors.values() for e in errs))
+    else:
+        try:
+            with transaction.atomic():
+                for o in owners:
+                    owner_paperless_set(owner=o, paperless=form.cleaned_data["paperless"],
+                                        email=form.cleaned_data["email"], acting_user=request.user)
+        except ValueError as e:
+            messages.error(request, str(e).removeprefix("email: ").capitalize() + ".")
+        else:
+            messages.success(request, "Your bills will be e-mailed to you only." if form.cleaned_data["paperless"]
+                             else "Your bills will be printed and mailed (and e-mailed where an address is on file).")
+    return redirect("portal_home")

@@ -18,8 +18,8 @@ from .ledger import account_position
 from .models import Demand, Payment
 from .forms import duplicate_message
 from .processor import processor_file_post
-from .selectors import aging_report, payment_duplicates
-from .services import (CollectionError, commitment_create, demand_serve, payment_batch_post,
+from .selectors import AT_ENTRY, aging_report
+from .services import (CollectionError, DuplicateSuspected, commitment_create, demand_serve, payment_batch_post,
                        payment_post, payment_reverse)
 
 
@@ -62,13 +62,14 @@ def api_payment_post(request):
         raise BadInput("confirm_duplicate: true or false")
     how_much, received_on, reference = amount(b["amount"], "amount"), date_field(b, "received_on"), \
         str(b.get("reference") or "")
-    dups = list(payment_duplicates(account=acct, amount=how_much, received_on=received_on, reference=reference))
-    if dups and not confirm:  # issue 16: the same payment twice? The caller confirms it is a second one.
+    try:
+        p = payment_post(account=acct, amount=how_much, received_on=received_on, method=b.get("method") or "check",
+                         reference=reference, acting_user=request.user, confirm_duplicate=confirm, duplicates=AT_ENTRY)
+    except DuplicateSuspected as e:  # issue 16: the same payment twice? The caller confirms it is a second one.
+        dups = e.matches
         raise BadInput("confirm_duplicate: " + duplicate_message(dups) + " Send confirm_duplicate: true to post it.",
                        {"duplicates": [{"id": d.pk, "amount": fmt(d.amount), "received_on": str(d.received_on),
-                                        "reference": d.reference} for d in dups]})
-    p = payment_post(account=acct, amount=how_much, received_on=received_on, method=b.get("method") or "check",
-                     reference=reference, acting_user=request.user, confirm_duplicate=confirm)
+                                        "reference": d.reference} for d in dups]}) from None
     return JsonResponse(payment_json(p), status=201)
 
 

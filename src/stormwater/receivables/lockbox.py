@@ -14,7 +14,7 @@ The same file (same bytes) posted twice posts nothing twice: its SHA-256 is uniq
 same moment, the second waits for the first at the unique key and is told "already posted".
 
 A payment is a duplicate by its content — account, amount, day received and check/reference — whatever
-file carried it (issue 17: the same rows re-saved with CRLF line endings, and a bank's cumulative file
+file carried it (``selectors.payment_duplicates_each``, the one duplicate rule of the app, here ``FILE_ROW``) (issue 17: the same rows re-saved with CRLF line endings, and a bank's cumulative file
 carrying yesterday's rows again, used to post again). Such rows are skipped and named in the message; a
 file whose every row was posted before posts nothing and says "already posted".
 """
@@ -184,13 +184,22 @@ def payment_batch_post(*, filename: str, content: bytes, acting_user) -> BatchRe
 
 
 def _posted_before(rows: list[BatchRow]) -> set[int]:
-    """The lines of ``rows`` whose payment (account, amount, day received, reference) is already posted: one
-    query over the file's accounts and days."""
-    found = Payment.objects.filter(account_id__in={r.account.pk for r in rows},
-                                   received_on__in={r.received_on for r in rows})
-    posted = {(a, round_cents(amt), day, ref) for a, amt, day, ref in
-              found.values_list("account_id", "amount", "received_on", "reference")}
-    return {r.line for r in rows if (r.account.pk, r.amount, r.received_on, r.reference) in posted}
+    """The lines of ``rows`` whose payment is already posted: ``selectors.payment_duplicates_each`` under the
+    ``FILE_ROW`` rule (account, amount, day received, reference; a payment reversed since still counts), in one
+    query over the file's accounts and days. A file may carry the same content k times (two equal payments without
+    a reference): as many of them as were posted before are skipped, the rest are new."""
+    from .selectors import FILE_ROW, PaymentContent, payment_duplicates_each
+
+    contents = [PaymentContent(r.account.pk, r.amount, r.received_on, r.reference) for r in rows]
+    found = payment_duplicates_each(contents, rule=FILE_ROW)
+    seen: dict[tuple, int] = defaultdict(int)
+    skipped = set()
+    for r, c, prior in zip(rows, contents, found):
+        key = (c.account_id, c.amount, c.received_on, c.ref)
+        if seen[key] < len(prior):
+            skipped.add(r.line)
+        seen[key] += 1
+    return skipped
 
 
 def _post_rows(batch: PaymentBatch, rows: list[BatchRow], acting_user) -> None:

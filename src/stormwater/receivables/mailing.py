@@ -2,7 +2,8 @@
 (stormwater.notices: each message recorded with its content and an idempotency key, then sent in short
 transactions of its own, exactly once across crashes and re-runs).
 
-The paper copy remains the legal mailing; email is sent where the owner gave an address. Bills go out by a
+The paper copy remains the mailing; email is sent where the owner gave an address. An owner who chose bills by
+e-mail only (``parcels.Owner.paperless``, issue 17) is e-mailed and left out of the print file (``bills_to_print``). Bills go out by a
 background job (``bills_email``: the bill run page's button, ``stormwater bills_email --run N``), so a
 100,000-bill run is not slowed by rendering PDFs; demands go out when they are served.
 """
@@ -11,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from django.db import transaction
-from django.db.models import CharField
+from django.db.models import CharField, Q
 from django.db.models.functions import Cast
 
 from stormwater.notices.models import NoticeSent, NoticeStatus
@@ -44,6 +45,28 @@ def demand_email(demand: Demand):
         body=(f"A statement of the stormwater charges due on account {demand.account.number}, with a demand for "
               f"payment dated {demand.served_on:%B %-d, %Y}, is attached (Ch. 295 Art. IV billing ¶D)."),
         attachment=(f"demand-{demand.pk}.pdf", pdf, "application/pdf"))
+
+
+def paperless_q(prefix: str = "") -> Q:
+    """Bills (``prefix`` "" for a Bill queryset) whose billed owner — the unit's owner for an association unit —
+    chose bills by e-mail only and has an address on file (issue 17 "Paperless bills"). Without an address a bill
+    is printed and mailed whatever the choice says."""
+    def owner(path: str) -> Q:
+        return Q(**{f"{prefix}{path}__paperless": True}) & ~Q(**{f"{prefix}{path}__email": ""})
+
+    return ((Q(**{f"{prefix}account__unit__isnull": True}) & owner("account__parcel__owner"))
+            | (Q(**{f"{prefix}account__unit__isnull": False}) & owner("account__unit__owner")))
+
+
+def bills_to_print(run):
+    """The bills of ``run`` for the print file (the mailing): every bill but the paperless owners' (``paperless_q``),
+    in bill-number order."""
+    return Bill.objects.filter(run=run).exclude(paperless_q()).order_by("number")
+
+
+def paperless_count(run) -> int:
+    """How many bills of ``run`` go by e-mail only (said on the bill run page and by the print job)."""
+    return Bill.objects.filter(run=run).filter(paperless_q()).count()
 
 
 def bill_key(bill) -> str:

@@ -13,6 +13,7 @@ from datetime import date, timedelta
 from decimal import Decimal
 from typing import Sequence
 
+from stormwater.rules.money import round_cents
 from stormwater.utility.models import Account
 
 from .models import Demand
@@ -22,7 +23,8 @@ from .services import DEMAND_TO_COMMITMENT_DAYS
 
 __all__ = ["AGING_BUCKETS", "AgingRow", "aging", "aging_report", "commitment_candidates", "commitment_report",
            "delinquency", "delinquency_report", "demand_candidates", "demand_report", "bill_standing",
-           "BillStanding"]
+           "BillStanding", "DuplicateRule", "PaymentContent", "payment_duplicates", "payment_duplicates_each",
+           "AT_ENTRY", "BY_REFERENCE", "FILE_ROW"]
 
 
 def aging_report(*, as_of: date) -> AccountReport:
@@ -151,13 +153,103 @@ def commitment_candidates(*, as_of: date) -> list[tuple[Demand, AccountFigures]]
     return [(demands[r.extra["demand_id"]], r) for r in rows]
 
 
-def payment_duplicates(*, account: Account, amount: Decimal, received_on: date, reference: str = ""):
-    """Payments already posted (and not reversed) that match a new one on account, amount, reference and date
-    received — the same check keyed or filed twice (issue 16: a duplicate asks for confirmation before it is
-    posted; the staff page and ``POST /api/payments/`` with ``confirm_duplicate``). The reference is compared
-    without surrounding spaces or case; a reversed payment (a bounced check paid again) does not count."""
+# --- Duplicate payments: ONE rule for the screen, the API, the cashier's window and every file ----------------
+
+@dataclass(frozen=True)
+class PaymentContent:
+    """What a payment is, for telling whether it was posted before (issue 17: "a payment is a duplicate by its
+    content — account, amount, date, check/reference — whatever file carried it")."""
+
+    account_id: int
+    amount: Decimal
+    received_on: date
+    reference: str = ""
+
+    @property
+    def ref(self) -> str:
+        """The reference as compared: without surrounding spaces, case aside ("chk 1001" is "CHK 1001")."""
+        return (self.reference or "").strip().upper()
+
+
+@dataclass(frozen=True)
+class DuplicateRule:
+    """When an earlier payment is the same as a new one. Always: the same account and amount. Then:
+
+    - with a check/reference number: the same number, received within ``reference_days`` days of each other
+      (0: the same day; None: any day — a check number is one check for ever);
+    - without one: an earlier payment without one received the same day, if ``unreferenced`` (cash at the
+      counter keyed twice); otherwise a payment without a reference is never held to be a duplicate;
+    - a payment since reversed counts only if ``include_reversed`` (a bounced check paid again by the owner is a
+      new payment; a file's row that was posted and later bounced is still that row, not to be posted again).
+    """
+
+    reference_days: int | None = 0
+    unreferenced: bool = True
+    include_reversed: bool = False
+
+    def matches(self, new: PaymentContent, old: PaymentContent) -> bool:
+        if new.account_id != old.account_id or round_cents(new.amount) != round_cents(old.amount):
+            return False
+        if new.ref:
+            return old.ref == new.ref and (self.reference_days is None
+                                           or abs((new.received_on - old.received_on).days) <= self.reference_days)
+        return self.unreferenced and not old.ref and old.received_on == new.received_on
+
+    def days(self, new: PaymentContent) -> tuple[date, date] | None:
+        """The days received an earlier match can have (None: any)."""
+        if new.ref and self.reference_days is None:
+            return None
+        span = timedelta(days=self.reference_days or 0) if new.ref else timedelta(0)
+        return new.received_on - span, new.received_on + span
+
+
+# The rules in use (docs/collector.md "Duplicates"):
+# - keyed at the window, on the payment form or through the API: the cashier is asked, never silently refused —
+#   the same check number any day, or an unreferenced payment of the same amount the same day;
+AT_ENTRY = DuplicateRule(reference_days=None)
+# - posted by a program (``payment_post``'s default: imports, the demo): the same reference the same day;
+BY_REFERENCE = DuplicateRule(unreferenced=False)
+# - a row of a lockbox or processor file: its whole content, the same day, even if reversed since (a bank's
+#   cumulative file carries yesterday's rows again; they are the same payments).
+FILE_ROW = DuplicateRule(include_reversed=True)
+
+
+def payment_duplicates_each(payments: Sequence[PaymentContent], *, rule: DuplicateRule = DuplicateRule()
+                            ) -> list[list]:
+    """For each of ``payments``, the payments already posted that it would duplicate under ``rule``, oldest
+    first: one query whatever the number (the accounts, amounts and days of them all), then ``rule.matches``."""
     from .models import Payment
 
-    return (Payment.objects.filter(account=account, amount=Decimal(amount), received_on=received_on,
-                                   reference__iexact=(reference or "").strip(), reversal__isnull=True)
-            .select_related("created_by", "batch").order_by("id"))
+    out: list[list] = [[] for _ in payments]
+    if not payments:
+        return out
+    qs = Payment.objects.filter(account_id__in={p.account_id for p in payments})
+    spans = [rule.days(p) for p in payments]
+    if all(s is not None for s in spans):
+        qs = qs.filter(received_on__gte=min(s[0] for s in spans), received_on__lte=max(s[1] for s in spans))
+    if not rule.include_reversed:
+        qs = qs.filter(reversal__isnull=True)
+    if len(payments) == 1:  # one payment (the screen, the API): narrowed in SQL to its own reference
+        only = payments[0]
+        qs = qs.filter(amount=round_cents(Decimal(only.amount)))
+        qs = qs.filter(reference__iexact=only.reference.strip()) if only.ref else qs.filter(reference="")
+    by_account: dict[int, list] = {}
+    for p in qs.select_related("account", "created_by", "batch").order_by("id"):
+        by_account.setdefault(p.account_id, []).append(p)
+    for i, new in enumerate(payments):
+        out[i] = [p for p in by_account.get(new.account_id, ())
+                  if rule.matches(new, PaymentContent(p.account_id, p.amount, p.received_on, p.reference))]
+    return out
+
+
+def payment_duplicates(*, account: Account, amount: Decimal, received_on: date, reference: str = "",
+                       rule: DuplicateRule = DuplicateRule()):
+    """Payments already posted that one new payment would duplicate under ``rule`` (default: the same account,
+    amount, reference — spaces and case aside — and day received, not reversed), oldest first, as a queryset
+    (``payment_duplicates_each`` for one)."""
+    from .models import Payment
+
+    hits = payment_duplicates_each([PaymentContent(account.pk, Decimal(amount), received_on, reference or "")],
+                                   rule=rule)[0]
+    return (Payment.objects.filter(pk__in=[p.pk for p in hits])
+            .select_related("account", "created_by", "batch").order_by("id"))

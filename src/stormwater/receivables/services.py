@@ -46,8 +46,6 @@ MONEY_COLUMN_MAX = Decimal("999999999999.99")
 ERR_TOO_LARGE = "{field}: {value} is too large (the ledger holds at most $999,999,999,999.99)"
 ERR_IMPLAUSIBLE = ("{field}: ${value} is above the plausibility limit of ${limit} (town configuration "
                    "payment_plausible_max); check the amount")
-ERR_DUPLICATE = ("reference: check/reference {ref!r} for ${amount} received {day} was already posted to account "
-                 "{number} (payment {pk}); not posted again")
 
 
 def payment_amount_check(amount: Decimal, field: str = "amount") -> None:
@@ -65,13 +63,22 @@ def payment_amount_check(amount: Decimal, field: str = "amount") -> None:
                                                      limit=fmt_display(limit)))
 
 
-def payment_duplicate_of(*, account: Account, amount: Decimal, received_on: date, reference: str) -> Payment | None:
-    """An earlier payment with the same content — account, amount, day received and check/reference —
-    whatever file or screen carried it (issue 17: a payment is a duplicate by its content)."""
-    return Payment.objects.filter(account=account, amount=amount, received_on=received_on,
-                                  reference=reference).order_by("pk").first()
+class DuplicateSuspected(CollectionError):
+    """A payment like one posted before (``selectors.payment_duplicates`` under the caller's rule): it is posted
+    only when the person who was shown the earlier payment confirms it is a second one (issue 16 "confirm",
+    issue 17 "a payment matching an earlier one asks before posting")."""
 
+    def __init__(self, matches: list[Payment]):
+        self.matches = matches
+        first = matches[0]
+        super().__init__(
+            f"This looks like payment {first.pk} (${fmt_display(first.amount)} received {first.received_on}"
+            + (f", reference {first.reference}" if first.reference else "")
+            + f") already posted to {first.account.number}. Post it again only if it really is a second payment.")
 
+    def json_detail(self) -> dict:
+        return {"duplicate_of": [{"payment": p.pk, "amount": fmt(p.amount), "received_on": str(p.received_on),
+                                  "reference": p.reference} for p in self.matches]}
 
 
 def closed_through() -> date | None:
@@ -122,11 +129,17 @@ def _allocate(account: Account, amount: Decimal, on: date, *, kind: str, user, p
 @transaction.atomic
 def payment_post(*, account: Account, amount: Decimal, received_on: date, method: str = PaymentMethod.CHECK,
                  reference: str = "", acting_user, batch: PaymentBatch | None = None,
-                 batch_line: int | None = None, confirm_duplicate: bool = False) -> Payment:
+                 batch_line: int | None = None, confirm_duplicate: bool = False, duplicates=None) -> Payment:
     """Post a payment: interest brought up to date, then oldest installment first, demand charges →
-    interest → principal; any overpayment stays as an unapplied credit balance. The same account, amount, day
-    and reference as a posted payment is refused (issue 17) unless the person who saw the earlier one confirms
-    it is a second payment (``confirm_duplicate``: the payment form, the API and the cashier ask first, issue 16)."""
+    interest → principal; any overpayment stays as an unapplied credit balance.
+
+    A payment like one already posted (``selectors.payment_duplicates`` under ``duplicates``, a
+    ``selectors.DuplicateRule``; default ``BY_REFERENCE``: the same account, amount, reference and day) raises
+    ``DuplicateSuspected`` unless the person who was shown the earlier one confirms it is a second payment
+    (``confirm_duplicate``; the payment form, the API and the cashier pass ``AT_ENTRY`` and ask first, issue 16–17).
+    The check is made under the account's lock: two windows posting the same check at once post it once."""
+    from .selectors import BY_REFERENCE, payment_duplicates
+
     amount = round_cents(to_decimal(amount, field="amount"))
     payment_amount_check(amount)
     if received_on > date.today():
@@ -134,11 +147,11 @@ def payment_post(*, account: Account, amount: Decimal, received_on: date, method
     _check_open(received_on, "received_on")
     account = _lock(account)
     reference = (reference or "").strip()
-    if reference and not confirm_duplicate:  # the same check posted twice (issue 17); a counter cash payment has no reference to match
-        prior = payment_duplicate_of(account=account, amount=amount, received_on=received_on, reference=reference)
-        if prior is not None:
-            raise CollectionError(ERR_DUPLICATE.format(ref=reference, amount=fmt(amount), day=received_on,
-                                                       number=account.number, pk=prior.pk))
+    if not confirm_duplicate:
+        prior = list(payment_duplicates(account=account, amount=amount, received_on=received_on, reference=reference,
+                                        rule=duplicates or BY_REFERENCE))
+        if prior:
+            raise DuplicateSuspected(prior)
     _materialize_interest(account, received_on, acting_user)
     payment = Payment.objects.create(account=account, amount=amount, received_on=received_on, method=method,
                                      reference=reference, batch=batch, batch_line=batch_line,

@@ -6,6 +6,7 @@ urlpatterns = [
     path("collections/", views.collections_home, name="collections_home"),
     path("accounts/", views.account_list, name="account_list"),
     path("accounts/<str:number>/", views.account_statement, name="account_statement"),
+    path("accounts/<str:number>/paperless/", views.account_paperless, name="account_paperless"),
     path("payments/", views.payment_list, name="payment_list"),
     path("payments/<int:payment_id>/reverse/", views.payment_reverse_view, name="payment_reverse"),
     path("collections/demands/", views.demands, name="demands"),

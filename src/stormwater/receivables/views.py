@@ -30,7 +30,8 @@ from .reportlists import AgingList, CommitmentList, DemandList
 from .models import Commitment, CommitmentLine, Demand, Payment
 from . import selectors
 from .processor import processor_file_post
-from .services import (BatchRejected, CollectionError, back_bill_issue, closed_through, commitment_create,
+from .selectors import AT_ENTRY
+from .services import (BatchRejected, CollectionError, DuplicateSuspected, back_bill_issue, closed_through, commitment_create,
                        demand_serve, lien_paid_record, payment_batch_post, payment_post, payment_reverse,
                        period_close)
 
@@ -46,23 +47,21 @@ def collections_home(request):
         if pay_form.is_valid():
             cd = pay_form.cleaned_data
             acct = Account.objects.filter(number=cd["account"].strip()).first()
-            dups = list(selectors.payment_duplicates(account=acct, amount=cd["amount"], received_on=cd["received_on"],
-                                                     reference=cd["reference"])) if acct else []
             if acct is None:
                 pay_form.add_error("account", f"No account {cd['account']!r}.")
-            elif dups and not cd.get("confirm_duplicate"):
-                # The same payment entered twice? Ask, keeping what was typed (issue 16 "confirm").
-                pay_form = PaymentForm(request.POST, prefix="pay", ask_duplicate=True)
-                pay_form.is_valid()
-                pay_form.add_error("confirm_duplicate", duplicate_message(dups))
-                status = 400
             else:
                 try:
                     p = payment_post(account=acct, amount=cd["amount"], received_on=cd["received_on"],
                                      method=cd["method"], reference=cd["reference"], acting_user=request.user,
-                                     confirm_duplicate=bool(cd.get("confirm_duplicate")))
+                                     confirm_duplicate=bool(cd.get("confirm_duplicate")), duplicates=AT_ENTRY)
                     messages.success(request, f"Posted {fmt_usd(p.amount)} to {acct.number}.")
                     return redirect("collections_home")
+                except DuplicateSuspected as e:
+                    # The same payment entered twice? Ask, keeping what was typed (issue 16 "confirm").
+                    pay_form = PaymentForm(request.POST, prefix="pay", ask_duplicate=True)
+                    pay_form.is_valid()
+                    pay_form.add_error("confirm_duplicate", duplicate_message(e.matches))
+                    status = 400
                 except CollectionError as e:
                     pay_form.add_error(None, str(e))
     elif request.method == "POST":
@@ -92,7 +91,49 @@ def account_statement(request, number: str):
         "account": account, "pos": pos, "as_of": as_of,
         "entries": account.entries.filter(effective_on__lte=as_of).order_by("effective_on", "id"),
         "payments": account.payments.select_related("reversal"), "can_reverse": request.user.can(Perm.COLLECT),
-        "reverse_form": ReverseForm()})
+        "reverse_form": ReverseForm(), **_paperless_context(request.user, account)})
+
+
+def _paperless_context(user, account) -> dict:
+    """How the account's bills go out (issue 17 "Paperless bills"), and the office's form to change it."""
+    from stormwater.portal.forms import PaperlessForm
+
+    from .mailing import billed_owner
+
+    owner = billed_owner(account)
+    if owner is None:
+        return {}
+    form = (PaperlessForm(initial={"paperless": owner.paperless, "email": owner.email}, auto_id="id_pl_%s")
+            if user.can(Perm.BILLING_RUN) else None)
+    return {"bill_owner": owner, "paperless_form": form}
+
+
+@require_POST
+@require_perm(Perm.BILLING_RUN)
+def account_paperless(request, number: str):
+    """The office records an owner's choice of bills by e-mail only (or paper again) for them (issue 17)."""
+    from stormwater.parcels.services import owner_paperless_set
+    from stormwater.portal.forms import PaperlessForm
+
+    from .mailing import billed_owner
+
+    account = account_get_for_user(user=request.user, number=number)
+    owner = billed_owner(account)
+    form = PaperlessForm(request.POST)
+    if owner is None:
+        messages.error(request, "This account has no record owner.")
+    elif not form.is_valid():
+        messages.error(request, " ".join(e for errs in form.errors.values() for e in errs))
+    else:
+        try:
+            owner_paperless_set(owner=owner, paperless=form.cleaned_data["paperless"], email=form.cleaned_data["email"],
+                                acting_user=request.user)
+        except ValueError as e:
+            messages.error(request, str(e))
+        else:
+            messages.success(request, f"{owner.name}: bills " + ("by e-mail only." if form.cleaned_data["paperless"]
+                                                                 else "on paper, by mail."))
+    return redirect("account_statement", number=account.number)
 
 
 @require_POST

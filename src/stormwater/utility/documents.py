@@ -46,7 +46,10 @@ def bill_context(bill, *, base_url: str = "") -> dict:
     amount_due = due_now + past_due
     root = (cfg.public_url or base_url or "").rstrip("/")
     online = f"{root}/bills/{bill.number}/" if root else ""
-    qr = segno.make(online, error="m").svg_data_uri(scale=3, border=2) if online else ""
+    # Drawn to fit the printed 1-inch square whatever the code's size (a viewBox, no fixed width: segno's fixed-size
+    # SVG was clipped to the square, cutting off the last rows of longer codes), with the standard's 4-module quiet
+    # zone (ISO/IEC 18004) so the stub's border does not touch it. tests/utility/test_bill_document.py reads it back.
+    qr = segno.make(online, error="m").svg_data_uri(border=4, omitsize=True) if online else ""
     return {"bill": bill, "installments": installments, "resolution": bill.run.resolution, "cfg": cfg,
             "past_due": past_due, "due_now": due_now, "amount_due": amount_due, "online_url": online, "qr": qr,
             "site_url": root, "scanline": scanline_format(bill.account.number, amount_due),

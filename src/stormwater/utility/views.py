@@ -114,6 +114,10 @@ def bill_run_detail(request, run_id: int):
         diffs = ProofDifferences(run, kind)
         ctx.update(summary=run.summary, diff_kind=diffs.kind, diff_kinds=DIFFERENCE_KINDS,
                    diffs=Paginator(diffs, DIFF_PAGE).get_page(request.GET.get("dpage")))
+    if run.state == RunState.ISSUED:  # issue 17 "Paperless bills": e-mailed, not printed
+        from stormwater.receivables.mailing import paperless_count
+
+        ctx["paperless"] = paperless_count(run)
     if run.state == RunState.PROOF and ctx["can_approve"]:
         ctx["approval_refusal"] = approval_refusal(run, user)
     ctx["page"] = Paginator(Bill.all_objects.filter(run=run).select_related("parcel").order_by("number"),

@@ -73,13 +73,18 @@ def water_sewer_export(job):
 @job_kind("bills_pdf", perm=Perm.BILLING_RUN, label="Make the print file of the bills (PDF)", clean=clean_run,
           subject=run_subject, title=lambda p: f"Print file of the bills of bill run {p['run']}")
 def bills_pdf(job):
-    """Every bill of the run in bill-number order, for the print shop: one PDF, or a ZIP of PDFs of
+    """Every bill of the run in bill-number order but those of owners who chose e-mail only, for the print shop: one PDF, or a ZIP of PDFs of
     PRINT_BATCH bills each. Bills are rendered one by one; only one batch's pages are held at a time."""
+    from stormwater.receivables.mailing import bills_to_print, paperless_count
     from stormwater.utility.documents import bill_document
-    from stormwater.utility.models import Bill
 
     run = _run(job)
-    bills = Bill.objects.filter(run=run).select_related("parcel", "run__resolution").order_by("number")
+    # Bills of owners who chose e-mail only (issue 17 "Paperless bills") are not printed: the bills_email job
+    # sends them.
+    bills = bills_to_print(run).select_related("parcel", "run__resolution")
+    paperless = paperless_count(run)
+    if paperless:
+        job.log(f"{paperless} bill(s) of owners who chose bills by e-mail only are left out (the e-mail job sends them).")
     total = bills.count()
     job.progress(0, total)
     stem = f"stormwater-bills-{run.period_label}-run{run.pk}"
@@ -95,7 +100,7 @@ def bills_pdf(job):
     done = 0
     if total == 0:
         job.log("This run has no bills: no print file.")
-        return {"bills": 0, "pages": 0, "file": None}
+        return {"bills": 0, "pages": 0, "file": None, "paperless": paperless}
     if total <= PRINT_BATCH:
         name = f"{stem}.pdf"
         with job_file(job, name) as tmp:
@@ -115,4 +120,4 @@ def bills_pdf(job):
                 job.progress(done, total)
                 job.log(f"Bills {start + 1}–{start + len(batch)} printed.")
     job.log(f"{total} bills, {pages} pages: {name}.")
-    return {"bills": total, "pages": pages, "file": name}
+    return {"bills": total, "pages": pages, "file": name, "paperless": paperless}
