@@ -134,3 +134,20 @@ def checklist_missing(app: PermitApplication) -> list[str]:
     from .checklist import BY_KEY
 
     return [f"{BY_KEY[i.key].label} ({BY_KEY[i.key].citation})" for i in app.checklist.all() if not i.done]
+
+
+def permit_people(app: PermitApplication):
+    """The signed-up people linked to the permit (issue 18): design engineer, contractor, the owner's agent — as the
+    permit page's "People on this permit", ``GET /api/permits/<n>/parties/`` and ``stormwater permit parties`` list
+    them."""
+    from .services import LINKABLE_ROLES
+
+    return (app.case.parties.filter(user__isnull=False, role__in=list(LINKABLE_ROLES))
+            .select_related("user", "user__registration").order_by("id"))
+
+
+def party_json(party) -> dict:
+    """One linked person as the API and the CLI show them (what the permit page shows: no e-mail address)."""
+    reg = getattr(party.user, "registration", None) if party.user_id else None
+    return {"id": party.pk, "role": party.role, "role_label": party.get_role_display(), "name": party.name,
+            "firm": reg.firm if reg else "", "pe": reg.pe if reg else ""}

@@ -30,7 +30,7 @@ from .lists import PermitList
 from .models import AccountEntryKind, ProjectChange, RuleHearing, Waiver
 from .selectors import (account_entries, account_of, current_engagement, fee_schedule_in_force, is_applicant,
                         is_design_engineer, may_act_for_applicant, may_upload, permit_clocks, permit_get_for_applicant, permit_get_for_user,
-                        permit_owner_for, permit_site_parcels, permits_for_user)
+                        permit_owner_for, permit_people, permit_site_parcels, permits_for_user)
 
 
 def _for_applicant(request, number):
@@ -145,7 +145,7 @@ def _detail_page(request, app, *, decision_form: DecisionForm | None = None, sta
         "can_review": u.can(Perm.PERMIT_REVIEW), "can_decide": u.can(Perm.PERMIT_DECIDE),
         "can_account": u.can(Perm.PERMIT_ACCOUNT), "can_appeal_record": u.can(Perm.PERMIT_APPEAL_RECORD),
         "is_consultant": u.can(Perm.PERMIT_CONSULT), "is_design_engineer": is_design_engineer(u, app),
-        "people": case.parties.filter(user__isnull=False, role__in=list(services.LINKABLE_ROLES)).select_related("user"),
+        "people": permit_people(app),
         "linkable_roles": list(services.LINKABLE_ROLES.items()),
         "upload_tags": [(i.key, i.label) for i in ITEMS if i.by_upload] + list(OTHER_TAGS.items()),
         "decision_form": decision_form or DecisionForm(), "consultant_form": ConsultantForm(),
