@@ -316,6 +316,10 @@ ENDPOINTS: dict[str, list[Op] | dict[str, list[Op]]] = {
                                        "conditions": LINES, "order_of_conditions": STR, "sheets": LINES},
                                       ["kind", "findings", "standards"]))],
     "api_permit_close": [Op("post", "Close the file", body=obj({"why": TEXT}), response=PERMIT)],
+    "api_permit_sheets_proposed": [Op(
+        "get", "The approved plan sheets proposed from the plans under review (issue 18): the newest review's plan "
+               "file sheet index, else the newest plan set PDF's bookmarks and title blocks",
+        response=obj({"permit": STR, "sheets": array(STR), "source": nullable(STR), "note": STR}, ["permit", "sheets"]))],
     "api_permit_parties": [
         Op("get", "The people linked to a permit (design engineer, contractor, the owner's agent; issue 18)",
            response=obj({"permit": STR, "parties": array(PARTY)}, ["permit", "parties"])),

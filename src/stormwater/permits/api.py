@@ -30,7 +30,7 @@ from . import services
 from .checklist import BY_KEY, OTHER_TAGS
 from .models import PermitApplication
 from .forms import MAX_EXTENSION_DAYS, ApplicationForm, DecisionForm
-from .selectors import (account_of, may_act_for_applicant, may_upload, party_json, permit_clocks,
+from .selectors import (account_of, approved_sheets_proposed, may_act_for_applicant, may_upload, party_json, permit_clocks,
                         permit_get_for_applicant, permit_get_for_user, permit_owner_for, permit_people,
                         permit_site_parcels, permits_for_user)
 
@@ -415,3 +415,15 @@ def api_permit_party(request, number: str, party_id: int):
         raise PermissionDenied("Only the applicant or staff change who is linked to this permit.")
     services.permit_party_unlink(application=app, party_id=party.pk, acting_user=request.user)
     return JsonResponse({"permit": app.case.number, "parties": _people(app)})
+
+
+@require_perm(Perm.PERMIT_REVIEW, api=True)
+@_errors
+def api_permit_sheets_proposed(request, number: str):
+    """GET → {"permit", "sheets": ["number; title; revision; YYYY-MM-DD", …], "source", "note"}: the approved plan
+    sheets proposed from the plans under review (``selectors.approved_sheets_proposed``), to check and send as the
+    decision's ``sheets``; ``sheets`` is empty and ``source`` null when neither a plan file nor a plan set has any."""
+    app = permit_get_for_user(user=request.user, number=number)
+    p = approved_sheets_proposed(app)
+    return JsonResponse({"permit": app.case.number, "sheets": p.lines if p else [], "source": p.source if p else None,
+                         "note": p.note if p else ""})
