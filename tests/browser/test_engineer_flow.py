@@ -41,7 +41,6 @@ def test_an_engineer_signs_up_uploads_the_plan_and_reviews_their_permit(page, li
                                                                         login):
     from django.core import mail
 
-    from stormwater.permits.services import permit_party_link
     from stormwater.review.models import Review
 
     number = permit.case.number
@@ -72,8 +71,15 @@ def test_an_engineer_signs_up_uploads_the_plan_and_reviews_their_permit(page, li
     page.get_by_role("button", name="Save my new password").click()
     page.wait_for_url(re.compile(r".*/password-reset/done/"))
 
-    permit_party_link(application=permit, who="dana@civil.example", role="design_engineer",
-                      acting_user=personas["owner"])
+    # the applicant links the engineer on the permit page ("People on this permit"), at 390 px
+    login("owner")
+    page.goto(f"{live_server.url}/permits/{number}/")
+    people = page.get_by_role("region", name="People on this permit")
+    people.get_by_label("Username or e-mail").fill("dana@civil.example")
+    people.get_by_label("as").select_option("design_engineer")
+    people.get_by_role("button", name="Link").click()
+    page.get_by_text("Linked to the permit.").wait_for()
+    assert permit.case.parties.filter(user__username="dana", role="design_engineer").exists()
     login("dana", PASSWORD)
     page.goto(f"{live_server.url}/permits/{number}/")
     page.get_by_text("Dana Engineer — Design engineer").wait_for()

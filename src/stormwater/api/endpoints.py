@@ -85,6 +85,8 @@ BILL = obj({"number": STR, "account": STR, "parcel_id": STR, "period_start": DAT
 CLOCK = obj({"kind": STR, "label": STR, "due": nullable(STR), "standing": STR})
 PERMIT = obj({"number": STR, "status": STR, "status_label": STR, "site_address": STR, "clocks": array(CLOCK)},
              ["number", "status"])
+PARTY = obj({"id": {"type": "integer"}, "role": STR, "role_label": STR, "name": STR, "firm": STR, "pe": STR},
+            ["id", "role", "name"])
 CASE = obj({"number": STR, "kind": STR, "status": STR, "status_label": STR, "clocks": array(CLOCK)}, ["number", "status"])
 POSITION = obj({"account": STR, "parcel_id": STR, "as_of": DATE, "principal": MONEY_OUT, "interest": MONEY_OUT,
                 "demand_charges": MONEY_OUT, "credit": MONEY_OUT, "balance": MONEY_OUT, "installments": array(ANY_OBJECT)},
@@ -342,6 +344,23 @@ ENDPOINTS: dict[str, list[Op] | dict[str, list[Op]]] = {
                                        "conditions": LINES, "order_of_conditions": STR, "sheets": LINES},
                                       ["kind", "findings", "standards"]))],
     "api_permit_close": [Op("post", "Close the file", body=obj({"why": TEXT}), response=PERMIT)],
+    "api_permit_sheets_proposed": [Op(
+        "get", "The approved plan sheets proposed from the plans under review (issue 18): the newest review's plan "
+               "file sheet index, else the newest plan set PDF's bookmarks and title blocks",
+        response=obj({"permit": STR, "sheets": array(STR), "source": nullable(STR), "note": STR}, ["permit", "sheets"]))],
+    "api_permit_parties": [
+        Op("get", "The people linked to a permit (design engineer, contractor, the owner's agent; issue 18)",
+           response=obj({"permit": STR, "parties": array(PARTY)}, ["permit", "parties"])),
+        Op("post", "Link a signed-up person to the permit (the applicant or staff)", ok=201, body_required=True,
+           body=obj({"who": {**STR, "description": "their username or e-mail address"},
+                     "role": enum("design_engineer", "contractor", "agent")}, ["who", "role"], closed=True),
+           response=obj({"permit": STR, "party": PARTY, "parties": array(PARTY)}, ["permit", "party", "parties"]),
+           description="400 names the field (who: no such active account, or already linked in that role; role); "
+                       "403 when the caller is neither the applicant nor staff.")],
+    "api_permit_party": [
+        Op("get", "One person linked to a permit", response=PARTY),
+        Op("delete", "Unlink a person from the permit (the applicant or staff); the timeline keeps that they were",
+           response=obj({"permit": STR, "parties": array(PARTY)}, ["permit", "parties"]))],
     "api_workbench": [Op("get", "The reviewer's workbench: the state of every checklist item of a file")],
     "api_workbench_findings": [Op(
         "post", "Record findings on checklist items, all or none", ok=201, body_required=True,

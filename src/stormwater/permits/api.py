@@ -23,14 +23,16 @@ from stormwater.accounts.roles import Perm
 from stormwater.cases.services import DocumentError, TransitionError
 from stormwater.rules.applicability import OtherWork, determine, to_sqft
 from stormwater.rules.money import fmt
-from stormwater.web.jsonapi import BadInput, amount, api_errors, date_field, int_field, json_object, text_field
+from stormwater.web.jsonapi import (BadInput, amount, api_errors, date_field, int_field, json_object, only_fields,
+                                    text_field)
 
 from . import services
 from .checklist import BY_KEY, OTHER_TAGS
 from .models import PermitApplication
 from .forms import MAX_EXTENSION_DAYS, ApplicationForm, DecisionForm
-from .selectors import (account_of, may_act_for_applicant, may_upload, permit_clocks, permit_get_for_applicant,
-                        permit_get_for_user, permit_owner_for, permit_site_parcels, permits_for_user)
+from .selectors import (account_of, approved_sheets_proposed, may_act_for_applicant, may_upload, party_json, permit_clocks,
+                        permit_get_for_applicant, permit_get_for_user, permit_owner_for, permit_people,
+                        permit_site_parcels, permits_for_user)
 
 
 def clock_json(cv) -> dict:
@@ -362,3 +364,66 @@ def api_permit_close(request, number: str):
     app = permit_get_for_user(user=request.user, number=number)
     services.permit_close(application=app, acting_user=request.user, why=text_field(json_object(request), "why"))
     return _file(request, number)
+
+
+# --- the permit's people (issue 18): the same rules as the permit page's "People on this permit" ----------
+
+def _people(app) -> list[dict]:
+    return [party_json(p) for p in permit_people(app)]
+
+
+@require_perm(api=True)
+@_errors
+def api_permit_parties(request, number: str):
+    """GET → {"permit", "parties": [...]}: anyone who reaches the permit. POST {who, role} → 201 {"party", "parties"}:
+    the applicant or staff (``may_act_for_applicant``, as ``views.permit_party_link_view``) link a signed-up person
+    (username or e-mail) as ``design_engineer``, ``contractor`` or ``agent``; 400 names the field."""
+    app = permit_get_for_user(user=request.user, number=number)
+    if request.method == "GET":
+        return JsonResponse({"permit": app.case.number, "parties": _people(app)})
+    if request.method != "POST":
+        return JsonResponse({"error": "method not allowed (GET or POST)"}, status=405)
+    if not may_act_for_applicant(request.user, app):
+        raise PermissionDenied(services.ERR_PARTIES_WHO)
+    b = json_object(request)
+    only_fields(b, {"who", "role"})
+    who = text_field(b, "who", required=True, max_length=254)
+    role = text_field(b, "role", required=True)
+    if role not in services.LINKABLE_ROLES:
+        raise BadInput(f"role: one of {', '.join(services.LINKABLE_ROLES)} ({services.ERR_PARTY_ROLE})")
+    try:
+        party = services.permit_party_link(application=app, who=who, role=role, acting_user=request.user)
+    except ValueError as e:  # no such account, or already linked in that role: both about the person named
+        raise BadInput(f"who: {e}") from None
+    return JsonResponse({"permit": app.case.number, "party": party_json(party), "parties": _people(app)}, status=201)
+
+
+@require_perm(api=True)
+@_errors
+def api_permit_party(request, number: str, party_id: int):
+    """GET → one linked person; DELETE → unlinked (the applicant or staff), answering the people left. A person who
+    is not linked to this permit (or is its owner, applicant or consultant: not unlinked here) is 404."""
+    app = permit_get_for_user(user=request.user, number=number)
+    party = permit_people(app).filter(pk=party_id).first()
+    if party is None:
+        raise Http404("No such linked person on this permit.")
+    if request.method == "GET":
+        return JsonResponse(party_json(party))
+    if request.method != "DELETE":
+        return JsonResponse({"error": "method not allowed (GET or DELETE)"}, status=405)
+    if not may_act_for_applicant(request.user, app):
+        raise PermissionDenied("Only the applicant or staff change who is linked to this permit.")
+    services.permit_party_unlink(application=app, party_id=party.pk, acting_user=request.user)
+    return JsonResponse({"permit": app.case.number, "parties": _people(app)})
+
+
+@require_perm(Perm.PERMIT_REVIEW, api=True)
+@_errors
+def api_permit_sheets_proposed(request, number: str):
+    """GET → {"permit", "sheets": ["number; title; revision; YYYY-MM-DD", …], "source", "note"}: the approved plan
+    sheets proposed from the plans under review (``selectors.approved_sheets_proposed``), to check and send as the
+    decision's ``sheets``; ``sheets`` is empty and ``source`` null when neither a plan file nor a plan set has any."""
+    app = permit_get_for_user(user=request.user, number=number)
+    p = approved_sheets_proposed(app)
+    return JsonResponse({"permit": app.case.number, "sheets": p.lines if p else [], "source": p.source if p else None,
+                         "note": p.note if p else ""})

@@ -3,6 +3,7 @@ an applicant reaches their own files, a consultant the files they are engaged on
 anything else is 404 (no probing of numbers)."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 
@@ -134,3 +135,66 @@ def checklist_missing(app: PermitApplication) -> list[str]:
     from .checklist import BY_KEY
 
     return [f"{BY_KEY[i.key].label} ({BY_KEY[i.key].citation})" for i in app.checklist.all() if not i.done]
+
+
+def permit_people(app: PermitApplication):
+    """The signed-up people linked to the permit (issue 18): design engineer, contractor, the owner's agent — as the
+    permit page's "People on this permit", ``GET /api/permits/<n>/parties/`` and ``stormwater permit parties`` list
+    them."""
+    from .services import LINKABLE_ROLES
+
+    return (app.case.parties.filter(user__isnull=False, role__in=list(LINKABLE_ROLES))
+            .select_related("user", "user__registration").order_by("id"))
+
+
+def party_json(party) -> dict:
+    """One linked person as the API and the CLI show them (what the permit page shows: no e-mail address)."""
+    reg = getattr(party.user, "registration", None) if party.user_id else None
+    return {"id": party.pk, "role": party.role, "role_label": party.get_role_display(), "name": party.name,
+            "firm": reg.firm if reg else "", "pe": reg.pe if reg else ""}
+
+
+@dataclass(frozen=True)
+class SheetsProposal:
+    """The approved plan sheets proposed to the Director's decision form (issue 18), one line each as the form takes
+    them ("number; title; revision; YYYY-MM-DD"), where they were read and what was left out."""
+
+    lines: list[str]
+    source: str
+    note: str = ""
+
+
+def approved_sheets_proposed(app: PermitApplication) -> SheetsProposal | None:
+    """The sheet index of the plans under review, for the permit's list of approved plan sheets (Ch. 380 § 380-10 I):
+    first the newest engineering review of this permit whose plan file lists its ``sheets`` (the design engineer's
+    own index, review/plan.py); else the newest plan set PDF filed in the case (review/sheet_index.py: bookmarks,
+    title blocks). None when neither has any sheet. Staff check it against the title blocks and edit it; hand entry
+    stays (the decision form's field)."""
+    from stormwater.review.models import PlanSheetSet, Review
+    from stormwater.review.plan import PlanError, plan_parse
+    from stormwater.review.sheet_index import sheet_index_from_pdf
+
+    for review in Review.objects.filter(case=app.case).order_by("-created_at", "-id")[:20]:
+        try:
+            plan, _, _ = plan_parse(review.input_text, name=review.input_name)
+        except PlanError:  # a plan the engine has since learnt to refuse: no index from it
+            continue
+        if plan.sheets:
+            return SheetsProposal([s.line() for s in plan.sheets],
+                                  f"the plan file of review {review.pk} ({review.input_name or review.title})")
+    sheet_set = PlanSheetSet.objects.filter(case=app.case).select_related("document").order_by("-version").first()
+    if sheet_set is None:
+        return None
+    try:
+        with sheet_set.document.file.open("rb") as f:
+            index = sheet_index_from_pdf(f.read())
+    except (OSError, ValueError):
+        return None
+    if not index.sheets:
+        return None
+    note = ""
+    if index.skipped:
+        note = (f"No sheet number was found on page{'s' if len(index.skipped) > 1 else ''} "
+                f"{', '.join(map(str, index.skipped))}: add {'them' if len(index.skipped) > 1 else 'it'} by hand.")
+    return SheetsProposal([s.line() for s in index.sheets], f"plan set v{sheet_set.version} (PDF, {index.pages} pages)",
+                          note)

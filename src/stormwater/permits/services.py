@@ -1050,6 +1050,7 @@ ERR_PARTY_ROLE = "Link a person as the design engineer, the contractor or the ow
 ERR_PARTY_WHO = "No active account has the username or e-mail address {who!r}: ask them to sign up first."
 ERR_PARTY_TWICE = "{name} is already linked to this permit as its {role}."
 ERR_PARTY_NOT_LINKED = "{name} is not linked to this permit as its {role}."
+ERR_PARTIES_WHO = "Only the applicant or staff link people to this permit."
 
 
 def _account(who: str):

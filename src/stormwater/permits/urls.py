@@ -68,4 +68,7 @@ urlpatterns = [
     path("api/" + P + "extend/", api.api_permit_extend, name="api_permit_extend"),
     path("api/" + P + "decide/", api.api_permit_decide, name="api_permit_decide"),
     path("api/" + P + "close/", api.api_permit_close, name="api_permit_close"),
+    path("api/" + P + "sheets/proposed/", api.api_permit_sheets_proposed, name="api_permit_sheets_proposed"),
+    path("api/" + P + "parties/", api.api_permit_parties, name="api_permit_parties"),
+    path("api/" + P + "parties/<int:party_id>/", api.api_permit_party, name="api_permit_party"),
 ]

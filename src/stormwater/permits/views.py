@@ -28,9 +28,9 @@ from .forms import (MAX_EXTENSION_DAYS, AppealForm, ApplicabilityForm, Applicati
                     RuleHearingForm)
 from .lists import PermitList
 from .models import AccountEntryKind, ProjectChange, RuleHearing, Waiver
-from .selectors import (account_entries, account_of, current_engagement, fee_schedule_in_force, is_applicant,
+from .selectors import (account_entries, account_of, approved_sheets_proposed, current_engagement, fee_schedule_in_force, is_applicant,
                         is_design_engineer, may_act_for_applicant, may_upload, permit_clocks, permit_get_for_applicant, permit_get_for_user,
-                        permit_owner_for, permit_site_parcels, permits_for_user)
+                        permit_owner_for, permit_people, permit_site_parcels, permits_for_user)
 
 
 def _for_applicant(request, number):
@@ -131,6 +131,12 @@ def _detail_page(request, app, *, decision_form: DecisionForm | None = None, sta
     """The permit file; ``decision_form`` a refused decision, bound (what was typed, errors at the fields)."""
     u = request.user
     case = app.case
+    proposal = None
+    if decision_form is None and u.can(Perm.PERMIT_DECIDE) and request.GET.get("sheets") == "proposed":
+        # "Fill from the plan set" (issue 18): the sheet index of the plans under review into the decision form
+        proposal = approved_sheets_proposed(app) or False
+        if proposal:
+            decision_form = DecisionForm(initial={"sheets": "\n".join(proposal.lines)})
     checklist = [(BY_KEY[i.key], i) for i in app.checklist.select_related("document")]
     eng = current_engagement(app)
     ctx = {
@@ -145,10 +151,11 @@ def _detail_page(request, app, *, decision_form: DecisionForm | None = None, sta
         "can_review": u.can(Perm.PERMIT_REVIEW), "can_decide": u.can(Perm.PERMIT_DECIDE),
         "can_account": u.can(Perm.PERMIT_ACCOUNT), "can_appeal_record": u.can(Perm.PERMIT_APPEAL_RECORD),
         "is_consultant": u.can(Perm.PERMIT_CONSULT), "is_design_engineer": is_design_engineer(u, app),
-        "people": case.parties.filter(user__isnull=False, role__in=list(services.LINKABLE_ROLES)).select_related("user"),
+        "people": permit_people(app),
         "linkable_roles": list(services.LINKABLE_ROLES.items()),
         "upload_tags": [(i.key, i.label) for i in ITEMS if i.by_upload] + list(OTHER_TAGS.items()),
         "decision_form": decision_form or DecisionForm(), "consultant_form": ConsultantForm(),
+        "sheets_proposal": proposal,
         "appeal_form": AppealForm(paper=u.can(Perm.PERMIT_APPEAL_RECORD)),
         "S": wf.Status, "today": timezone.localdate(), "schedule": fee_schedule_in_force(timezone.localdate()),
         "allowed": case.machine.transitions.get(case.status, frozenset()),

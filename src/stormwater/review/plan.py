@@ -11,6 +11,7 @@ drawdown) and § 380-11 D/E (post-construction impervious area, new development 
 """
 from __future__ import annotations
 
+import datetime as _dt
 import json
 import math
 from dataclasses import dataclass, field
@@ -157,6 +158,21 @@ class MassDep:
 
 
 @dataclass(frozen=True)
+class PlanSheet:
+    """One sheet of the plan set, as the design engineer's plan file indexes it (optional ``sheets:``): the permit
+    lists the approved sheets by number, title, revision and date (issue 18; Ch. 380 § 380-10 I)."""
+
+    number: str
+    title: str
+    revision: str = ""
+    date: str = ""  # YYYY-MM-DD
+
+    def line(self) -> str:
+        """The permit decision form's line: "number; title; revision; YYYY-MM-DD"."""
+        return "; ".join([self.number, self.title, self.revision, self.date]).rstrip("; ")
+
+
+@dataclass(frozen=True)
 class Plan:
     project: Project
     rainfall: Rainfall
@@ -168,6 +184,8 @@ class Plan:
     # The applicant's own EPA SWMM 5 model(s) as text ({"post_inp", "pre_inp"?, "name"?}): the review re-runs
     # them with SWMM on its design storms and compares (review/swmm.py).
     swmm: dict = field(default_factory=dict)
+    # The plan set's sheet index (optional): proposed as the permit's approved plan sheets (issue 18).
+    sheets: tuple[PlanSheet, ...] = ()
 
 
 # --- reading -----------------------------------------------------------------------------------
@@ -577,9 +595,39 @@ def _massdep(raw: Any) -> MassDep:
                    rapid_infiltration=rapid, statements=tuple(out))
 
 
+def _sheet(raw: Any, path: str) -> PlanSheet:
+    """``sheets[i]``: {number, title, revision?, date?} (a YAML date or "YYYY-MM-DD")."""
+
+    o = _Obj(raw, path, {"number", "title", "revision", "date"})
+    day = o.raw.get("date")
+    if isinstance(day, _dt.date) and not isinstance(day, _dt.datetime):
+        day = day.isoformat()
+    elif day is not None:
+        day = o.str("date")
+        try:
+            _dt.date.fromisoformat(day)
+        except ValueError:
+            raise PlanError(f"{o.at('date')}: a date YYYY-MM-DD") from None
+    number, title = o.str("number", required=True), o.str("title", required=True)
+    if ";" in number + title + o.str("revision"):
+        raise PlanError(f"{path}: no semicolons (the permit lists a sheet as number; title; revision; date)")
+    if len(number) > 40 or len(title) > 200 or len(o.str("revision")) > 20:
+        raise PlanError(f"{path}: number at most 40 characters, title 200, revision 20")
+    return PlanSheet(number, title, o.str("revision"), day or "")
+
+
+def _sheets(raw: Any) -> tuple[PlanSheet, ...]:
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        raise PlanError("sheets: a list of {number, title, revision, date}")
+    return tuple(_sheet(x, f"sheets[{i}]") for i, x in enumerate(raw))
+
+
 def plan_from_dict(data: dict) -> Plan:
     """Build and cross-check a :class:`Plan` from the decoded file."""
-    top = _Obj(data, "", {"schema", "project", "rainfall", "pre", "post", "bmps", "design_points", "massdep", "swmm"})
+    top = _Obj(data, "", {"schema", "project", "rainfall", "pre", "post", "bmps", "design_points", "massdep", "swmm",
+                          "sheets"})
     schema = top.str("schema", default=SCHEMA)
     if schema != SCHEMA:
         raise PlanError(f"schema: {schema!r} is not supported (expected {SCHEMA})")
@@ -644,7 +692,7 @@ def plan_from_dict(data: dict) -> Plan:
             if not isinstance(o.raw["pre_inp"], str) or "[SUBCATCHMENTS]" not in o.raw["pre_inp"].upper():
                 raise PlanError("swmm.pre_inp: the text of the pre-development SWMM 5 .inp file")
             swmm["pre_inp"] = o.raw["pre_inp"]
-    return Plan(project, rainfall, pre, post, bmps, tuple(dps), massdep, swmm)
+    return Plan(project, rainfall, pre, post, bmps, tuple(dps), massdep, swmm, _sheets(top.raw.get("sheets")))
 
 
 def plan_check(data: dict) -> tuple[Plan | None, list[PlanError]]:
@@ -701,6 +749,8 @@ def plan_check(data: dict) -> tuple[Plan | None, list[PlanError]]:
         errors.append(PlanError("design_points: at least one is required"))
     if data.get("massdep") is not None:
         run(_massdep, data["massdep"])
+    if data.get("sheets") is not None:
+        run(_sheets, data["sheets"])
     if errors:
         return None, errors
     try:
