@@ -162,12 +162,14 @@ def test_ordinary_inserts_still_work(billed):
 
 
 @postgres_only
-@pytest.mark.parametrize("sql", ["TRUNCATE utility_ledgerentry", "TRUNCATE audit_auditevent",
+@pytest.mark.parametrize("sql", ["TRUNCATE utility_ledgerentry CASCADE", "TRUNCATE audit_auditevent",
                                  "TRUNCATE utility_bill CASCADE", "TRUNCATE utility_rateresolution CASCADE",
                                  "TRUNCATE parcels_parcel CASCADE"])
 def test_postgresql_refuses_truncate(billed, sql):
     """TRUNCATE fires no row trigger: before the guard it emptied the ledger and the audit log (a statement trigger
-    now refuses it, also when a CASCADE from another table reaches an append-only one)."""
+    now refuses it, also when a CASCADE from another table reaches an append-only one). The ledger is truncated with
+    CASCADE: tables that reference it (refund vouchers) would otherwise refuse a plain TRUNCATE by their foreign key
+    before the guard is reached."""
     n = _count("utility_ledgerentry"), _count("audit_auditevent"), _count("utility_bill")
     with connection.cursor() as c:  # the test's own inserts left deferred foreign-key checks pending
         c.execute("SET CONSTRAINTS ALL IMMEDIATE")
