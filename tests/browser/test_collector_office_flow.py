@@ -72,7 +72,7 @@ def test_a_collectors_day(page, live_server, billed_town, shot, login, width, tm
     page.goto(f"{url}/collections/")
     page.get_by_label(re.compile("Lockbox / bank file")).set_input_files(str(lockbox))
     page.get_by_role("button", name="Post file").click()
-    page.get_by_text(re.compile(r"Posted 1 payments?, \$1423\.36")).first.wait_for()
+    page.get_by_text(re.compile(r"Posted 1 payments?, \$1,423\.36")).first.wait_for()
 
     # Reconcile the deposit: the batch and the file against the bank's figure
     page.goto(f"{url}/cashier/deposits/")
