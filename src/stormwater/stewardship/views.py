@@ -256,6 +256,28 @@ def site_notice(request, number):
 
 @require_POST
 @require_perm(Perm.STEWARDSHIP)
+def site_notice_preview(request, number):
+    """The notice to correct as the PDF it would be, marked as a preview; nothing is served, no clock starts and
+    nothing is e-mailed (web/preview.py, issue 16: a legal notice shows its PDF before it issues). Refused (the
+    violation or the work left blank): the site again, saying why."""
+    from stormwater.web.preview import preview_documents
+
+    site = _site(request, number)
+    f = request.POST
+    bmp = site.bmps.filter(pk=f.get("bmp") or 0).first()
+    try:
+        docs = preview_documents(lambda: services.maintenance_notice_issue(
+            site=site, bmp=bmp, violation=f.get("violation", ""), corrective_work=f.get("corrective_work", ""),
+            acting_user=request.user), case=site.case)
+    except services.StewardshipError as e:
+        messages.error(request, str(e))
+        return redirect(f"/stewardship/{site.case.number}/#notices")
+    name, pdf = docs[0]
+    return download(pdf, name=f"PREVIEW-{name.removesuffix('.pdf')}", ext="pdf")
+
+
+@require_POST
+@require_perm(Perm.STEWARDSHIP)
 def site_notice_act(request, number, notice_number):
     site = _site(request, number)
     n = get_object_or_404(site.maintenance_notices, case__number=notice_number)
