@@ -66,9 +66,17 @@ def _owner_site(request, number):
 @require_perm()
 def site_list(request):
     """Every site the user may see (``sites_for_user``) on the one list mechanism (``stewardship.lists``)."""
+    return _list_page(request)
+
+
+def _list_page(request, *, site_form=None, status: int = 200):
+    """The list of sites; ``site_form`` is a refused new-site form (what was typed, the error at its field)."""
+    from .forms import SiteNewForm
+
     lst = SiteList(request, selectors.sites_for_user(request.user))
     return lst.export_response() or render(request, "stewardship/list.html", {
-        "lst": lst, "can_manage": request.user.can(Perm.STEWARDSHIP)})
+        "lst": lst, "can_manage": request.user.can(Perm.STEWARDSHIP), "site_form": site_form or SiteNewForm()},
+        status=status)
 
 
 @require_perm()
@@ -108,12 +116,19 @@ def site_document(request, number, doc_id):
 @require_POST
 @require_perm(Perm.STEWARDSHIP)
 def site_new(request):
+    from stormwater.web.forms import add_refusal
+
+    from .forms import SiteNewForm
+
+    form = SiteNewForm(request.POST)
+    if not form.is_valid():
+        return _list_page(request, site_form=form, status=400)
     try:
-        s = services.site_open(name=request.POST.get("name", "").strip() or "Unnamed site",
-                               address=request.POST.get("address", ""), acting_user=request.user)
+        s = services.site_open(name=form.cleaned_data["name"], address=form.cleaned_data["address"],
+                               acting_user=request.user)
     except ValueError as e:
-        messages.error(request, str(e))
-        return redirect("site_list")
+        add_refusal(form, e)
+        return _list_page(request, site_form=form, status=400)
     return redirect("site_detail", number=s.case.number)
 
 
