@@ -44,14 +44,17 @@ def test_the_notice_to_correct_previews_then_serves(site, personas, at, client_f
     assert notice.case.documents.get(tag="maintenance_notice") and len(mail.outbox) == 1
 
 
-def test_a_notice_preview_without_the_violation_is_refused_saying_why(site, personas, at, client_for):
+@pytest.mark.parametrize("act", ["notices/preview/", "notices/"])
+def test_a_notice_without_the_violation_is_refused_keeping_what_was_typed(site, personas, at, client_for, act):
+    """Issue 16 "Forms": it used to come back as a flash at the top with both boxes empty."""
     at(date(2026, 6, 5))
     d = client_for(personas["director"])
-    r = d.post(f"/stewardship/{site.case.number}/notices/preview/", {"violation": " ", "corrective_work": "x"},
-               follow=True)
-    assert r.status_code == 200 and "states the violation" in r.content.decode()
-    assert not MaintenanceNotice.objects.exists()
-    assert d.post(f"/stewardship/{site.case.number}/notices/preview/", {}).status_code == 302
+    r = d.post(f"/stewardship/{site.case.number}/{act}", {"violation": " ", "corrective_work": "Re-seed the berm"})
+    html = r.content.decode()
+    assert r.status_code == 400 and not MaintenanceNotice.objects.exists()
+    assert 'class="error-summary"' in html and 'href="#id_notice-violation"' in html
+    assert 'id="id_notice-violation_error"' in html and "State the violation found" in html
+    assert "Re-seed the berm</textarea>" in html and '<details open id="serve-notice">' in html
     owner = client_for(personas["owner"])
     assert owner.post(f"/stewardship/{site.case.number}/notices/preview/", {"violation": "x",
                                                                             "corrective_work": "y"}).status_code == 403

@@ -17,3 +17,26 @@ class SiteNewForm(forms.Form):
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("auto_id", form_auto_id("site"))
         super().__init__(*args, **kwargs)
+
+
+class MaintenanceNoticeForm(forms.Form):
+    """§ 380-14 E: the Director's notice to correct states the violation and the maintenance work required; the
+    BMP is optional (a violation may concern the whole system)."""
+
+    bmp = forms.TypedChoiceField(label="BMP", required=False, coerce=int, empty_value=None,
+                                 help_text="The BMP the violation concerns, if one.")
+    violation = forms.CharField(label="Violation", widget=forms.Textarea(attrs={"rows": 2}), strip=True,
+                                error_messages={"required": "State the violation found (§ 380-14 E)."})
+    corrective_work = forms.CharField(label="Maintenance work required", widget=forms.Textarea(attrs={"rows": 2}),
+                                      strip=True, error_messages={"required": "State the maintenance work required "
+                                                                              "(§ 380-14 E)."})
+
+    def __init__(self, *args, site, **kwargs):
+        kwargs.setdefault("auto_id", form_auto_id("notice"))
+        super().__init__(*args, **kwargs)
+        self.site = site
+        self.fields["bmp"].choices = [("", "— the whole system —")] + [(b.pk, b.name) for b in site.bmps.all()]
+
+    def bmp_obj(self):
+        pk = self.cleaned_data.get("bmp")
+        return self.site.bmps.filter(pk=pk).first() if pk else None

@@ -81,7 +81,13 @@ def _list_page(request, *, site_form=None, status: int = 200):
 
 @require_perm()
 def site_detail(request, number):
-    site = _site(request, number)
+    return _detail_page(request, _site(request, number))
+
+
+def _detail_page(request, site, *, notice_form=None, status: int = 200):
+    """The site's page; ``notice_form`` is a refused notice to correct (what was typed, the error at its field)."""
+    from .forms import MaintenanceNoticeForm
+
     bmp_list = BmpList(request, site)
     if (resp := bmp_list.export_response()) is not None:
         return resp
@@ -101,8 +107,9 @@ def site_detail(request, number):
         "construction": getattr(site.permit, "construction", None) if site.permit_id else None,
         "map_points": [{"name": b.name, "cat": b.region1_category or "(none)", "lat": b.latitude, "lon": b.longitude}
                        for b in bmps.filter(latitude__isnull=False)[:MAP_POINTS]], "map_limit": MAP_POINTS,
+        "notice_form": notice_form or MaintenanceNoticeForm(site=site),
     }
-    return render(request, "stewardship/detail.html", ctx)
+    return render(request, "stewardship/detail.html", ctx, status=status)
 
 
 @require_perm()
@@ -261,12 +268,24 @@ def site_certification(request, number):
 @require_POST
 @require_perm(Perm.STEWARDSHIP)
 def site_notice(request, number):
+    """Serve the notice to correct; refused, the page again with what was typed and the error at its field."""
+    from stormwater.web.forms import add_refusal
+
+    from .forms import MaintenanceNoticeForm
+
     site = _site(request, number)
-    f = request.POST
-    bmp = site.bmps.filter(pk=f.get("bmp") or 0).first()
-    return _do(request, site, lambda: services.maintenance_notice_issue(
-        site=site, bmp=bmp, violation=f.get("violation", ""), corrective_work=f.get("corrective_work", ""),
-        acting_user=request.user), "Notice to correct served: 30 days.", "notices")
+    form = MaintenanceNoticeForm(request.POST, site=site)
+    if form.is_valid():
+        cd = form.cleaned_data
+        try:
+            services.maintenance_notice_issue(site=site, bmp=form.bmp_obj(), violation=cd["violation"],
+                                              corrective_work=cd["corrective_work"], acting_user=request.user)
+        except services.StewardshipError as e:
+            add_refusal(form, e)
+        else:
+            messages.success(request, "Notice to correct served: 30 days.")
+            return redirect(f"/stewardship/{site.case.number}/#notices")
+    return _detail_page(request, site, notice_form=form, status=400)
 
 
 @require_POST
@@ -274,21 +293,27 @@ def site_notice(request, number):
 def site_notice_preview(request, number):
     """The notice to correct as the PDF it would be, marked as a preview; nothing is served, no clock starts and
     nothing is e-mailed (web/preview.py, issue 16: a legal notice shows its PDF before it issues). Refused (the
-    violation or the work left blank): the site again, saying why."""
+    violation or the work left blank): the site again with what was typed and the error at its field."""
     from stormwater.web.preview import preview_documents
 
+    from stormwater.web.forms import add_refusal
+
+    from .forms import MaintenanceNoticeForm
+
     site = _site(request, number)
-    f = request.POST
-    bmp = site.bmps.filter(pk=f.get("bmp") or 0).first()
-    try:
-        docs = preview_documents(lambda: services.maintenance_notice_issue(
-            site=site, bmp=bmp, violation=f.get("violation", ""), corrective_work=f.get("corrective_work", ""),
-            acting_user=request.user), case=site.case)
-    except services.StewardshipError as e:
-        messages.error(request, str(e))
-        return redirect(f"/stewardship/{site.case.number}/#notices")
-    name, pdf = docs[0]
-    return download(pdf, name=f"PREVIEW-{name.removesuffix('.pdf')}", ext="pdf")
+    form = MaintenanceNoticeForm(request.POST, site=site)
+    if form.is_valid():
+        cd = form.cleaned_data
+        try:
+            docs = preview_documents(lambda: services.maintenance_notice_issue(
+                site=site, bmp=form.bmp_obj(), violation=cd["violation"], corrective_work=cd["corrective_work"],
+                acting_user=request.user), case=site.case)
+        except services.StewardshipError as e:
+            add_refusal(form, e)
+        else:
+            name, pdf = docs[0]
+            return download(pdf, name=f"PREVIEW-{name.removesuffix('.pdf')}", ext="pdf")
+    return _detail_page(request, site, notice_form=form, status=400)
 
 
 @require_POST
