@@ -84,7 +84,7 @@ def test_staff_hold_a_pre_application_meeting(page, live_server, personas, shot,
     page.get_by_label("Scheduled at").fill("2026-02-03T10:00")
     page.get_by_role("button", name="Schedule").click()
     page.get_by_text("Pre-application meeting scheduled.").wait_for()
-    page.get_by_label("Name", exact=True).fill("Pat Planner")
+    page.get_by_label("Name:", exact=True).fill("Pat Planner")
     page.get_by_label("Board, office or firm").fill("Planning Board")
     page.get_by_label("Another Town board or officer").check()
     page.get_by_role("button", name="Add the attendee").click()
