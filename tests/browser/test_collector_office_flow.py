@@ -223,7 +223,7 @@ def test_a_collectors_day(page, live_server, billed_town, shot, login, width, tm
     page.goto(f"{url}/collections/")
     page.get_by_label(re.compile("Lockbox / bank file")).set_input_files(str(lockbox))
     page.get_by_role("button", name="Post file").click()
-    page.get_by_text(re.compile(r"Posted 1 payments?, \$1423\.36")).first.wait_for()
+    page.get_by_text(re.compile(r"Posted 1 payments?, \$1,423\.36")).first.wait_for()
 
     # The processor's file of Sunday's online payments: Olivia's posts, and her bill is paid
     daily = tmp_path / "processor-1101.csv"

@@ -60,3 +60,18 @@ def test_answers_keep_their_history_and_a_cancelled_meeting_takes_none(personas)
     wb.meeting_record(meeting=m, state="cancelled", acting_user=personas["staff"])
     with pytest.raises(ValueError):
         wb.lid_answers_record(meeting=m, answers=[{"para": p, "answer": "partly"}], acting_user=personas["staff"])
+
+
+def test_an_attendee_without_a_name_is_refused_keeping_what_was_typed(client_for, personas, reviewing):
+    """Issue 16 "Forms": the attendee form used to answer with a flash at the top and empty boxes."""
+    c = client_for(personas["staff"])
+    c.post("/pre-application/new/", {"applicant_name": "Olivia Owner", "site_address": "1 Elm St",
+                                     "concept": "Eight lots", "scheduled_at": "2026-02-03T10:00", "location": "DPW"})
+    m = selectors.meetings_for_user(personas["staff"]).get()
+    r = c.post(f"/pre-application/{m.pk}/attendees/", {"name": " ", "organization": "Conservation Commission",
+                                                       "invited_board": "on"})
+    html = r.content.decode()
+    assert r.status_code == 400 and not m.attendees.exists()
+    assert 'class="error-summary"' in html and 'href="#id_attendee-name"' in html
+    assert "Enter the attendee&#x27;s name." in html and 'value="Conservation Commission"' in html
+    assert 'name="invited_board" id="id_attendee-invited_board" checked' in html

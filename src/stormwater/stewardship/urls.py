@@ -23,6 +23,7 @@ urlpatterns = [
     path(P + "import/", views.site_import, name="site_import"),
     path(P + "certifications/", views.site_certification, name="site_certification"),
     path(P + "notices/", views.site_notice, name="site_notice"),
+    path(P + "notices/preview/", views.site_notice_preview, name="site_notice_preview"),
     path(P + "notices/<str:notice_number>/", views.site_notice_act, name="site_notice_act"),
     path(P + "ownership/", views.site_ownership, name="site_ownership"),
     path("api/stewardship/ms4-report", views.api_ms4_report, name="api_ms4_report"),

@@ -66,14 +66,28 @@ def _owner_site(request, number):
 @require_perm()
 def site_list(request):
     """Every site the user may see (``sites_for_user``) on the one list mechanism (``stewardship.lists``)."""
+    return _list_page(request)
+
+
+def _list_page(request, *, site_form=None, status: int = 200):
+    """The list of sites; ``site_form`` is a refused new-site form (what was typed, the error at its field)."""
+    from .forms import SiteNewForm
+
     lst = SiteList(request, selectors.sites_for_user(request.user))
     return lst.export_response() or render(request, "stewardship/list.html", {
-        "lst": lst, "can_manage": request.user.can(Perm.STEWARDSHIP)})
+        "lst": lst, "can_manage": request.user.can(Perm.STEWARDSHIP), "site_form": site_form or SiteNewForm()},
+        status=status)
 
 
 @require_perm()
 def site_detail(request, number):
-    site = _site(request, number)
+    return _detail_page(request, _site(request, number))
+
+
+def _detail_page(request, site, *, notice_form=None, status: int = 200):
+    """The site's page; ``notice_form`` is a refused notice to correct (what was typed, the error at its field)."""
+    from .forms import MaintenanceNoticeForm
+
     bmp_list = BmpList(request, site)
     if (resp := bmp_list.export_response()) is not None:
         return resp
@@ -93,8 +107,9 @@ def site_detail(request, number):
         "construction": getattr(site.permit, "construction", None) if site.permit_id else None,
         "map_points": [{"name": b.name, "cat": b.region1_category or "(none)", "lat": b.latitude, "lon": b.longitude}
                        for b in bmps.filter(latitude__isnull=False)[:MAP_POINTS]], "map_limit": MAP_POINTS,
+        "notice_form": notice_form or MaintenanceNoticeForm(site=site),
     }
-    return render(request, "stewardship/detail.html", ctx)
+    return render(request, "stewardship/detail.html", ctx, status=status)
 
 
 @require_perm()
@@ -108,12 +123,19 @@ def site_document(request, number, doc_id):
 @require_POST
 @require_perm(Perm.STEWARDSHIP)
 def site_new(request):
+    from stormwater.web.forms import add_refusal
+
+    from .forms import SiteNewForm
+
+    form = SiteNewForm(request.POST)
+    if not form.is_valid():
+        return _list_page(request, site_form=form, status=400)
     try:
-        s = services.site_open(name=request.POST.get("name", "").strip() or "Unnamed site",
-                               address=request.POST.get("address", ""), acting_user=request.user)
+        s = services.site_open(name=form.cleaned_data["name"], address=form.cleaned_data["address"],
+                               acting_user=request.user)
     except ValueError as e:
-        messages.error(request, str(e))
-        return redirect("site_list")
+        add_refusal(form, e)
+        return _list_page(request, site_form=form, status=400)
     return redirect("site_detail", number=s.case.number)
 
 
@@ -246,12 +268,52 @@ def site_certification(request, number):
 @require_POST
 @require_perm(Perm.STEWARDSHIP)
 def site_notice(request, number):
+    """Serve the notice to correct; refused, the page again with what was typed and the error at its field."""
+    from stormwater.web.forms import add_refusal
+
+    from .forms import MaintenanceNoticeForm
+
     site = _site(request, number)
-    f = request.POST
-    bmp = site.bmps.filter(pk=f.get("bmp") or 0).first()
-    return _do(request, site, lambda: services.maintenance_notice_issue(
-        site=site, bmp=bmp, violation=f.get("violation", ""), corrective_work=f.get("corrective_work", ""),
-        acting_user=request.user), "Notice to correct served: 30 days.", "notices")
+    form = MaintenanceNoticeForm(request.POST, site=site)
+    if form.is_valid():
+        cd = form.cleaned_data
+        try:
+            services.maintenance_notice_issue(site=site, bmp=form.bmp_obj(), violation=cd["violation"],
+                                              corrective_work=cd["corrective_work"], acting_user=request.user)
+        except services.StewardshipError as e:
+            add_refusal(form, e)
+        else:
+            messages.success(request, "Notice to correct served: 30 days.")
+            return redirect(f"/stewardship/{site.case.number}/#notices")
+    return _detail_page(request, site, notice_form=form, status=400)
+
+
+@require_POST
+@require_perm(Perm.STEWARDSHIP)
+def site_notice_preview(request, number):
+    """The notice to correct as the PDF it would be, marked as a preview; nothing is served, no clock starts and
+    nothing is e-mailed (web/preview.py, issue 16: a legal notice shows its PDF before it issues). Refused (the
+    violation or the work left blank): the site again with what was typed and the error at its field."""
+    from stormwater.web.preview import preview_documents
+
+    from stormwater.web.forms import add_refusal
+
+    from .forms import MaintenanceNoticeForm
+
+    site = _site(request, number)
+    form = MaintenanceNoticeForm(request.POST, site=site)
+    if form.is_valid():
+        cd = form.cleaned_data
+        try:
+            docs = preview_documents(lambda: services.maintenance_notice_issue(
+                site=site, bmp=form.bmp_obj(), violation=cd["violation"], corrective_work=cd["corrective_work"],
+                acting_user=request.user), case=site.case)
+        except services.StewardshipError as e:
+            add_refusal(form, e)
+        else:
+            name, pdf = docs[0]
+            return download(pdf, name=f"PREVIEW-{name.removesuffix('.pdf')}", ext="pdf")
+    return _detail_page(request, site, notice_form=form, status=400)
 
 
 @require_POST

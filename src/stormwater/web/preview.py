@@ -39,7 +39,8 @@ class _Discard(Exception):
 
 def preview_documents(run: Callable[[], object], *, case) -> list[tuple[str, bytes]]:
     """Run ``run()`` (the act) and roll it back; → the (file name, content) of each document it generated in
-    ``case``'s file, in order. Refusals raise as they would for the act."""
+    ``case``'s file or in a case the act opened under it (a notice to correct opens its own case under the
+    site's), in order. Refusals raise as they would for the act."""
     from stormwater.cases.models import CaseDocument
 
     last = CaseDocument.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
@@ -48,8 +49,8 @@ def preview_documents(run: Callable[[], object], *, case) -> list[tuple[str, byt
     try:
         with transaction.atomic():
             run()
-            for doc in CaseDocument.objects.filter(pk__gt=last).order_by("pk"):
-                if doc.case_id == case.pk and doc.generated:
+            for doc in CaseDocument.objects.filter(pk__gt=last).select_related("case").order_by("pk"):
+                if case.pk in (doc.case_id, doc.case.parent_id) and doc.generated:
                     with doc.file.open("rb") as f:
                         out.append((doc.original_name, f.read()))
                 doc.file.storage.delete(doc.file.name)  # the row goes with the rollback; the file must go too

@@ -4,6 +4,7 @@ from __future__ import annotations
 from django import forms
 
 from stormwater.permits.forms import DecisionForm
+from stormwater.web.forms import form_auto_id
 
 from .models import Finding
 
@@ -43,3 +44,17 @@ def parse_findings(post, paras: list[str], documents: dict) -> list[dict]:
 
 
 FINDING_CHOICES = [("", "—")] + list(Finding.choices)
+
+
+class AttendeeForm(forms.Form):
+    """One attendee of a pre-application meeting; other Town boards and officers are invited at the Director's
+    discretion (§ 380-10 A). On the shared form pattern (web/_form.html): refused, what was typed is kept."""
+
+    name = forms.CharField(label="Name", max_length=200, strip=True,
+                           error_messages={"required": "Enter the attendee's name."})
+    organization = forms.CharField(label="Board, office or firm", max_length=200, required=False, strip=True)
+    invited_board = forms.BooleanField(label="Another Town board or officer, invited (§ 380-10 A)", required=False)
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("auto_id", form_auto_id("attendee"))
+        super().__init__(*args, **kwargs)

@@ -224,20 +224,39 @@ def meeting_new(request):
 
 @require_perm()
 def meeting_detail(request, meeting_id: int):
-    m = selectors.meeting_get_for_user(user=request.user, meeting_id=meeting_id)
+    return _meeting_page(request, selectors.meeting_get_for_user(user=request.user, meeting_id=meeting_id))
+
+
+def _meeting_page(request, m, *, attendee_form=None, status: int = 200):
+    """The meeting's page; ``attendee_form`` is a refused attendee (what was typed, the error at its field)."""
+    from .forms import AttendeeForm
+
     return render(request, "workbench/meeting.html", {
         "m": m, "attendees": m.attendees.all(), "lid": selectors.lid_answers(m), "answers": LidAnswer.choices,
-        "can_review": request.user.can(Perm.PERMIT_REVIEW), "states": PreApplicationMeeting.State.choices})
+        "can_review": request.user.can(Perm.PERMIT_REVIEW), "states": PreApplicationMeeting.State.choices,
+        "attendee_form": attendee_form or AttendeeForm()}, status=status)
 
 
 @require_POST
 @require_perm(Perm.PERMIT_REVIEW)
 def meeting_attendee(request, meeting_id: int):
+    from stormwater.web.forms import add_refusal
+
+    from .forms import AttendeeForm
+
     m = selectors.meeting_get_for_user(user=request.user, meeting_id=meeting_id)
-    attempt(request, lambda: services.meeting_attendee_add(
-        meeting=m, name=request.POST.get("name", ""), organization=request.POST.get("organization", ""),
-        invited_board=bool(request.POST.get("invited_board")), acting_user=request.user), "Attendee added.")
-    return redirect("meeting_detail", meeting_id=m.pk)
+    form = AttendeeForm(request.POST)
+    if form.is_valid():
+        cd = form.cleaned_data
+        try:
+            services.meeting_attendee_add(meeting=m, name=cd["name"], organization=cd["organization"],
+                                          invited_board=cd["invited_board"], acting_user=request.user)
+        except ValueError as e:
+            add_refusal(form, e)
+        else:
+            messages.success(request, "Attendee added.")
+            return redirect("meeting_detail", meeting_id=m.pk)
+    return _meeting_page(request, m, attendee_form=form, status=400)
 
 
 @require_POST
