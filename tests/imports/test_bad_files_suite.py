@@ -35,13 +35,54 @@ def xlsx_with_title_rows(path):
     wb.save(path)
 
 
+def xlsx_with_merged_header(path):
+    """A two-row header joined by merged cells, as assessors' offices lay them out: "Parcel id", "Address", "Use",
+    "Units" and "Lot" merged down over both rows; "Owner" merged across its three parts (Name, Street, City); and
+    the owner of P-1 merged down over its row only (a merged data cell reads in every cell it covers)."""
+    import csv
+
+    import openpyxl
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.append(["Parcel id", "Address", "Owner", None, None, "Use", "Units", "Lot"])
+    ws.append([None, None, "Name", "Street", "City", None, None, None])
+    for col in "ABFGH":
+        ws.merge_cells(f"{col}1:{col}2")
+    ws.merge_cells("C1:E1")
+    for line in GOOD_ASSESSOR.strip().splitlines()[1:]:
+        ws.append(next(csv.reader([line])))
+    wb.save(path)
+
+
+MERGED_MAP = {"parcel_id": "Parcel id", "address": "Address", "owner_name": "Owner Name",
+              "owner_address": ["Owner Street", "Owner City"], "land_use_code": "Use", "dwelling_units": "Units",
+              "lot_size": "Lot"}
+
+
+def xlsx_with_a_column_twice(path):
+    import csv
+
+    import openpyxl
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    for i, line in enumerate(GOOD_ASSESSOR.strip().splitlines()):
+        row = next(csv.reader([line]))
+        ws.append(row + (["LUC"] if i == 0 else ["999"]))  # "LUC" twice: which one is the use code?
+    wb.save(path)
+
+
 # name, bytes (or a writer), expected: ("error", text in the message) or ("ok", {parcel_id: address}, created count)
+# [, the mapping when not MAP]
 CASES = {
     "truncated": ("cut.csv", CUT.encode(), ("error", "row 4 (5 of 8 fields)")),
     "crlf": ("crlf.csv", GOOD_ASSESSOR.replace("\n", "\r\n").encode(), ("ok", 0)),
     "utf8_bom": ("bom.csv", b"\xef\xbb\xbf" + GOOD_ASSESSOR.encode(), ("ok", 0)),
     "latin1": ("latin1.csv", GOOD_ASSESSOR.replace("1 Test St,Ann", "1 Café St,Ann").encode("latin-1"), ("ok", 0)),
     "excel_title_rows": ("book.xlsx", xlsx_with_title_rows, ("ok", 0)),
+    "excel_merged_header": ("merged.xlsx", xlsx_with_merged_header, ("ok", 0), MERGED_MAP),
+    "excel_column_twice": ("twice.xlsx", xlsx_with_a_column_twice, ("error", "the header names a column twice: LUC")),
     "empty": ("empty.csv", b"", ("error", "the file is empty")),
     "header_only": ("header.csv", GOOD_ASSESSOR.splitlines()[0].encode() + b"\n", ("error", "no data rows")),
     "duplicated": ("dup.csv", (GOOD_ASSESSOR + GOOD_ASSESSOR.split("\n", 1)[1]).encode(), ("ok", 0)),
@@ -69,11 +110,11 @@ def state():
 
 @pytest.mark.parametrize("case", CASES)
 def test_through_the_cli(assessed, tmp_path, case):
-    name, content, expect = CASES[case]
+    name, content, expect, *mapping = CASES[case]
     before = state()
     path = write(tmp_path, name, content)
     args = ["gis", "assessor", str(path)]
-    for k, v in MAP.items():
+    for k, v in (mapping[0] if mapping else MAP).items():
         args += ["--map", f"{k}={','.join(v) if isinstance(v, list) else v}"]
     if expect[0] == "error":
         with pytest.raises(CommandError) as e:
@@ -98,7 +139,7 @@ def _check_outcome(case, before):
 def test_through_the_web(assessed, personas, client_for, run_worker, tmp_path, case):
     from stormwater.gis.models import GisImport
 
-    name, content, expect = CASES[case]
+    name, content, expect, *mapping = CASES[case]
     before = state()
     path = write(tmp_path, name, content)
     c = client_for(personas["assessor"])
@@ -112,7 +153,7 @@ def test_through_the_web(assessed, personas, client_for, run_worker, tmp_path, c
     gi = GisImport.objects.get()
     page = c.get(f"/gis/imports/{gi.pk}/")
     assert page.status_code == 200
-    post = {"source": f"{name}|", "lot_unit": "sqft"} | {f"map_{k}": v for k, v in MAP.items()}
+    post = {"source": f"{name}|", "lot_unit": "sqft"} | {f"map_{k}": v for k, v in (mapping[0] if mapping else MAP).items()}
     assert c.post(f"/gis/imports/{gi.pk}/", post).status_code == 302
     run_worker()
     gi.refresh_from_db()
@@ -176,3 +217,30 @@ def test_gis_layers_through_the_web(assessed, personas, client_for, run_worker, 
         assert gi.status == "failed" and message in gi.report["error"] and escape(message) in html
         assert "3. Import" not in html
     assert ImperviousSurvey.objects.count() == 0
+
+
+def test_a_merged_header_is_read_as_one_row_of_names_and_said_so(tmp_path):
+    from stormwater.gis.assessor import read_source
+
+    t = read_source(str(write(tmp_path, "merged.xlsx", xlsx_with_merged_header)))
+    assert t.columns == ["Parcel id", "Address", "Owner Name", "Owner Street", "Owner City", "Use", "Units", "Lot"]
+    assert t.row_numbers == [3, 4, 5] and t.rows[0]["Owner Name"] == "Ann Able"
+    merged = next(p for p in t.problems if p.code == "merged_header")
+    assert merged.severity == "info" and "rows 1–2 are one header" in merged.message
+    assert merged.ids == ["Owner Name", "Owner Street", "Owner City"]
+
+
+def test_a_merged_data_cell_reads_in_every_row_it_covers(tmp_path):
+    import openpyxl
+
+    from stormwater.gis.assessor import read_source
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.append(["PID", "ADDR", "OWNER", "LUC"])
+    ws.append(["C-1", "9 Condo Way #1", "Condo Trust", "102"])
+    ws.append(["C-1", "9 Condo Way #2", None, "102"])
+    ws.merge_cells("C2:C3")
+    wb.save(tmp_path / "condo.xlsx")
+    t = read_source(str(tmp_path / "condo.xlsx"))
+    assert [r["OWNER"] for r in t.rows] == ["Condo Trust", "Condo Trust"]
