@@ -91,6 +91,10 @@ CASES = {
     "corrupt_xlsx": ("broken.xlsx", b"PK\x03\x04" + b"\x00" * 100, ("error", "not a readable Excel workbook")),
     "negative_lot": ("neg.csv", GOOD_ASSESSOR.replace(",10000\nP-2", ",-10000\nP-2").encode(), ("error", "row 2 (LOT)")),
     "huge_lot": ("huge.csv", GOOD_ASSESSOR.replace(",10000\nP-2", ",1e400\nP-2").encode(), ("error", "row 2 (LOT)")),
+    "huge_units": ("units.csv", GOOD_ASSESSOR.replace(",101,1,10000", ",101,1000000000,10000").encode(),
+                   ("error", "row 2 (UNITS): 1000000000")),
+    "missing_columns": ("partial.csv", "PID,ADDR,OWNER,OWN_ST,OWN_CITY,LUC\nP-1,1 Test St,Ann Able,1 Test St,x,101\n"
+                        .encode(), ("error", "columns mapped but not in the file")),
 }
 
 
@@ -179,6 +183,8 @@ LAYER_CASES = {
     "metres_as_feet": ({"scale": 0.3048}, "10.76× smaller than the Assessors"),
     "degrees_as_feet": ({"scale": 0.0001, "origin": (-725800.0, 420500.0)}, "look like degrees"),
     "empty_impervious": ({"buildings": False}, "no features with area"),
+    "empty_parcels": ({"parcels": False}, "no features with area (parcel polygons)"),
+    "parcels_as_impervious": ({"parcel_copy": [(0, 0, 100, 100), (100, 0, 200, 100)]}, "polygons match the parcels"),
     "good": ({}, None),
 }
 
@@ -244,3 +250,51 @@ def test_a_merged_data_cell_reads_in_every_row_it_covers(tmp_path):
     wb.save(tmp_path / "condo.xlsx")
     t = read_source(str(tmp_path / "condo.xlsx"))
     assert [r["OWNER"] for r in t.rows] == ["Condo Trust", "Condo Trust"]
+
+
+def _unreadable(kind, tmp_path):
+    from .conftest import write_town
+
+    good = write_town(tmp_path / "good.gpkg")
+    if kind == "truncated_gpkg":
+        p = write_town(tmp_path / "town.gpkg")
+        p.write_bytes(p.read_bytes()[:3000])
+        return p
+    if kind == "truncated_geojson":
+        import geopandas as gpd
+
+        p = tmp_path / "town.geojson"
+        gpd.read_file(good, layer="parcels").to_file(p, driver="GeoJSON")
+        p.write_bytes(p.read_bytes()[: len(p.read_bytes()) // 2])
+        return p
+    if kind == "pdf_named_gpkg":
+        p = tmp_path / "town.gpkg"
+        p.write_bytes(b"%PDF-1.4\n" + b"x" * 2000)
+        return p
+    import zipfile  # a corrupt File Geodatabase, zipped as towns send them
+
+    p = tmp_path / "town.zip"
+    with zipfile.ZipFile(p, "w") as z:
+        z.writestr("Town.gdb/a00000001.gdbtable", b"\x00garbage" * 50)
+        z.writestr("Town.gdb/gdb", b"\x05\x00")
+    return p
+
+
+@pytest.mark.parametrize("kind, name", [("truncated_gpkg", "town.gpkg"), ("truncated_geojson", "town.geojson"),
+                                        ("pdf_named_gpkg", "town.gpkg"), ("corrupt_fgdb", "Town.gdb")])
+def test_unreadable_gis_files_through_the_web(assessed, personas, client_for, tmp_path, kind, name):
+    """Upload → the mapping page names the file and says it cannot be read (never a 500, never vanishing); there is
+    no layer to choose, so nothing can be imported; nothing changed."""
+    from stormwater.gis.models import GisImport
+    from stormwater.parcels.models import ImperviousSurvey, ParcelImpervious
+
+    path = _unreadable(kind, tmp_path)
+    before = state()
+    c = client_for(personas["staff"])
+    with path.open("rb") as f:
+        assert c.post("/gis/imports/new/", {"kind": "layers", "files": f}).status_code == 302
+    gi = GisImport.objects.get()
+    page = c.get(f"/gis/imports/{gi.pk}/")
+    html = page.content.decode()
+    assert page.status_code == 200 and f"{name}: the file cannot be read as GIS data" in html
+    assert ImperviousSurvey.objects.count() == 0 and ParcelImpervious.objects.count() == 0 and state() == before

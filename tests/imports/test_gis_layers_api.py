@@ -99,13 +99,16 @@ def test_a_truncated_geojson_is_a_400_naming_the_file_and_nothing_changes(assess
     ({"scale": 0.3048}, "10.76× smaller than the Assessors", "parcels"),
     ({"scale": 0.0001, "origin": (-725800.0, 420500.0)}, "look like degrees", "parcels"),
     ({"buildings": False}, "no features with area", "buildings"),
+    ({"parcels": False}, "no features with area (parcel polygons)", "parcels"),
+    ({"parcel_copy": [(0, 0, 100, 100), (100, 0, 200, 100)]}, "polygons match the parcels", "parcel_copy"),
 ])
 def test_a_survey_the_pipeline_refuses_is_a_400_with_every_finding(assessed, personas, client_for, tmp_path, kw,
                                                                     message, layer):
     gpkg = write_town(tmp_path / "town.gpkg", **kw)
     c = client_for(personas["staff"])
+    extra = ["town.gpkg:buildings", "town.gpkg:parcel_copy"] if "parcel_copy" in kw else "town.gpkg:buildings"
     for q in ("", "?dry_run=0"):
-        r = post(c, [upload(gpkg)], q=q)
+        r = post(c, [upload(gpkg)], q=q, impervious=extra)
         assert r.status_code == 400, r.content
         errors = [p for p in r.json()["problems"] if p["severity"] == "error"]
         assert any(message in p["message"] and p["layer"] == layer for p in errors), errors
