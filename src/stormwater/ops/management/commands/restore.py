@@ -1,14 +1,15 @@
 """``stormwater restore IN``: restore a ``stormwater backup`` archive into an EMPTY data folder and
 database (refuses anything else), then check it against the archive's manifest. SQLite → SQLite,
 PostgreSQL → PostgreSQL, and SQLite → PostgreSQL (set DATABASE_URL to the new, empty database).
-See stormwater.ops.backup and docs/deploy.md."""
+See stormwater.ops.backup, stormwater.ops.restore and docs/deploy.md."""
 from __future__ import annotations
 
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from stormwater.ops.backup import BackupError, archived_secret_key, backup_restore, read_manifest
+from stormwater.ops.archive import BackupError, archived_secret_key, read_manifest
+from stormwater.ops.restore import backup_restore
 
 
 class Command(BaseCommand):
