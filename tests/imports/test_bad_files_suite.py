@@ -298,3 +298,19 @@ def test_unreadable_gis_files_through_the_web(assessed, personas, client_for, tm
     html = page.content.decode()
     assert page.status_code == 200 and f"{name}: the file cannot be read as GIS data" in html
     assert ImperviousSurvey.objects.count() == 0 and ParcelImpervious.objects.count() == 0 and state() == before
+
+
+def test_a_sheet_merging_millions_of_rows_is_refused_not_expanded(tmp_path):
+    import openpyxl
+
+    from stormwater.gis.assessor import read_source
+    from stormwater.imports.pipeline import ImportRefused
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.append(["PID", "ADDR", "LUC"])
+    for c in range(1, 400):
+        ws.merge_cells(start_row=3, start_column=c, end_row=5000, end_column=c)
+    wb.save(tmp_path / "merged.xlsx")
+    with pytest.raises(ImportRefused, match=r"399 merged ranges over 1,996,002 rows"):
+        read_source(str(tmp_path / "merged.xlsx"))

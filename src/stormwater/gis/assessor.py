@@ -98,6 +98,7 @@ class Table:
 
 ERR_XLSX = "{name}: not a readable Excel workbook ({why}); open it in Excel, save it again as .xlsx, and upload that"
 ERR_SHEET = "{name}: no sheet named {sheet!r} (sheets: {sheets})"
+MAX_MERGED_ROWS = 1_000_000  # rows covered by merged ranges, summed: past it the sheet is not an assessor table
 
 
 def read_source(path: str, layer: str | None = None) -> Table:
@@ -175,8 +176,12 @@ def _read_xlsx(p: Path, sheet: str | None) -> Table:
         ws = wb[sheet] if sheet else wb.worksheets[0]
         merges = _merged_ranges(ws)
         covering: dict[int, list[tuple[int, int, int, int]]] = defaultdict(list)
+        spans = sum(m[3] - m[1] + 1 for m in merges)
+        if spans > MAX_MERGED_ROWS:  # an assessor sheet merges titles and a few cells, not a million rows
+            raise ImportRefused(p.name, [error("unreadable", p.name, ERR_XLSX.format(
+                name=p.name, why=f"{len(merges):,} merged ranges over {spans:,} rows"))])
         for m in merges:
-            for row in range(m[1], min(m[3], m[1] + 100_000) + 1):
+            for row in range(m[1], m[3] + 1):
                 covering[row].append(m)
         top_left: dict[tuple[int, int], object] = {}
         raw = []
