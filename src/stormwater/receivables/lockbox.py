@@ -28,9 +28,7 @@ payments, outcome applied / unchanged / refused, counts).
 """
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import date
