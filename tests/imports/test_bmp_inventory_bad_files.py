@@ -60,3 +60,22 @@ def test_a_layer_in_state_plane_feet_is_stored_in_degrees(tmp_path):
     call_command("stewardship_import_inventory", str(inv))
     b = Bmp.objects.order_by("external_id").first()
     assert 41.0 < b.latitude < 43.5 and -74.0 < b.longitude < -69.5
+
+
+def test_the_web_upload_is_idempotent_and_a_bad_file_changes_nothing(tmp_path, personas, client_for):
+    """The site page's inventory upload runs the same import: the same inventory again adds nothing; a truncated
+    layer is a message naming it, and the site's inventory stays as it was."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    inv = write_inventory(tmp_path / "inv")
+    call_command("stewardship_import_inventory", str(inv))
+    site = Site.objects.get()
+    before = (Bmp.objects.count(), Structure.objects.count(), Site.objects.count())
+    c = client_for(personas["staff"])
+    f = inv / "STM_Structure_pt.geojson"
+    url = f"/stewardship/{site.case.number}/import/"
+    r = c.post(url, {"files": SimpleUploadedFile(f.name, f.read_bytes())}, follow=True)
+    assert r.status_code == 200 and (Bmp.objects.count(), Structure.objects.count(), Site.objects.count()) == before
+    r = c.post(url, {"files": SimpleUploadedFile(f.name, f.read_bytes()[:300])}, follow=True)
+    assert r.status_code == 200 and "STM_Structure_pt.geojson" in r.content.decode()
+    assert (Bmp.objects.count(), Structure.objects.count(), Site.objects.count()) == before

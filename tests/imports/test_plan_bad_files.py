@@ -52,3 +52,13 @@ def test_a_binary_file_over_2mb_to_the_api_is_a_json_400(personas, client_for):
     r = c.post("/api/reviews/", data=b"\x00\x01\xff" * 1_000_000, content_type="application/octet-stream")
     assert r.status_code == 400 and r["Content-Type"].startswith("application/json")
     assert "file" in r.json()["error"]
+
+
+def test_a_binary_file_on_the_web_is_a_form_error(personas, client_for):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    c = client_for(personas["staff"])
+    r = c.post("/reviews/new/", {"plan_file": SimpleUploadedFile("plan.yaml", b"%PDF-1.4\n" + bytes(range(256)) * 10),
+                                 "title": "x"})
+    assert r.status_code == 200 and "plan.yaml: this is a PDF document, not a text file" in r.content.decode()
+    assert Review.objects.count() == 0

@@ -192,10 +192,16 @@ ENDPOINTS: dict[str, list[Op] | dict[str, list[Op]]] = {
                                        "multipart/form-data": obj({"file": MULTIPART_FILE}, ["file"])},
                              ok=201, extra_ok=(200,),
                              query={"format": {"type": "string", "enum": ["lockbox", "processor"],
-                                               "description": "default lockbox"}},
+                                               "description": "default lockbox"},
+                                    "dry_run": enum("0", "1", "true", "false",
+                                                    desc="1: what would post (200), nothing posted")},
+                             description="Read and checked whole through the import pipeline (encoding detected; "
+                                         "binary, empty, cut-off files refused) before anything posts; a refused "
+                                         "file → 400 with `rows` (\"row N: column: what\") and `problems` (file, "
+                                         "rows, column). Each file leaves an import record (GET /api/imports/).",
                              response=obj({"posted": {"type": "integer"}, "total": MONEY_OUT,
                                            "already_posted": BOOL, "skipped_rows": array({"type": "integer"}),
-                                           "message": STR}))],
+                                           "message": STR, "dry_run": BOOL, "problems": array(ANY_OBJECT)}))],
     "api_payment_reverse": [Op("post", "Reverse a payment (a reversing entry; the ledger is append-only)",
                                body=obj({"reason": TEXT, "reversed_on": DATE}),
                                response=obj({"reversed": {"type": "integer"}}))],
@@ -274,6 +280,30 @@ ENDPOINTS: dict[str, list[Op] | dict[str, list[Op]]] = {
     "api_gis_survey_eru": [Op("get", "The ERU determination of a survey")],
     "api_gis_changes": [Op("get", "What changed between two surveys, parcel by parcel")],
     "api_gis_changes_geojson": [Op("get", "The changes between two surveys as GeoJSON")],
+    "api_gis_layers_import": [Op(
+        "post", "Import GIS layers as a dated impervious survey; a dry run (the report) unless ?dry_run=0",
+        contents={"multipart/form-data": obj({
+            "file": {"anyOf": [MULTIPART_FILE, array(MULTIPART_FILE)],
+                     "description": "GeoPackage, GeoJSON, zipped Shapefile or zipped File Geodatabase (repeatable)"},
+            "parcels": {**STR, "description": "FILE[:LAYER] of the parcel polygons (LAYER alone with one file)"},
+            "id_field": {**STR, "description": "the parcel id field of the parcel layer"},
+            "impervious": {"type": ["string", "array"], "items": STR, "description": "FILE[:LAYER], repeatable"},
+            "right_of_way": {"type": ["string", "array"], "items": STR, "description": "FILE[:LAYER], repeatable"},
+            "row_where": {"type": ["string", "array"], "items": STR,
+                          "description": "FIELD=V1,V2: parcel-layer rows that are right-of-way, repeatable"},
+            "source_crs": {**STR, "description": "EPSG:NNNN for inputs that carry no CRS"},
+            "name": STR, "surveyed_on": DATE}, ["file", "parcels", "id_field", "impervious"])},
+        body_required=True, ok=201, extra_ok=(200,), query={"dry_run": enum("0", "1", "true", "false",
+                                                                          desc="default 1: check only")},
+        description="200: the dry run's report (parcels in the layer and matched, impervious total, findings by "
+                    "layer and feature, `comparison`: what the survey does to the bill) or `unchanged` (the same "
+                    "areas as a survey on record); 201: imported (`survey_id`). 400 names the file, layer, feature "
+                    "or field (an unreadable or truncated file, a layer or field not there, degrees or metres "
+                    "labelled as feet, an empty layer …) with every finding in `problems`; nothing is changed.",
+        response=obj({"dry_run": BOOL, "parcels_in_layer": {"type": "integer"}, "parcels_matched": {"type": "integer"},
+                      "layers": array(STR), "impervious_sqft_total": {"type": "number"},
+                      "problems": array(ANY_OBJECT), "comparison": ANY_OBJECT, "survey_id": {"type": "integer"},
+                      "unchanged": BOOL}))],
     "api_import_records": [Op("get", "The last imports, newest first: kind, file, outcome, checksums, counts",
                               query={"kind": STR, "limit": whole(1, 500, desc="default 50")},
                               response=obj({"imports": array(ANY_OBJECT)}))],

@@ -98,6 +98,7 @@ class Table:
 
 ERR_XLSX = "{name}: not a readable Excel workbook ({why}); open it in Excel, save it again as .xlsx, and upload that"
 ERR_SHEET = "{name}: no sheet named {sheet!r} (sheets: {sheets})"
+MAX_MERGED_ROWS = 1_000_000  # rows covered by merged ranges, summed: past it the sheet is not an assessor table
 
 
 def read_source(path: str, layer: str | None = None) -> Table:
@@ -130,7 +131,32 @@ def read_source(path: str, layer: str | None = None) -> Table:
     return Table(p.name, cols, rows, list(range(2, len(rows) + 2)), problems)
 
 
+def _merged_ranges(ws) -> list[tuple[int, int, int, int]]:
+    """(min_col, min_row, max_col, max_row) of every merged range of a read-only sheet. openpyxl's read-only mode
+    does not read them, so the sheet's XML is streamed for its ``<mergeCell ref="C1:E1"/>`` elements (openpyxl's
+    own parser; a sheet without them costs one pass over its XML)."""
+    from openpyxl.utils.cell import range_boundaries
+    from openpyxl.xml.functions import iterparse
+
+    out = []
+    try:
+        with ws._get_source() as src:
+            for _, el in iterparse(src):
+                if el.tag.endswith("}mergeCell") and el.get("ref"):
+                    out.append(tuple(range_boundaries(el.get("ref"))))
+                elif el.tag.endswith("}row"):
+                    el.clear()  # rows are read by iter_rows; keep the memory flat
+    except (AttributeError, KeyError, ValueError, TypeError):
+        return []
+    return [r for r in out if None not in r]
+
+
 def _read_xlsx(p: Path, sheet: str | None) -> Table:
+    """An .xlsx sheet → its table. Merged cells read as their value in every cell they cover (a merged owner over
+    three condominium rows is each row's owner). Title rows above the header (one or two cells of a wide sheet)
+    are skipped; a header over two or more rows joined by merged cells (``Owner`` over ``Name | Street | City``,
+    ``Parcel id`` merged down over both rows) becomes one row of column names, each the parts above it joined
+    (``Owner Name``, ``Parcel id``), said so as a finding. Two columns of one name refuse the sheet."""
     import zipfile
 
     import openpyxl
@@ -148,7 +174,29 @@ def _read_xlsx(p: Path, sheet: str | None) -> Table:
             raise ImportRefused(p.name, [error("no_sheet", p.name, ERR_SHEET.format(name=p.name, sheet=sheet,
                                                                                    sheets=", ".join(wb.sheetnames)))])
         ws = wb[sheet] if sheet else wb.worksheets[0]
-        raw = [(n, r) for n, r in enumerate(ws.iter_rows(values_only=True), start=1) if any(v not in (None, "") for v in r)]
+        merges = _merged_ranges(ws)
+        covering: dict[int, list[tuple[int, int, int, int]]] = defaultdict(list)
+        spans = sum(m[3] - m[1] + 1 for m in merges)
+        if spans > MAX_MERGED_ROWS:  # an assessor sheet merges titles and a few cells, not a million rows
+            raise ImportRefused(p.name, [error("unreadable", p.name, ERR_XLSX.format(
+                name=p.name, why=f"{len(merges):,} merged ranges over {spans:,} rows"))])
+        for m in merges:
+            for row in range(m[1], m[3] + 1):
+                covering[row].append(m)
+        top_left: dict[tuple[int, int], object] = {}
+        raw = []
+        for n, r in enumerate(ws.iter_rows(values_only=True), start=1):
+            if covering.get(n):
+                r = list(r)
+                for c0, r0, c1, r1 in covering[n]:
+                    if n == r0 and c0 <= len(r):
+                        top_left[(r0, c0)] = r[c0 - 1]
+                    v = top_left.get((r0, c0))
+                    r += [None] * max(0, c1 - len(r))
+                    for c in range(c0, c1 + 1):
+                        r[c - 1] = v
+            if any(v not in (None, "") for v in r):
+                raw.append((n, r))
     except ImportRefused:
         raise
     except Exception as e:  # noqa: BLE001 - a damaged sheet
@@ -157,18 +205,51 @@ def _read_xlsx(p: Path, sheet: str | None) -> Table:
         wb.close()
     if not raw:
         raise ImportRefused(p.name, [error("empty", p.name, f"{p.name}: the sheet is empty (no rows to import)")])
-    # Merged title rows above the header ("Town of …, FY2027 assessment") fill one or two cells of a wide sheet:
-    # the header is the first row that fills at least half of the widest row.
-    width = max(sum(v not in (None, "") for v in r) for _, r in raw)
-    start = next(i for i, (_, r) in enumerate(raw) if sum(v not in (None, "") for v in r) * 2 >= width)
+    # Merged title rows above the header ("Town of …, FY2027 assessment") fill one or two cells of a wide sheet
+    # (a merged title's value is in each cell it covers, so a row whose cells all hold one value is a title):
+    # the header is the first row that fills at least half of the widest row with values of its own.
+    def filled(r) -> int:
+        return sum(v not in (None, "") for v in r)
+
+    def own(r) -> int:
+        vals = [v for v in r if v not in (None, "")]
+        return filled(r) if len(set(map(str, vals))) > 1 else min(filled(r), 1)
+
+    width = max(filled(r) for _, r in raw)
+    start = next(i for i, (_, r) in enumerate(raw) if own(r) * 2 >= width)
     problems = []
     if start:
         problems.append(Problem("title_rows", p.name, "rows above the header skipped (titles or merged cells)",
                                 [f"row {n}" for n, _ in raw[:start]], severity="info"))
-    hn, hrow = raw[start]
-    header = [str(h).strip() if h not in (None, "") else f"column {i + 1}" for i, h in enumerate(hrow)]
+    hn, _ = raw[start]
+    # The header runs down as far as a merged cell starting in it does (merged down: "Parcel id" over two rows),
+    # and one row further under a merged group label ("Owner" across three columns, its parts on the row below).
+    end = hn
+    for c0, r0, c1, r1 in merges:
+        if r0 == hn:
+            end = max(end, r1 if r1 > r0 else (r0 + 1 if c1 > c0 else r0))
+    header_rows = [(n, r) for n, r in raw[start:] if n <= end]
+    body = [(n, r) for n, r in raw[start:] if n > end]
+    ncols = max(len(r) for _, r in header_rows)
+    header = []
+    for i in range(ncols):
+        parts: list[str] = []
+        for _, r in header_rows:
+            v = str(r[i]).strip() if i < len(r) and r[i] not in (None, "") else ""
+            if v and v not in parts:
+                parts.append(v)
+        header.append(" ".join(parts) or f"column {i + 1}")
+    if len(header_rows) > 1:
+        joined = [h for h in header if " " in h and h not in {str(v).strip() for _, r in header_rows for v in r if v}]
+        problems.append(Problem("merged_header", p.name,
+                                f"rows {hn}–{header_rows[-1][0]} are one header (merged cells): each column is named "
+                                "by the parts above it, joined", joined or header, severity="info"))
+    dups = sorted({h for h in header if header.count(h) > 1})
+    if dups:
+        raise ImportRefused(p.name, [error("duplicate_column", p.name,
+                                           f"{p.name}: the header names a column twice: {', '.join(dups)}")])
     rows, numbers = [], []
-    for n, r in raw[start + 1:]:
+    for n, r in body:
         rows.append({h: _text(v) for h, v in zip(header, r)})
         numbers.append(n)
     if not rows:

@@ -14,6 +14,7 @@ urlpatterns = [
     path("gis/changes/", views.gis_changes, name="gis_changes"),
     path("api/gis/parcels/<str:parcel_id>/geojson", api.api_parcel_geojson, name="api_gis_parcel_geojson"),
     path("api/gis/surveys/<int:survey_id>/eru", api.api_survey_eru, name="api_gis_survey_eru"),
+    path("api/gis/layers/", api.api_layers_import, name="api_gis_layers_import"),
     path("api/gis/changes/<int:from_id>/<int:to_id>", api.api_changes, name="api_gis_changes"),
     path("api/gis/changes/<int:from_id>/<int:to_id>/geojson", api.api_changes_geojson,
          name="api_gis_changes_geojson"),

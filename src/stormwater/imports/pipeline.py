@@ -28,7 +28,8 @@ from pathlib import Path
 
 from stormwater.gis.overlay import Problem
 
-__all__ = ["Problem", "ImportRefused", "TextFile", "CsvTable", "read_text", "read_csv", "sniff", "file_checksum",
+__all__ = ["Problem", "ImportRefused", "TextFile", "CsvTable", "read_text", "read_csv", "read_csv_bytes", "sniff",
+           "file_checksum", "bytes_checksum",
            "content_checksum", "refuse_on_errors", "error", "MAX_TEXT_BYTES"]
 
 # A text import larger than this is not an assessor, account or inventory file of a town of 16,000 people.
@@ -124,12 +125,15 @@ def decode(data: bytes, name: str) -> tuple[str, str, list[Problem]]:
 def read_text(path: str | Path, *, name: str | None = None) -> TextFile:
     p = Path(path)
     name = name or p.name
-    size = p.stat().st_size
+    _check_size(name, p.stat().st_size)
+    text, enc, problems = decode(p.read_bytes(), name)
+    return TextFile(name, text, enc, problems)
+
+
+def _check_size(name: str, size: int) -> None:
     if size > MAX_TEXT_BYTES:
         raise ImportRefused(name, [error("too_big", name, ERR_TOO_BIG.format(name=name, mb=size // 2**20,
                                                                               limit=MAX_TEXT_BYTES // 2**20))])
-    text, enc, problems = decode(p.read_bytes(), name)
-    return TextFile(name, text, enc, problems)
 
 
 @dataclass
@@ -148,7 +152,18 @@ def read_csv(path: str | Path, *, name: str | None = None, require_rows: bool = 
     Refused (``ImportRefused``): binary content, an empty file, a header without rows, a repeated column name, an
     unterminated quote, and any row with fewer or more fields than the header — a cut-off last row must never
     import as a row with blank facts."""
-    tf = read_text(path, name=name)
+    return parse_csv(read_text(path, name=name), require_rows=require_rows)
+
+
+def read_csv_bytes(data: bytes, *, name: str, require_rows: bool = True) -> CsvTable:
+    """``read_csv`` of a file received as bytes (an upload, a request body): the same checks and findings."""
+    _check_size(name, len(data))
+    text, enc, problems = decode(data, name)
+    return parse_csv(TextFile(name, text, enc, problems), require_rows=require_rows)
+
+
+def parse_csv(tf: TextFile, *, require_rows: bool = True) -> CsvTable:
+    """The CSV reading of ``read_csv`` on text already decoded."""
     name = tf.name
     text = tf.text
     if not text.strip():
@@ -204,6 +219,11 @@ def file_checksum(path: str | Path) -> str:
         while chunk := f.read(1 << 20):
             h.update(chunk)
     return h.hexdigest()
+
+
+def bytes_checksum(data: bytes) -> str:
+    """SHA-256 of bytes received (hex): ``file_checksum`` of an upload that was never a file."""
+    return hashlib.sha256(data).hexdigest()
 
 
 def content_checksum(content) -> str:

@@ -16,11 +16,13 @@ from .water_sewer import read_accounts
 
 
 def import_record_create(*, kind: str, source: str, path: str | Path | None, content_checksum: str, outcome: str,
-                         counts: dict, report: dict, acting_user) -> ImportRecord:
+                         counts: dict, report: dict, acting_user, checksum: str = "") -> ImportRecord:
     """Record one import (call inside the import's transaction, so the record and the changes land together).
-    Also used for a refused file (outside any transaction: nothing else is written)."""
+    Also used for a refused file (outside any transaction: nothing else is written). ``checksum``: the file's
+    SHA-256 when it was received as bytes (no ``path``)."""
     rec = ImportRecord.objects.create(
-        kind=kind, source=str(source)[:300], checksum=file_checksum(path) if path and Path(path).exists() else "",
+        kind=kind, source=str(source)[:300],
+        checksum=file_checksum(path) if path and Path(path).exists() else checksum,
         content_checksum=content_checksum, outcome=ImportRecord.Outcome(outcome), counts=counts, report=report,
         created_by=actor_or_none(acting_user))
     audit_record(actor=acting_user, action=f"import.{outcome}", obj=rec, why=str(source)[:200],

@@ -78,10 +78,15 @@ def api_payment_post(request):
 @_errors
 def api_payment_batch(request):
     """POST a lockbox CSV (multipart field "file", or the CSV as the request body); ``?format=processor``: the
-    online payment processor's daily file (its columns mapped by the town configuration; receivables.processor)."""
+    online payment processor's daily file (its columns mapped by the town configuration; receivables.processor);
+    ``?dry_run=1``: what would post (200), nothing posted. Read and checked through the import pipeline (issue 20):
+    a refused file → 400 with ``rows`` and ``problems`` (file, row, column)."""
     kind = request.GET.get("format", "lockbox")
     if kind not in ("lockbox", "processor"):
         raise BadInput("format: lockbox or processor")
+    dry = request.GET.get("dry_run", "")
+    if dry not in ("", "0", "1", "true", "false"):
+        raise BadInput("dry_run: 1 or 0")
     if request.content_type == "multipart/form-data":
         f = request.FILES.get("file")
         if f is None:
@@ -90,9 +95,11 @@ def api_payment_batch(request):
     else:
         content, name = request.body, request.headers.get("X-Filename", "upload.csv")
     post = processor_file_post if kind == "processor" else payment_batch_post
-    r = post(filename=name, content=content, acting_user=request.user)
+    r = post(filename=name, content=content, acting_user=request.user, dry_run=dry in ("1", "true"))
     return JsonResponse({"posted": r.posted, "total": fmt(r.total), "already_posted": r.already_posted,
-                         "skipped_rows": list(r.skipped), "message": r.message}, status=200 if r.already_posted else 201)
+                         "skipped_rows": list(r.skipped), "message": r.message, "dry_run": r.dry_run,
+                         "problems": [p.as_json() for p in r.problems]},
+                        status=200 if r.already_posted or r.dry_run else 201)
 
 
 @require_POST

@@ -36,6 +36,7 @@ class BatchForm(forms.Form):
     kind = forms.ChoiceField(label="Kind of file", required=False, initial="lockbox", choices=[
         ("lockbox", "Lockbox or bank file (the columns above)"),
         ("processor", "Online payment processor's daily file (columns as the town configuration maps them)")])
+    check_only = forms.BooleanField(label="Check only: list what would post and post nothing", required=False)
 
 
 class ReverseForm(forms.Form):

@@ -17,12 +17,18 @@ A payment is a duplicate by its content — account, amount, day received and ch
 file carried it (``selectors.payment_duplicates_each``, the one duplicate rule of the app, here ``FILE_ROW``) (issue 17: the same rows re-saved with CRLF line endings, and a bank's cumulative file
 carrying yesterday's rows again, used to post again). Such rows are skipped and named in the message; a
 file whose every row was posted before posts nothing and says "already posted".
+
+Reading and validation are the import pipeline's (issue 20, ``stormwater.imports.pipeline``): the encoding is
+detected (UTF-8, a BOM, else Windows-1252, said so — never refused or replaced for an accent), a binary or empty
+file is named for what it is, and a row with fewer or more fields than the header (a cut-off last row) refuses
+the file; then every row is checked (account, amount, day received, reference, method) before anything posts,
+each finding naming the row and the column. ``dry_run`` lists what would post. Every file leaves an
+``imports.ImportRecord`` (kind ``lockbox`` or ``processor_payments``: the file's SHA-256, the SHA-256 of its
+payments, outcome applied / unchanged / refused, counts).
 """
 from __future__ import annotations
 
-import csv
 import hashlib
-import io
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import date
@@ -31,6 +37,7 @@ from decimal import Decimal
 from django.db import IntegrityError, transaction
 
 from stormwater.audit.services import actor_or_none as _user, audit_record, audit_record_many
+from stormwater.imports.pipeline import CsvTable, ImportRefused, Problem, bytes_checksum, content_checksum, read_csv_bytes
 from stormwater.rules.money import ZERO, fmt, round_cents, to_decimal
 from stormwater.utility.models import Account, Component, EntryKind, LedgerEntry
 
@@ -56,16 +63,42 @@ class BatchResult:
     already_posted: bool = False
     message: str = ""
     skipped: tuple[int, ...] = ()  # the file's lines already posted before (duplicates by content), not posted
+    problems: tuple[Problem, ...] = ()  # what reading found that did not stop the file (an encoding, said so)
+    dry_run: bool = False
 
 
 class BatchRejected(CollectionError):
-    def __init__(self, errors: list[str]):
+    """The file posts nothing: ``errors`` (one line each, "row N: column: what") and the same as pipeline findings
+    (``problems``: file, rows and column)."""
+
+    def __init__(self, errors: list[str], problems: list[Problem] | None = None):
         self.errors = errors
+        self.problems = problems if problems is not None else [Problem("bad_file", "file", e, [], "error")
+                                                                for e in errors]
         super().__init__("The file was not posted: " + "; ".join(errors))
 
     def json_detail(self) -> dict:
-        """The rejected rows, each by line, for the API's 400 answer."""
-        return {"rows": self.errors}
+        """The rejected rows, each by line, and every finding, for the API's 400 answer."""
+        return {"rows": self.errors, "problems": [p.as_json() for p in self.problems]}
+
+
+def _refused(name: str, problems: list[Problem]) -> BatchRejected:
+    """The pipeline's findings that stop a file (its own reading errors) as a BatchRejected."""
+    errs = [p for p in problems if p.severity == "error"]
+    return BatchRejected([p.message + (f" — {', '.join(p.ids[:20])}" + (" …" if len(p.ids) > 20 else "")
+                                       if p.ids else "") for p in errs], errs)
+
+
+def payment_file_table(*, filename: str, content: bytes) -> CsvTable:
+    """Read a payment file through the import pipeline (encoding detected; binary, empty, unterminated quotes,
+    repeated columns, cut-off or overlong rows refused naming the file and rows) → its table; BatchRejected else."""
+    try:
+        t = read_csv_bytes(content, name=filename)
+    except ImportRefused as e:
+        raise _refused(filename, e.problems) from None
+    if any(p.severity == "error" for p in t.problems):
+        raise _refused(filename, t.problems)
+    return t
 
 
 @dataclass(frozen=True)
@@ -78,19 +111,22 @@ class BatchRow:
     method: str
 
 
-def _parse_batch(text: str) -> list[BatchRow]:
-    """Every row checked (one query for the accounts); any bad row rejects the file, naming each."""
-    reader = csv.DictReader(io.StringIO(text))
-    missing = [c for c in BATCH_COLUMNS if c not in (reader.fieldnames or [])]
+def _parse_batch(table: CsvTable) -> list[BatchRow]:
+    """Every row checked (one query for the accounts); any bad row rejects the file, naming each (row and
+    column). Header names are matched without regard to case."""
+    cols = {c.lower(): c for c in table.columns}
+    missing = [c for c in BATCH_COLUMNS if c not in cols]
     if missing:
-        raise BatchRejected([f"header: missing column(s) {', '.join(missing)} (expected {', '.join(BATCH_COLUMNS)}"
-                             f"[, method])"])
-    raw = list(enumerate(reader, start=2))
+        msg = (f"header: missing column(s) {', '.join(missing)} (expected {', '.join(BATCH_COLUMNS)}[, method]; "
+               f"the file has {', '.join(table.columns) or 'no header'})")
+        raise BatchRejected([msg], [Problem("missing_column", table.name, msg, missing, "error")])
+    raw = [(n, {k: r.get(cols[k], "") if k in cols else None for k in (*BATCH_COLUMNS, "method")})
+           for n, r in zip(table.row_numbers, table.rows)]
     numbers = {(r.get("account") or "").strip() for _, r in raw}
     accounts = {a.number: a for a in Account.objects.filter(number__in=numbers)}
     through = closed_through()
     today = date.today()
-    rows, errors, seen = [], [], set()
+    rows, errors, problems, seen = [], [], [], set()
     for line, r in raw:
         try:
             number = (r.get("account") or "").strip()
@@ -120,11 +156,36 @@ def _parse_batch(text: str) -> list[BatchRow]:
             rows.append(BatchRow(line, acct, round_cents(amount), day, ref, method))
         except ValueError as e:
             errors.append(f"row {line}: {e}")
+            column = str(e).split(":", 1)[0]
+            problems.append(Problem("bad_row", table.name, str(e),
+                                    [f"row {line} ({cols.get(column, column)})" if column in cols else f"row {line}"],
+                                    "error"))
     if errors:
-        raise BatchRejected(errors)
+        raise BatchRejected(errors, problems)
     if not rows:
         raise BatchRejected(["the file has no payment rows"])
     return rows
+
+
+def _content(rows: list[BatchRow]) -> str:
+    """The SHA-256 of what the file says: its payments, whatever the bytes (CRLF, BOM, encoding)."""
+    return content_checksum([(r.account.number, str(r.amount), str(r.received_on), r.reference, r.method)
+                             for r in rows])
+
+
+def _record(*, kind: str, filename: str, content: bytes, rows: list[BatchRow] | None, outcome: str, counts: dict,
+            report: dict, acting_user) -> None:
+    from stormwater.imports.models import ImportRecord
+    from stormwater.imports.services import import_record_create
+
+    checksum = bytes_checksum(content)
+    if rows:
+        what = _content(rows)
+    else:  # the same bytes as a file on record: the same content
+        what = (ImportRecord.objects.filter(kind=kind, checksum=checksum).exclude(content_checksum="")
+                .values_list("content_checksum", flat=True).first() or "") if outcome == "unchanged" else ""
+    import_record_create(kind=kind, source=filename, path=None, checksum=checksum, content_checksum=what,
+                         outcome=outcome, counts=counts, report=report, acting_user=acting_user)
 
 
 def _already_posted(prior: PaymentBatch) -> BatchResult:
@@ -132,28 +193,74 @@ def _already_posted(prior: PaymentBatch) -> BatchResult:
                        message=MSG_ALREADY_POSTED.format(at=prior.posted_at, rows=prior.rows))
 
 
-@transaction.atomic
-def payment_batch_post(*, filename: str, content: bytes, acting_user) -> BatchResult:
+def payment_batch_post(*, filename: str, content: bytes, acting_user, dry_run: bool = False,
+                       record_kind: str = "lockbox", original: bytes | None = None) -> BatchResult:
     """Post a lockbox/bank CSV (columns account, amount, received_on, reference[, method]).
 
-    All or nothing: any bad row rejects the whole file, naming each bad row. The same file (same
-    bytes) posted again posts nothing.
+    All or nothing: the whole file is read and checked first (the import pipeline; see the module's docstring)
+    and any bad row rejects it, naming each bad row and column. The same file (same bytes) posted again posts
+    nothing. ``dry_run``: what would post (and which rows are already posted), nothing written. Every file but a
+    dry run leaves an import record of ``record_kind`` with the SHA-256 of ``original`` (the file as received,
+    when ``content`` is its translation: the processor's file) or of ``content``.
     """
+    received = original if original is not None else content
     digest = hashlib.sha256(content).hexdigest()
     prior = PaymentBatch.objects.filter(sha256=digest).first()
     if prior:
-        return _already_posted(prior)
+        if not dry_run:
+            _record(kind=record_kind, filename=filename, content=received, rows=None, outcome="unchanged",
+                    counts={"rows": prior.rows, "posted": 0, "batch": prior.pk},
+                    report={"message": "already posted as batch %d" % prior.pk}, acting_user=acting_user)
+        res = _already_posted(prior)
+        res.dry_run = dry_run
+        return res
     try:
-        text = content.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise BatchRejected(["file: not UTF-8 text (CSV expected)"]) from None
-    rows = _parse_batch(text)
+        table = payment_file_table(filename=filename, content=content)
+        rows = _parse_batch(table)
+    except BatchRejected as e:
+        if not dry_run:
+            _record(kind=record_kind, filename=filename, content=received, rows=None, outcome="refused", counts={},
+                    report=e.json_detail(), acting_user=acting_user)
+        raise
+    found = tuple(p for p in table.problems if p.severity != "error")
+    if dry_run:
+        skipped = _posted_before(rows)
+        new = [r for r in rows if r.line not in skipped]
+        total = sum((r.amount for r in new), ZERO)
+        message = (f"Check only: {len(new)} payment{'s' if len(new) != 1 else ''}, ${fmt(total)}, would post"
+                   + (f"; {len(skipped)} row{'s' if len(skipped) != 1 else ''} already posted: rows "
+                      + ", ".join(str(n) for n in sorted(skipped)[:SKIPPED_LINES_SHOWN]) if skipped else "") + ".")
+        return BatchResult(None, len(new), total, message=message + _findings(found),
+                           skipped=tuple(sorted(skipped)), problems=found, dry_run=True)
+    res = _post_file(filename=filename, digest=digest, rows=rows, received=received, record_kind=record_kind,
+                     acting_user=acting_user)
+    res.problems = found
+    res.message += _findings(found)
+    return res
+
+
+def _findings(found) -> str:
+    return "".join(f" {p.message}." for p in found if p.code == "encoding")
+
+
+@transaction.atomic
+def _post_file(*, filename: str, digest: str, rows: list[BatchRow], received: bytes, record_kind: str,
+               acting_user) -> BatchResult:
+    """Post the checked rows of a file (not yet posted by its bytes), with its import record, in one transaction."""
+    all_rows = rows
+
+    def record(outcome: str, counts: dict, report: dict) -> None:
+        _record(kind=record_kind, filename=filename, content=received, rows=all_rows, outcome=outcome, counts=counts,
+                report=report, acting_user=acting_user)
+
     # Lock the file's accounts (id order: no deadlock) before looking for earlier payments of the same content,
     # so that two files carrying one payment at the same moment post it once.
     ids = sorted({r.account.pk for r in rows})
     list(Account.objects.select_for_update().filter(pk__in=ids).order_by("pk").values_list("pk", flat=True))
     skipped = _posted_before(rows)
     if len(skipped) == len(rows):
+        record("unchanged", {"rows": len(rows), "posted": 0, "skipped": len(rows)},
+               {"message": MSG_ALL_POSTED.format(rows=len(rows))})
         return BatchResult(None, 0, ZERO, already_posted=True, message=MSG_ALL_POSTED.format(rows=len(rows)),
                            skipped=tuple(r.line for r in rows))
     rows = [r for r in rows if r.line not in skipped]
@@ -168,6 +275,8 @@ def payment_batch_post(*, filename: str, content: bytes, acting_user) -> BatchRe
         prior = PaymentBatch.objects.filter(sha256=digest).first()
         if prior is None:
             raise
+        record("unchanged", {"rows": prior.rows, "posted": 0, "batch": prior.pk},
+               {"message": "already posted as batch %d" % prior.pk})
         return _already_posted(prior)
     _post_rows(batch, rows, acting_user)
     audit_record(actor=acting_user, action="payment_batch.post", obj=batch,
@@ -180,6 +289,8 @@ def payment_batch_post(*, filename: str, content: bytes, acting_user) -> BatchRe
                                                                           else "")
         message += " " + MSG_SKIPPED.format(n=len(lines), s="s" if len(lines) != 1 else "",
                                             were="were" if len(lines) != 1 else "was", lines=shown)
+    record("applied", {"rows": len(all_rows), "posted": len(rows), "skipped": len(skipped), "total": fmt(total)},
+           {"batch": batch.pk, "skipped_lines": sorted(skipped)[:500]})
     return BatchResult(batch, len(rows), total, message=message, skipped=tuple(sorted(skipped)))
 
 

@@ -7,7 +7,10 @@ account, amount, received_on and reference; ``processor_date_format``, a ``strft
 translated, row for row (line numbers kept), into the lockbox file's columns with method ``ach`` and posted
 by ``lockbox.payment_batch_post``: the same checks (all or nothing, by row and column), the same
 duplicate-by-content rule (a payment already posted from any file or screen is skipped and named; a
-cumulative file posts only its new rows), the same set-based posting.
+cumulative file posts only its new rows), the same set-based posting. The file is read through the import
+pipeline (issue 20: encoding detected — a payer's accented name no longer refuses the file —, binary, empty and
+cut-off files named) and recorded as an ``imports.ImportRecord`` of kind ``processor_payments`` with the
+checksum of the file as the processor sent it.
 """
 from __future__ import annotations
 
@@ -15,9 +18,10 @@ import csv
 import io
 from datetime import datetime
 
+from stormwater.imports.pipeline import Problem
 from stormwater.townconfig import town_config
 
-from .lockbox import BATCH_COLUMNS, BatchRejected, BatchResult, payment_batch_post
+from .lockbox import BATCH_COLUMNS, BatchRejected, BatchResult, _record, payment_batch_post, payment_file_table
 from .models import PaymentMethod
 
 FIELDS = BATCH_COLUMNS  # account, amount, received_on, reference
@@ -32,41 +36,57 @@ def processor_mapping() -> dict[str, str]:
     return out
 
 
-def processor_file_translate(content: bytes) -> bytes:
-    """The processor's file as a lockbox CSV (BatchRejected naming the missing header or the bad row)."""
+def processor_file_translate(content: bytes, *, filename: str = "processor file") -> bytes:
+    """The processor's file as a lockbox CSV (BatchRejected naming the missing header or the bad rows, each by row
+    and column)."""
+    return _translate(content, filename)[0]
+
+
+def _translate(content: bytes, filename: str) -> tuple[bytes, tuple[Problem, ...]]:
+    """→ the lockbox CSV and what reading the processor's bytes found that does not stop it (its encoding)."""
     cfg = town_config()
     mapping = processor_mapping()
-    try:
-        text = content.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise BatchRejected(["file: not UTF-8 text (CSV expected)"]) from None
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    headers = [h.strip() for h in (reader.fieldnames or [])]
+    table = payment_file_table(filename=filename, content=content)
+    headers = table.columns
     missing = [f"{mapping[f]!r} (for {f})" for f in FIELDS if mapping.get(f) not in headers]
     if missing:
-        raise BatchRejected([f"header: missing column(s) {', '.join(missing)} — the town configuration's "
-                             f"processor_columns maps them; the file has {', '.join(headers) or 'no header'}"])
+        msg = (f"header: missing column(s) {', '.join(missing)} — the town configuration's processor_columns maps "
+               f"them; the file has {', '.join(headers) or 'no header'}")
+        raise BatchRejected([msg], [Problem("missing_column", filename, msg, missing, "error")])
     out = io.StringIO()
     w = csv.writer(out, lineterminator="\n")
     w.writerow([*FIELDS, "method"])
-    errors = []
-    for line, row in enumerate(reader, start=2):
-        row = {(k or "").strip(): (v or "").strip() for k, v in row.items() if k is not None}
+    errors, problems = [], []
+    for line, row in zip(table.row_numbers, table.rows):
         raw_day = row.get(mapping["received_on"], "")
         try:
             day = datetime.strptime(raw_day, cfg.processor_date_format).date().isoformat()
         except ValueError:
-            errors.append(f"row {line}: received_on: {raw_day!r} is not a date in the processor's format "
-                          f"{cfg.processor_date_format!r} (column {mapping['received_on']!r})")
+            msg = (f"received_on: {raw_day!r} is not a date in the processor's format {cfg.processor_date_format!r} "
+                   f"(column {mapping['received_on']!r})")
+            errors.append(f"row {line}: {msg}")
+            problems.append(Problem("bad_row", filename, msg, [f"row {line} ({mapping['received_on']})"], "error"))
             day = ""
         amount = row.get(mapping["amount"], "").replace("$", "").replace(",", "")
         w.writerow([row.get(mapping["account"], ""), amount, day, row.get(mapping["reference"], ""),
                     PaymentMethod.ACH])
     if errors:
-        raise BatchRejected(errors)
-    return out.getvalue().encode()
+        raise BatchRejected(errors, problems)
+    return out.getvalue().encode(), tuple(p for p in table.problems if p.severity != "error")
 
 
-def processor_file_post(*, filename: str, content: bytes, acting_user) -> BatchResult:
-    """Post the processor's daily payment file (see the module's docstring)."""
-    return payment_batch_post(filename=filename, content=processor_file_translate(content), acting_user=acting_user)
+def processor_file_post(*, filename: str, content: bytes, acting_user, dry_run: bool = False) -> BatchResult:
+    """Post the processor's daily payment file (see the module's docstring); ``dry_run``: what would post."""
+    try:
+        lockbox_csv, found = _translate(content, filename)
+    except BatchRejected as e:
+        if not dry_run:
+            _record(kind="processor_payments", filename=filename, content=content, rows=None, outcome="refused",
+                    counts={}, report=e.json_detail(), acting_user=acting_user)
+        raise
+    res = payment_batch_post(filename=filename, content=lockbox_csv, acting_user=acting_user, dry_run=dry_run,
+                             record_kind="processor_payments", original=content)
+    # What reading the processor's own bytes found (its encoding) is said on the result.
+    res.problems = found + tuple(res.problems)
+    res.message += "".join(f" {p.message}." for p in found if p.code == "encoding")
+    return res

@@ -70,8 +70,9 @@ def collections_home(request):
             f = batch_form.cleaned_data["file"]
             try:
                 post = processor_file_post if batch_form.cleaned_data.get("kind") == "processor" else payment_batch_post
-                r = post(filename=f.name, content=f.read(), acting_user=request.user)
-                (messages.info if r.already_posted else messages.success)(request, r.message)
+                r = post(filename=f.name, content=f.read(), acting_user=request.user,
+                         dry_run=bool(batch_form.cleaned_data.get("check_only")))
+                (messages.info if r.already_posted or r.dry_run else messages.success)(request, r.message)
                 return redirect("collections_home")
             except BatchRejected as e:
                 for err in e.errors:

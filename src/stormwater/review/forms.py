@@ -1,7 +1,10 @@
+from pathlib import Path
+
 from django import forms
 
 from stormwater.cases.filetypes import HEAD_BYTES, PFDS_CSV, SWMM_INP
 from stormwater.cases.services import DocumentError, upload_type
+from stormwater.imports.pipeline import sniff
 
 from .services import MAX_INPUT_BYTES
 
@@ -16,6 +19,9 @@ def _read_upload(f, *, what: str = "a JSON or YAML plan file", latin1: bool = Fa
             upload_type(f.name, raw[:HEAD_BYTES], lambda: raw, (filetype,))
         except DocumentError as e:
             raise forms.ValidationError(str(e)) from None
+    binary = sniff(raw[:8192])  # the pipeline's reading rule (issue 20): a binary file is named for what it is
+    if binary:
+        raise forms.ValidationError(f"{Path(f.name).name}: this is {binary}, not a text file ({what}).")
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError:

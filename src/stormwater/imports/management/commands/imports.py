@@ -1,6 +1,8 @@
 """``stormwater imports <subcommand>``: the import pipeline's own imports and its records (issue 20).
 
     stormwater imports water-sewer FILE.csv [--dry-run]   parcel id ↔ Town water/sewer account (JSON out)
+    stormwater imports payments FILE.csv [--format lockbox|processor] [--dry-run]
+                                                          a lockbox/bank or payment-processor file posted (JSON out)
     stormwater imports list [--kind KIND] [--limit N]      the last imports: outcome, file checksum, counts (JSON)
 
 A refused file exits 1 with every finding (file, rows, columns) on stderr; nothing changed. Assessor records and
@@ -24,6 +26,12 @@ class Command(BaseCommand):
         p = sub.add_parser("water-sewer", help="parcel id ↔ water/sewer account (CSV: parcel_id,water_sewer_account)")
         p.add_argument("path", metavar="FILE.csv")
         p.add_argument("--dry-run", action="store_true", help="validate and list the changes only")
+        p = sub.add_parser("payments", help="post a lockbox/bank file (account,amount,received_on,reference[,method]) "
+                                            "or the payment processor's daily file (receivables.lockbox)")
+        p.add_argument("path", metavar="FILE.csv")
+        p.add_argument("--format", choices=["lockbox", "processor"], default="lockbox",
+                       help="processor: the online processor's file, its columns mapped by the town configuration")
+        p.add_argument("--dry-run", action="store_true", help="check the whole file and list what would post")
         p = sub.add_parser("list", help="the last imports (JSON)")
         p.add_argument("--kind", help="assessor, gis_layers, water_sewer_accounts …")
         p.add_argument("--limit", type=int, default=20)
@@ -44,6 +52,24 @@ class Command(BaseCommand):
         for p in res.problems:
             self.stderr.write("  " + p.summary())
         self.stdout.write(json.dumps(res.as_json(), indent=2))
+
+    def do_payments(self, o):
+        from stormwater.receivables.lockbox import BatchRejected, payment_batch_post
+        from stormwater.receivables.processor import processor_file_post
+
+        path = Path(o["path"])
+        if not path.is_file():
+            raise CommandError(f"{path}: no such file")
+        post = processor_file_post if o["format"] == "processor" else payment_batch_post
+        try:
+            r = post(filename=path.name, content=path.read_bytes(), acting_user=None, dry_run=o["dry_run"])
+        except BatchRejected as e:
+            raise CommandError(str(e) if path.name in str(e) else f"{path.name}: {e}") from None
+        self.stderr.write(r.message)
+        self.stdout.write(json.dumps({"posted": r.posted, "total": str(r.total), "already_posted": r.already_posted,
+                                      "skipped_rows": list(r.skipped), "dry_run": r.dry_run,
+                                      "batch": r.batch.pk if r.batch else None, "message": r.message,
+                                      "problems": [p.as_json() for p in r.problems]}, indent=2))
 
     def do_list(self, o):
         from stormwater.imports.selectors import import_records
