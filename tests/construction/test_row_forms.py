@@ -54,3 +54,19 @@ def test_report_corrected_refused_keeps_what_was_typed_and_marks_the_field(clien
     assert r.status_code == 302
     v.refresh_from_db()
     assert v.corrected_on == date(2026, 4, 22) and v.corrected_note == "Fence re-staked and trenched"
+
+
+def test_a_correction_is_not_dated_after_today_nor_before_the_violation(client_for, personas, started):  # noqa: F811
+    """§ 380-16 C(4)(e)[5] (issue 18: acts are never dated later than now): the date is now an input of its own."""
+    v = cs.violation_notice_issue(project=started, description="Fence down", corrective_actions="Restake",
+                                  correct_by=date(2026, 4, 30), found_on=date(2026, 4, 21),
+                                  acting_user=personas["director"])
+    c = client_for(personas["inspector"])
+    url = f"/construction/{started.case.number}/violations/{v.pk}/corrected/"
+    for day in ("2026-04-23", "2026-04-20"):  # today is Apr 22; the violation was found on Apr 21
+        r = c.post(url, {"on": day, "note": "Fence re-staked"})
+        page = r.content.decode()
+        assert r.status_code == 400 and f'id="id_corrected-{v.pk}-on_error"' in page
+        assert f'value="{day}"' in _input(page, f"id_corrected-{v.pk}-on")
+    v.refresh_from_db()
+    assert v.corrected_on is None
