@@ -95,3 +95,22 @@ def test_staff_hold_a_pre_application_meeting(page, live_server, personas, shot,
     page.get_by_role("button", name="Save the checklist").click()
     page.get_by_text("LID design checklist saved.").wait_for()
     shot("workbench-05-pre-application")
+
+
+def test_a_refused_checklist_section_marks_the_field_and_keeps_what_was_typed(page, live_server, personas, town,
+                                                                                shot, login):
+    """Issue 16 "Forms" in its error state (axe included): "not applicable" without the reason, recorded."""
+    app = _file_under_review(personas, town)
+    login("staff")
+    page.goto(f"{live_server.url}/permits/{app.case.number}/workbench/swmp/")
+    p = "380-12 A(3)(g)[10]"
+    page.get_by_label(f"finding § {p}").select_option("not_applicable")
+    page.get_by_label(f"page § {p}").fill("D-4")
+    section = page.locator("section", has=page.get_by_label(f"finding § {p}"))
+    with page.expect_navigation():
+        section.get_by_role("button", name="Record the findings chosen").click()
+    page.locator("#error-summary").get_by_role("link").click()
+    assert page.evaluate("document.activeElement.name") == f"reason-{p}"
+    assert page.get_by_label(f"page § {p}").input_value() == "D-4"
+    assert page.get_by_label(f"finding § {p}").input_value() == "not_applicable"
+    shot("workbench-checklist-refused")

@@ -14,7 +14,12 @@ from .models import ConstructionProject
 
 
 class ConstructionError(ValueError):
-    """A refusal; the message names what is missing and the Ch. 380 provision."""
+    """A refusal; the message names what is missing and the Ch. 380 provision; ``field``, where given, is the
+    posted input it concerns (issue 16 "Forms": ``web.forms.add_refusal`` puts the message at that field)."""
+
+    def __init__(self, message: str = "", field: str | None = None):
+        super().__init__(message)
+        self.field = field
 
 
 def _today() -> date:

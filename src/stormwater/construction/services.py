@@ -262,7 +262,19 @@ def violation_notice_issue(*, project: ConstructionProject, description: str, co
 
 @transaction.atomic
 def violation_corrected(*, violation: Violation, on: date, note: str, acting_user) -> Violation:
-    """The permittee reports the correction (the Director still has to approve it)."""
+    """The permittee reports the correction (the Director still has to approve it, § 380-16 C(4)(e)[5]): what was
+    done, and a day neither after today (issue 18: acts are never dated later than now) nor before the violation
+    was found."""
+    from stormwater.cases.filing import after_today
+
+    if not note.strip():
+        raise ConstructionError("Say what was done to correct the violation.", field="note")
+    if err := after_today(on, what="date of the correction"):
+        raise ConstructionError(err, field="on")
+    if on < violation.found_on:
+        raise ConstructionError(f"The correction cannot be dated before the violation was found "
+                                f"({show_day(violation.found_on)}).", field="on")
+    note = note.strip()
     violation.corrected_on, violation.corrected_note = on, note
     violation.save(update_fields=["corrected_on", "corrected_note"])
     event_record(case=violation.project.case, kind="violation.corrected", acting_user=acting_user, on=on,

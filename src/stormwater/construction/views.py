@@ -18,6 +18,7 @@ from stormwater.permits import workflow as permit_wf
 from stormwater.permits.models import PermitApplication
 from stormwater.rules.inspections import Frequency, Frozen
 from stormwater.web.files import document_response, download
+from stormwater.web.forms import add_refusal
 from stormwater.web.postdata import REFUSALS
 from stormwater.web.preview import preview_documents
 from stormwater.web.postdata import act, date_value, money_value
@@ -87,15 +88,27 @@ def construction_open(request):
 
 @require_perm()
 def construction_detail(request, number: str):
-    p = _get(request, number)
+    return _detail_page(request, _get(request, number))
+
+
+def _detail_page(request, p, *, area_form=None, corrected_form=None, status: int = 200):
+    """The file's page; ``area_form`` / ``corrected_form`` are a refused row form (issue 16 "Forms": what was
+    typed kept, the error at its field) shown in place of the blank one, answered with ``status`` (400)."""
+    from .forms import AreaForm, CorrectedForm
+
     u = request.user
+    violations = list(p.violations.all())
+    for v in violations:  # each open violation's "report corrected" row form, ids of its own
+        refused = corrected_form is not None and corrected_form.violation_id == v.pk
+        v.corrected_form = corrected_form if refused else CorrectedForm(
+            violation_id=v.pk, initial={"on": timezone.localdate()})
     surety = selectors.surety_of(p)
     site = p.permit.stewardship_sites.order_by("id").first()
     can_manage = u.can(Perm.CONSTRUCTION_MANAGE)
     ctx = {
         "p": p, "case": p.case, "app": p.permit, "site": site, "due": selectors.next_due(p), "dues": selectors.dues(p),
         "areas": selectors.areas(p), "inspections": p.inspections.select_related("document", "notice", "storm"),
-        "notices": p.notices.all(), "rain": p.rain_events.all(), "violations": p.violations.all(),
+        "notices": p.notices.all(), "rain": p.rain_events.all(), "violations": violations,
         "orders": p.stop_work_orders.prefetch_related("violations"), "open_order": services.stop_work_open(p),
         "referrals": p.referrals.all(), "punch": p.punch_items.all(), "meetings": p.meetings.all(),
         "surety": surety, "held": services.surety_held(surety) if surety else None,
@@ -110,8 +123,9 @@ def construction_detail(request, number: str):
         "is_engineer": p.design_engineer_id == u.pk or u.can(Perm.INSPECT),
         "erosion_kinds": [k.value for k in EROSION_KINDS],
         "controls": p.controls.filter(removed_on__isnull=True), "control_kinds": ControlKind.choices,
+        "area_form": area_form or AreaForm(),
     }
-    return render(request, "construction/detail.html", ctx)
+    return render(request, "construction/detail.html", ctx, status=status)
 
 
 @require_perm()
@@ -207,8 +221,18 @@ def construction_area(request, number):
     f = request.POST
     action = f.get("action", "add")
     if action == "add":
-        return _do(request, p, lambda: services.area_add(project=p, name=f.get("name", ""), acting_user=request.user),
-                   "Area added.", "areas")
+        from .forms import AreaForm
+
+        form = AreaForm(f)
+        if form.is_valid():
+            try:
+                services.area_add(project=p, name=form.cleaned_data["name"], acting_user=request.user)
+            except REFUSALS as e:
+                add_refusal(form, e)
+            else:
+                messages.success(request, "Area added.")
+                return redirect(f"/construction/{p.case.number}/#areas")
+        return _detail_page(request, p, area_form=form, status=400)
     area = get_object_or_404(p.areas, pk=f.get("area") or 0)
     if action == "ceased":
         return _do(request, p, lambda: services.area_ceased(area=area, on=date_value(f.get("on")),
@@ -234,10 +258,19 @@ def construction_violation(request, number):
 def construction_violation_corrected(request, number, violation_id):
     p = _get(request, number)
     v = get_object_or_404(p.violations, pk=violation_id)
-    return _do(request, p, lambda: services.violation_corrected(violation=v, on=date_value(request.POST.get("on")),
-                                                                 note=request.POST.get("note", ""),
-                                                                 acting_user=request.user),
-               "Correction reported; the Director approves it.", "violations")
+    from .forms import CorrectedForm
+
+    form = CorrectedForm(request.POST, violation_id=v.pk)
+    if form.is_valid():
+        try:
+            services.violation_corrected(violation=v, on=form.cleaned_data["on"], note=form.cleaned_data["note"],
+                                         acting_user=request.user)
+        except REFUSALS as e:
+            add_refusal(form, e)
+        else:
+            messages.success(request, "Correction reported; the Director approves it.")
+            return redirect(f"/construction/{p.case.number}/#violations")
+    return _detail_page(request, p, corrected_form=form, status=400)
 
 
 @_post_action(Perm.CONSTRUCTION_MANAGE)

@@ -40,3 +40,27 @@ class MaintenanceNoticeForm(forms.Form):
     def bmp_obj(self):
         pk = self.cleaned_data.get("bmp")
         return self.site.bmps.filter(pk=pk).first() if pk else None
+
+
+class EasementNoneForm(forms.Form):
+    """No stormwater management easement is necessary, and why (§ 380-14 D(1), D(3)); who and when are recorded."""
+
+    reason = forms.CharField(label="Why none is necessary", max_length=300, strip=True,
+                             error_messages={"required": "Say why no stormwater management easement is necessary "
+                                                         "(§ 380-14 D(1), D(3))."})
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("auto_id", form_auto_id("easement_none"))
+        super().__init__(*args, **kwargs)
+
+
+class VerifiedForm(forms.Form):
+    """The corrections of a failure to maintain are made and verified by the Director (§ 380-14 E): how."""
+
+    note = forms.CharField(label="How the correction was verified", max_length=2000, strip=True,
+                           error_messages={"required": "Record how the correction was verified."})
+
+    def __init__(self, *args, notice_id: int, **kwargs):
+        kwargs.setdefault("auto_id", form_auto_id(f"verified-{notice_id}"))
+        super().__init__(*args, **kwargs)
+        self.notice_id = notice_id

@@ -19,7 +19,7 @@ from stormwater.accounts.access import require_perm
 from stormwater.accounts.roles import Perm
 from stormwater.cases.models import CaseDocument
 from stormwater.web.files import document_response, download
-from stormwater.web.postdata import act, date_value, whole_value
+from stormwater.web.postdata import REFUSALS, act, date_value, whole_value
 
 from . import selectors, services
 from .contents import OM_ITEMS
@@ -84,9 +84,16 @@ def site_detail(request, number):
     return _detail_page(request, _site(request, number))
 
 
-def _detail_page(request, site, *, notice_form=None, status: int = 200):
-    """The site's page; ``notice_form`` is a refused notice to correct (what was typed, the error at its field)."""
-    from .forms import MaintenanceNoticeForm
+def _detail_page(request, site, *, notice_form=None, easement_none_form=None, verified_form=None,
+                 status: int = 200):
+    """The site's page; ``notice_form`` is a refused notice to correct, ``easement_none_form`` a refused "no
+    easement necessary", ``verified_form`` a refused verified correction (what was typed, the error at its field)."""
+    from .forms import EasementNoneForm, MaintenanceNoticeForm, VerifiedForm
+
+    notices = list(site.maintenance_notices.select_related("case"))
+    for n in notices:  # each open notice's "corrected" row form, ids of its own
+        refused = verified_form is not None and verified_form.notice_id == n.pk
+        n.verified_form = verified_form if refused else VerifiedForm(notice_id=n.pk)
 
     bmp_list = BmpList(request, site)
     if (resp := bmp_list.export_response()) is not None:
@@ -99,7 +106,7 @@ def _detail_page(request, site, *, notice_form=None, status: int = 200):
         "certs": plan.certifications.all() if plan else [], "parties": site.parties.all(),
         "easements": site.easements.all(), "bmp_count": bmps.count(), "bmps": bmps, "bmp_list": bmp_list,
         "structures": site.structures.count(), "imports": site.imports.all(),
-        "notices": site.maintenance_notices.select_related("case"), "changes": site.ownership_changes.all(),
+        "notices": notices, "changes": site.ownership_changes.all(),
         "documents": site.case.documents.all(), "events": site.case.events.select_related("actor"),
         "om_items": OM_ITEMS, "purposes": EasementPurpose.choices, "roles": PartyRole.choices,
         "categories": REGION1_CATEGORIES, "today": timezone.localdate(),
@@ -108,6 +115,7 @@ def _detail_page(request, site, *, notice_form=None, status: int = 200):
         "map_points": [{"name": b.name, "cat": b.region1_category or "(none)", "lat": b.latitude, "lon": b.longitude}
                        for b in bmps.filter(latitude__isnull=False)[:MAP_POINTS]], "map_limit": MAP_POINTS,
         "notice_form": notice_form or MaintenanceNoticeForm(site=site),
+        "easement_none_form": easement_none_form or EasementNoneForm(),
     }
     return render(request, "stewardship/detail.html", ctx, status=status)
 
@@ -179,9 +187,21 @@ def site_easement(request, number):
     site = _site(request, number)
     f = request.POST
     if f.get("action") == "none":
-        return _do(request, site, lambda: services.easements_not_required(site=site, reason=f.get("reason", ""),
-                                                                          acting_user=request.user),
-                   "Recorded: no easement necessary.", "easements")
+        from stormwater.web.forms import add_refusal
+
+        from .forms import EasementNoneForm
+
+        form = EasementNoneForm(f)
+        if form.is_valid():
+            try:
+                services.easements_not_required(site=site, reason=form.cleaned_data["reason"],
+                                                acting_user=request.user)
+            except services.StewardshipError as e:
+                add_refusal(form, e)
+            else:
+                messages.success(request, "Recorded: no easement necessary.")
+                return redirect(f"/stewardship/{site.case.number}/#easements")
+        return _detail_page(request, site, easement_none_form=form, status=400)
     if f.get("action") == "record":
         e = get_object_or_404(site.easements, pk=f.get("easement") or 0)
         return _do(request, site, lambda: services.easement_record(
@@ -324,10 +344,21 @@ def site_notice_act(request, number, notice_number):
     if request.POST.get("action") == "enforce":
         return _do(request, site, lambda: services.maintenance_enforce(notice=n, acting_user=request.user),
                    "Referred for a court order or other relief.", "notices")
-    return _do(request, site, lambda: services.maintenance_corrected(notice=n, on=timezone.localdate(),
-                                                                      note=request.POST.get("note", ""),
-                                                                      acting_user=request.user),
-               "Correction verified.", "notices")
+    from stormwater.web.forms import add_refusal
+
+    from .forms import VerifiedForm
+
+    form = VerifiedForm(request.POST, notice_id=n.pk)
+    if form.is_valid():
+        try:
+            services.maintenance_corrected(notice=n, on=timezone.localdate(), note=form.cleaned_data["note"],
+                                           acting_user=request.user)
+        except REFUSALS as e:
+            add_refusal(form, e)
+        else:
+            messages.success(request, "Correction verified.")
+            return redirect(f"/stewardship/{site.case.number}/#notices")
+    return _detail_page(request, site, verified_form=form, status=400)
 
 
 @require_POST

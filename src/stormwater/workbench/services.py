@@ -14,6 +14,7 @@ from stormwater.cases.services import TransitionError, case_document_generate, e
 from stormwater.permits import services as permit_services
 from stormwater.permits import workflow as pwf
 from stormwater.permits.models import DecisionKind, PermitApplication
+from stormwater.web.forms import FieldRefusal  # a refusal naming its input (issue 16 "Forms")
 
 from . import catalog, documents
 from .models import (Finding, ItemFinding, ItemWaiver, LidAnswer, LidChecklistAnswer, MeetingAttendee,
@@ -57,16 +58,17 @@ def _check_finding(e: catalog.Entry, *, finding: str, reason: str, mitigation: s
     try:
         finding = Finding(finding)
     except ValueError:
-        raise ValueError(ERR_FINDING.format(value=finding)) from None
+        raise FieldRefusal(ERR_FINDING.format(value=finding), field=f"f-{e.para}") from None
     if finding == Finding.NOT_APPLICABLE and not reason.strip():
-        raise ValueError(ERR_NA_REASON.format(para=e.para))
+        raise FieldRefusal(ERR_NA_REASON.format(para=e.para), field=f"reason-{e.para}")
     if finding == Finding.DEFICIENT and not comment.strip():
-        raise ValueError(ERR_DEFICIENT_COMMENT.format(para=e.para))
+        raise FieldRefusal(ERR_DEFICIENT_COMMENT.format(para=e.para), field=f"comment-{e.para}")
     # § 380-11 B(4)(b): "if full compliance is not provided, an applicant must document why key steps in
     # the process could not be met and what is proposed for mitigation."
     if e.lid and finding in (Finding.NOT_APPLICABLE, Finding.NOT_PROVIDED) and not (reason.strip() and
                                                                                    mitigation.strip()):
-        raise ValueError(ERR_LID_REASON.format(para=e.para))
+        raise FieldRefusal(ERR_LID_REASON.format(para=e.para),
+                           field=f"reason-{e.para}" if not reason.strip() else f"mitigation-{e.para}")
     return finding
 
 

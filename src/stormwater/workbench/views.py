@@ -15,7 +15,7 @@ from stormwater.accounts.roles import Perm
 from stormwater.permits.models import Waiver
 from stormwater.permits.selectors import may_act_for_applicant, permit_get_for_user
 from stormwater.web.files import download
-from stormwater.web.postdata import attempt
+from stormwater.web.postdata import REFUSALS, attempt
 
 from . import catalog, documents, selectors, services
 from .forms import FINDING_CHOICES, DecideForm, MeetingForm, parse_findings
@@ -51,11 +51,22 @@ def workbench_checklist(request, number: str, checklist: str):
     cl = catalog.CHECKLIST_BY_KEY.get(checklist)
     if cl is None:
         raise Http404("No such checklist.")
+    return _checklist_page(request, app, cl)
+
+
+def _checklist_page(request, app, cl, *, form=None, status: int = 200):
+    """The checklist by section; ``form`` is a refused section (issue 16 "Forms": every value typed kept, the
+    error at its row's field, the error summary at the top)."""
+    from .forms import ChecklistForm
+
     wb = selectors.workbench_for(app)
     rows = dict(wb["checklists"])[cl]
-    return render(request, "workbench/checklist.html", _ctx(request, app, checklist=cl, sections=_sections(rows),
+    documents = list(app.case.documents.all())
+    form = form or ChecklistForm(entries=[e for e, s in rows if s], documents=documents)
+    sections = [(head, form.rows(items)) for head, items in _sections(rows)]
+    return render(request, "workbench/checklist.html", _ctx(request, app, checklist=cl, sections=sections,
                                                              glance=wb["glance"], review=wb["review"],
-                                                             documents=app.case.documents.all()))
+                                                             documents=documents, form=form), status=status)
 
 
 def _sections(rows):
@@ -79,13 +90,23 @@ def workbench_checklist_record(request, number: str, checklist: str):
     cl = catalog.CHECKLIST_BY_KEY.get(checklist)
     if cl is None:
         raise Http404("No such checklist.")
-    docs = {d.pk: d for d in app.case.documents.all()}
+    from stormwater.web.forms import add_refusal
 
-    def do():
-        found = parse_findings(request.POST, [e.para for e in catalog.entries_of(cl.key) if e.is_item], docs)
-        services.item_findings_record(application=app, findings=found, acting_user=request.user)
-    attempt(request, do, "Findings recorded.")
-    return redirect("workbench_checklist", number=number, checklist=checklist)
+    from .forms import ChecklistForm
+
+    documents = list(app.case.documents.all())
+    entries = [e for e in catalog.entries_of(cl.key) if e.is_item]
+    form = ChecklistForm(request.POST, entries=entries, documents=documents)
+    if form.is_valid():
+        try:
+            found = parse_findings(form.cleaned_data, [e.para for e in entries], {d.pk: d for d in documents})
+            services.item_findings_record(application=app, findings=found, acting_user=request.user)
+        except REFUSALS as e:
+            add_refusal(form, e)
+        else:
+            messages.success(request, "Findings recorded.")
+            return redirect("workbench_checklist", number=number, checklist=checklist)
+    return _checklist_page(request, app, cl, form=form, status=400)
 
 
 def _entry(key: str):
