@@ -25,6 +25,7 @@ def test_a_refused_section_keeps_what_was_typed_and_marks_the_field(client_for, 
     fid = "id_reason-380-12-A-1"
     assert 'aria-invalid="true"' in _tag(page, "input", fid) and f'id="{fid}_error"' in page
     assert f'href="#{fid}"' in page and "say why the item is not applicable" in page
+    assert "§ 380-12 A(1): § 380-12 A(1)" not in page  # the summary names the paragraph once (label, then message)
     assert 'value="12"' in _tag(page, "input", "id_page-380-12-A-1")
     assert 'value="Show the outfall on sheet C-3"' in _tag(page, "input", "id_condition-380-12-A-1")
     assert '<option value="not_applicable" selected>' in page and '<option value="provided" selected>' in page

@@ -111,6 +111,15 @@ class ChecklistForm(forms.Form):
                 self.fields[name] = field
                 self.ids[name] = f"id_{kind}-{e.key}"
 
+    def add_error(self, field, error):
+        """A service's message starts with its paragraph ("§ 380-12 A(1): say why…"), which the field's label
+        already names in the error summary ("reason § 380-12 A(1): …"): said once, not twice."""
+        if field in self.fields and isinstance(error, str):
+            para = field.split("-", 1)[1]
+            if error.startswith(f"§ {para}: "):
+                error = error[len(f"§ {para}: "):]
+        super().add_error(field, error)
+
     def rows(self, items):
         """``(entry, state, {kind: bound field})`` for each ``(entry, state)`` of a section."""
         return [(e, s, {k: self[f"{k}-{e.para}"] for k in ROW_KINDS if f"{k}-{e.para}" in self.fields})
