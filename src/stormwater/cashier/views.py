@@ -293,29 +293,39 @@ def _parcel_or_error(form):
     return parcel
 
 
+def _certificate_requested(request, form, **how):
+    """The certificate request a valid request form describes (at the counter or online: ``how`` is its channel and,
+    at the counter, the fee's reference), or None with the reason on the form (no such parcel, the service's refusal)."""
+    from .liens import lien_certificate_request
+
+    parcel = _parcel_or_error(form)
+    if parcel is None:
+        return None
+    cd = form.cleaned_data
+    try:
+        return lien_certificate_request(parcel=parcel, requester_name=cd["requester_name"],
+                                        requester_role=cd["requester_role"], requester_email=cd["requester_email"],
+                                        acting_user=request.user, **how)
+    except CollectionError as e:
+        form.add_error(None, str(e))
+        return None
+
+
 @require_perm(Perm.COLLECT)
 def liens(request):
     """The Collector's list: requests with their ten-day clock, a counter request, the issued certificates."""
     from stormwater.townconfig import town_config
 
     from .forms import CounterLienRequestForm
-    from .liens import lien_certificate_request
     from .models import LienCertificate
 
     form = CounterLienRequestForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        parcel = _parcel_or_error(form)
-        if parcel is not None:
-            cd = form.cleaned_data
-            try:
-                cert = lien_certificate_request(parcel=parcel, requester_name=cd["requester_name"],
-                                                requester_role=cd["requester_role"],
-                                                requester_email=cd["requester_email"], channel=cd["channel"],
-                                                fee_reference=cd["fee_reference"], acting_user=request.user)
-                messages.success(request, f"Request {cert.number} recorded: to issue by {cert.due_on}.")
-                return redirect("cashier_lien", cert_id=cert.pk)
-            except CollectionError as e:
-                form.add_error(None, str(e))
+        cert = _certificate_requested(request, form, channel=form.cleaned_data["channel"],
+                                      fee_reference=form.cleaned_data["fee_reference"])
+        if cert is not None:
+            messages.success(request, f"Request {cert.number} recorded: to issue by {cert.due_on}.")
+            return redirect("cashier_lien", cert_id=cert.pk)
     certs = LienCertificate.objects.select_related("parcel")
     paged = paginate(request, certs.filter(issued_on__isnull=False).order_by("-issued_on", "-id"))
     return render(request, "cashier/liens.html", {
@@ -368,25 +378,16 @@ def lien_request_online(request):
     from stormwater.townconfig import town_config
 
     from .forms import LienRequestForm
-    from .liens import lien_certificate_request
     from .models import LienCertificate, LienChannel
 
     form = LienRequestForm(request.POST or None, initial={"requester_email": request.user.email,
                                                           "requester_name": request.user.get_full_name()})
     if request.method == "POST" and form.is_valid():
-        parcel = _parcel_or_error(form)
-        if parcel is not None:
-            cd = form.cleaned_data
-            try:
-                cert = lien_certificate_request(parcel=parcel, requester_name=cd["requester_name"],
-                                                requester_role=cd["requester_role"],
-                                                requester_email=cd["requester_email"], channel=LienChannel.ONLINE,
-                                                acting_user=request.user)
-                messages.success(request, f"Request {cert.number} received. The Collector issues the certificate by "
-                                          f"{cert.due_on} (MGL c.60 §23) once the ${fmt(cert.fee)} fee is paid.")
-                return redirect("cashier_lien", cert_id=cert.pk)
-            except CollectionError as e:
-                form.add_error(None, str(e))
+        cert = _certificate_requested(request, form, channel=LienChannel.ONLINE)
+        if cert is not None:
+            messages.success(request, f"Request {cert.number} received. The Collector issues the certificate by "
+                                      f"{cert.due_on} (MGL c.60 §23) once the ${fmt(cert.fee)} fee is paid.")
+            return redirect("cashier_lien", cert_id=cert.pk)
     mine = LienCertificate.objects.filter(requested_by=request.user).select_related("parcel")[:50]
     return render(request, "cashier/lien_request.html", {"form": form, "mine": mine,
                                                          "fee": town_config().lien_certificate_fee})
