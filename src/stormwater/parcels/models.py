@@ -139,9 +139,7 @@ class AssociationInstrument(AppendOnlyModel):
         ordering = ["-effective_on", "-id"]
 
     def __str__(self) -> str:
-        from stormwater.formats import day
-
-        return f"{self.reference} (recorded {day(self.recorded_on)}, effective {day(self.effective_on)})"
+        return f"{self.reference} (recorded {fmt_day(self.recorded_on)}, effective {fmt_day(self.effective_on)})"
 
 
 class InstrumentShare(AppendOnlyModel):
