@@ -1,0 +1,120 @@
+"""Every staff form with a date, refused, comes back as it was sent with the error at the date (issue 16 "Forms",
+done when: "a refused staff form keeps every typed value and marks the field").
+
+A crawl of the demo town's pages (tests/pagecrawl.py) as the roles that act on most of them finds every form that
+posts and has a date a person types; each (one per URL pattern of its action) is sent with what the page offers
+and a date that is not one. The answer must be the page again (400; 200 from a Django form view) with every value sent back in its input and
+that date input marked (aria-invalid, the message tied to it): not a redirect with a message at the top, not a 500.
+The tests of each app check the refusals of the rules themselves (tests/*/test_refused_forms.py)."""
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+
+import pytest
+from pagecrawl import crawl, url_name
+
+pytestmark = pytest.mark.django_db
+
+NOT_A_DATE = "31/02/2026"
+DATE_TYPES = {"date", "datetime-local"}
+
+
+class _Forms(HTMLParser):
+    """The POST forms of a page: action, the values a browser would send as the page stands, the date inputs."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.forms: list[dict] = []
+        self._f: dict | None = None
+        self._select: str | None = None
+        self._textarea: str | None = None
+
+    def handle_starttag(self, tag, attrs):
+        a = {k: (v if v is not None else "") for k, v in attrs}
+        if tag == "form":
+            if a.get("method", "get").lower() == "post":
+                self._f = {"action": a.get("action", ""), "data": {}, "dates": [], "first_option": {}}
+                self.forms.append(self._f)
+            return
+        f = self._f
+        if f is None:
+            return
+        name, kind = a.get("name"), a.get("type", "text").lower()
+        if tag == "input" and name and kind not in ("submit", "button", "image", "reset", "file"):
+            if kind in ("checkbox", "radio"):
+                if "checked" in a:
+                    f["data"].setdefault(name, []).append(a.get("value", "on"))
+            else:
+                f["data"].setdefault(name, []).append(a.get("value", ""))
+                if kind in DATE_TYPES:
+                    f["dates"].append(name)
+        elif tag == "select" and name:
+            self._select = name
+        elif tag == "option" and self._select:
+            value = a.get("value", "")
+            f["first_option"].setdefault(self._select, value)
+            if "selected" in a:
+                f["data"].setdefault(self._select, []).append(value)
+        elif tag == "textarea" and name:
+            self._textarea = name
+            f["data"].setdefault(name, [""])
+
+    def handle_endtag(self, tag):
+        if tag == "form":
+            self._f = None
+        elif tag == "select":
+            self._select = None
+        elif tag == "textarea":
+            self._textarea = None
+
+    def handle_data(self, data):
+        if self._f is not None and self._textarea:
+            self._f["data"][self._textarea][-1] += data
+
+
+def post_forms(html: str) -> list[dict]:
+    p = _Forms()
+    p.feed(html)
+    for f in p.forms:  # a select with nothing selected sends its first option
+        for name, value in f.pop("first_option").items():
+            f["data"].setdefault(name, [value])
+    return p.forms
+
+
+def test_every_dated_form_refused_comes_back_as_it_was_sent(client, look_town):
+    findings, tried = [], set()
+    for who in ("director", "inspector", "collector"):
+        client.logout()
+        client.force_login(look_town.users[who])
+
+        def fetch(path):
+            r = client.get(path, follow=True)
+            if "text/html" not in r.headers.get("Content-Type", ""):
+                return None
+            return r.status_code, r.request["PATH_INFO"], r.content.decode()
+
+        pages = [(path, html) for path, _name, status, html in crawl(fetch, ["/"], per_name=1) if status == 200]
+        for path, html in pages:
+            for form in post_forms(html):
+                action = form["action"] or path
+                name = url_name(action)
+                if not form["dates"] or name in tried or name is None:
+                    continue
+                tried.add(name)
+                data = {k: v for k, v in form["data"].items() if k != "submit_token"}
+                date_name = form["dates"][0]
+                data[date_name] = [NOT_A_DATE]
+                r = client.post(action, data)
+                where = f"[{who}] {path} → POST {action} ({date_name}={NOT_A_DATE})"
+                if r.status_code not in (200, 400):  # the page again (a Django form view answers 200)
+                    findings.append(f"{where}: answered {r.status_code}"
+                                    + (f" → {r.headers.get('Location')}" if r.status_code == 302 else ""))
+                    continue
+                page = r.content.decode()
+                tag = re.search(r'<input[^>]*name="%s"[^>]*>' % re.escape(date_name), page)
+                if not tag or f'value="{NOT_A_DATE}"' not in tag.group(0) or 'aria-invalid="true"' not in tag.group(0):
+                    findings.append(f"{where}: {r.status_code}, but the date is not sent back marked: "
+                                    f"{tag and tag.group(0)}")
+    assert tried, "the crawl found no dated form"
+    assert not findings, f"{len(findings)} of {len(tried)} dated forms:\n" + "\n".join(findings)
