@@ -2,6 +2,7 @@
 Town's LID design checklist filled in with the applicant, and the link to the permit file."""
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
@@ -75,3 +76,14 @@ def test_an_attendee_without_a_name_is_refused_keeping_what_was_typed(client_for
     assert 'class="error-summary"' in html and 'href="#id_attendee-name"' in html
     assert "Enter the attendee&#x27;s name." in html and 'value="Conservation Commission"' in html
     assert 'name="invited_board" id="id_attendee-invited_board" checked' in html
+
+
+def test_a_refused_meeting_comes_back_with_what_was_typed_and_the_error_at_the_time(client_for, personas, reviewing):
+    """Issue 16 "Forms": a time that is not one was a redirect with a message at the top and the form blank."""
+    c = client_for(personas["staff"])
+    r = c.post("/pre-application/new/", {"applicant_name": "Olivia Owner", "site_address": "1 Elm St",
+                                         "concept": "Eight lots", "scheduled_at": "31/02/2026", "location": "DPW"})
+    assert r.status_code == 400 and not selectors.meetings_for_user(personas["staff"]).exists()
+    page = r.content.decode()
+    assert 'value="Olivia Owner"' in page and 'value="1 Elm St"' in page and re.search(r">\s*Eight lots</textarea>", page)
+    assert 'aria-invalid="true"' in page and 'id="id_scheduled_at_error"' in page and 'href="#id_scheduled_at"' in page

@@ -218,22 +218,22 @@ def workbench_decide(request, number: str):
 # --- pre-application meetings (§ 380-10 A) ---------------------------------------------------------
 
 @require_perm()
-def meeting_list(request):
+def meeting_list(request, *, form=None, status: int = 200):
+    """The meetings; ``form`` is a refused "schedule a meeting" (what was typed, the errors at their fields)."""
     lst = MeetingList(request, selectors.meetings_for_user(request.user))
     if (resp := lst.export_response()) is not None:
         return resp
     return render(request, "workbench/meetings.html", {
-        "lst": lst, "form": MeetingForm(),
-        "can_review": request.user.can(Perm.PERMIT_REVIEW)})
+        "lst": lst, "form": form or MeetingForm(),
+        "can_review": request.user.can(Perm.PERMIT_REVIEW)}, status=status)
 
 
 @require_POST
 @require_perm(Perm.PERMIT_REVIEW)
 def meeting_new(request):
     form = MeetingForm(request.POST)
-    if not form.is_valid():
-        messages.error(request, "; ".join(f"{k}: {' '.join(v)}" for k, v in form.errors.items()))
-        return redirect("meeting_list")
+    if not form.is_valid():  # issue 16 "Forms": the list again with what was typed, each error at its field
+        return meeting_list(request, form=form, status=400)
     d = form.cleaned_data
     applicant = User.objects.filter(username=d["applicant_username"]).first() if d["applicant_username"] else None
     m = services.meeting_schedule(applicant_name=d["applicant_name"], applicant_email=d["applicant_email"],
