@@ -41,10 +41,10 @@
     }, 0);
     window.setTimeout(function () { release(form); }, AGAIN_MS);
   });
-  // A refused form shown again in its page (web/refill.py): its error summary takes the focus, as GOV.UK's does, so
-  // the page opens where the problem is, however far down the form sits.
+  // A refused form shown again (web/_error_summary.html, web/refill.py): its error summary takes the focus, as
+  // GOV.UK's does, so the page opens where the problem is, however far down the form sits.
   function focusRefused() {
-    var summary = document.querySelector(".error-summary[data-refused]");
+    var summary = document.querySelector(".error-summary");
     if (summary) { summary.scrollIntoView({block: "start"}); summary.focus({preventScroll: true}); }
   }
   if (document.readyState === "loading") { document.addEventListener("DOMContentLoaded", focusRefused); }
