@@ -1,16 +1,15 @@
 """Every staff form, refused, comes back as it was sent with the error at its field (issue 16 "Forms", done when: "a
 refused staff form keeps every typed value and marks the field").
 
-Every form sent empty: each POST form of the crawl with inputs a person fills is sent with every such input blank.
-The answer may be the act done (nothing in it was required) or the page again with the error summary (400); a
-refusal as a redirect with an error message at the top is the old way this issue removes, and a 500 is a defect.
-
-Every dated form:
-A crawl of the demo town's pages (tests/pagecrawl.py) as the roles that act on most of them finds every form that
-posts and has a date a person types; each (one per URL pattern of its action) is sent with what the page offers
-and a date that is not one. The answer must be the page again (400; 200 from a Django form view) with every value sent back in its input and
-that date input marked (aria-invalid, the message tied to it): not a redirect with a message at the top, not a 500.
-The tests of each app check the refusals of the rules themselves (tests/*/test_refused_forms.py)."""
+A crawl of the demo town's pages (tests/pagecrawl.py), as the roles that act on most of them, finds every form that
+posts (one per URL pattern of its action). Each is sent twice:
+- with a date that is not one, when it has a date a person types: the answer must be the page again (400; 200
+  from a Django form view) with that value back in its input, marked (aria-invalid, the message tied to it);
+- with every input a person fills left blank: the act done (nothing in it was required), or the page again with
+  the error summary. A refusal as a redirect with an error message at the top is the old way this issue removes;
+  a 500 is a defect.
+The refusals of the rules themselves are the apps' tests (tests/*/test_refused_forms.py); axe on each error state
+is tests/browser/test_refused_forms_flow.py."""
 from __future__ import annotations
 
 import re
@@ -87,44 +86,6 @@ def post_forms(html: str) -> list[dict]:
     return p.forms
 
 
-def test_every_dated_form_refused_comes_back_as_it_was_sent(client, look_town):
-    findings, tried = [], set()
-    for who in ("director", "inspector", "collector"):
-        client.logout()
-        client.force_login(look_town.users[who])
-
-        def fetch(path):
-            r = client.get(path, follow=True)
-            if "text/html" not in r.headers.get("Content-Type", ""):
-                return None
-            return r.status_code, r.request["PATH_INFO"], r.content.decode()
-
-        pages = [(path, html) for path, _name, status, html in crawl(fetch, ["/"], per_name=1) if status == 200]
-        for path, html in pages:
-            for form in post_forms(html):
-                action = form["action"] or path
-                name = url_name(action)
-                if not form["dates"] or name in tried or name is None:
-                    continue
-                tried.add(name)
-                data = {k: v for k, v in form["data"].items() if k != "submit_token"}
-                date_name = form["dates"][0]
-                data[date_name] = [NOT_A_DATE]
-                r = client.post(action, data)
-                where = f"[{who}] {path} → POST {action} ({date_name}={NOT_A_DATE})"
-                if r.status_code not in (200, 400):  # the page again (a Django form view answers 200)
-                    findings.append(f"{where}: answered {r.status_code}"
-                                    + (f" → {r.headers.get('Location')}" if r.status_code == 302 else ""))
-                    continue
-                page = r.content.decode()
-                tag = re.search(r'<input[^>]*name="%s"[^>]*>' % re.escape(date_name), page)
-                if not tag or f'value="{NOT_A_DATE}"' not in tag.group(0) or 'aria-invalid="true"' not in tag.group(0):
-                    findings.append(f"{where}: {r.status_code}, but the date is not sent back marked: "
-                                    f"{tag and tag.group(0)}")
-    assert tried, "the crawl found no dated form"
-    assert not findings, f"{len(findings)} of {len(tried)} dated forms:\n" + "\n".join(findings)
-
-
 TEXTUAL = {"text", "date", "datetime-local", "number", "email", "tel", "url", "search", "time", "month"}
 
 
@@ -146,8 +107,10 @@ class _Kinds(HTMLParser):
             self.kinds.setdefault(a["name"], a.get("type", "text").lower() if tag == "input" else tag)
 
 
-def test_every_form_sent_empty_is_done_or_comes_back_with_the_error_on_the_form(client, look_town):
-    findings, tried = [], set()
+def staff_forms(client, look_town):
+    """(who, page path, page html, form) of every POST form the crawl finds as the roles that act on most pages,
+    one form per URL pattern of its action."""
+    out, seen = [], set()
     for who in ("director", "inspector", "collector"):
         client.logout()
         client.force_login(look_town.users[who])
@@ -158,28 +121,60 @@ def test_every_form_sent_empty_is_done_or_comes_back_with_the_error_on_the_form(
                 return None
             return r.status_code, r.request["PATH_INFO"], r.content.decode()
 
-        pages = [(path, html) for path, _name, status, html in crawl(fetch, ["/"], per_name=1) if status == 200]
-        for path, html in pages:
+        for path, _name, status, html in list(crawl(fetch, ["/"], per_name=1)):
+            if status != 200:
+                continue
             k = _Kinds()
             k.feed(html)
-            for form in post_forms(html):
-                action = form["action"] or path
-                name = url_name(action)
-                fillable = [n for n in form["data"] if k.kinds.get(n) in TEXTUAL | {"textarea", "select"}]
-                if not fillable or name in tried or name is None or name in ("logout", "login"):
+            for nth, form in enumerate(post_forms(html)):
+                name = url_name(form["action"] or path)
+                if name in seen or name in (None, "logout", "login"):
                     continue
-                tried.add(name)
-                r = client.post(action, _blank(form, k.kinds))
-                where = f"[{who}] {path} → POST {action} (blank: {', '.join(fillable[:6])})"
-                if r.status_code in (302, 303):
-                    nxt = client.get(r.headers["Location"])
-                    errors = [str(m) for m in (nxt.context or {}).get("messages", []) if m.level_tag == "error"]
-                    if errors:
-                        findings.append(f"{where}: refused as a redirect with a message at the top: {errors[0][:100]}")
-                elif r.status_code in (200, 400):
-                    if r.status_code == 400 and 'class="error-summary"' not in r.content.decode():
-                        findings.append(f"{where}: 400 without an error summary")
-                else:
-                    findings.append(f"{where}: answered {r.status_code}")
-    assert len(tried) > 40, f"the crawl found only {len(tried)} forms"
-    assert not findings, f"{len(findings)} of {len(tried)} forms:\n" + "\n".join(findings)
+                seen.add(name)
+                form["kinds"], form["nth"] = {n: k.kinds.get(n) for n in form["data"]}, nth
+                out.append((who, path, form))
+    return out
+
+
+def _refused_the_old_way(client, r) -> str | None:
+    if r.status_code not in (302, 303):
+        return None
+    nxt = client.get(r.headers["Location"])
+    errors = [str(m) for m in (nxt.context or {}).get("messages", []) if m.level_tag == "error"]
+    return errors[0][:100] if errors else None
+
+
+def test_every_staff_form_refused_comes_back_as_it_was_sent(client, look_town):
+    forms = staff_forms(client, look_town)
+    findings, empty, dated = [], 0, 0
+    for who, path, form in forms:
+        client.logout()
+        client.force_login(look_town.users[who])
+        action = form["action"] or path
+        fillable = [n for n, kind in form["kinds"].items() if kind in TEXTUAL | {"textarea", "select"}]
+        if form["dates"]:  # a date that is not one: the page again, everything kept, the date marked
+            dated += 1
+            data = {k: v for k, v in form["data"].items() if k != "submit_token"}
+            date_name = form["dates"][0]
+            data[date_name] = [NOT_A_DATE]
+            r = client.post(action, data)
+            where = f"[{who}] {path} → POST {action} ({date_name}={NOT_A_DATE})"
+            if r.status_code not in (200, 400):  # the page again (a Django form view answers 200)
+                findings.append(f"{where}: answered {r.status_code} {_refused_the_old_way(client, r) or ''}")
+            else:
+                tag = re.search(r'<input[^>]*name="%s"[^>]*>' % re.escape(date_name), r.content.decode())
+                if not tag or f'value="{NOT_A_DATE}"' not in tag.group(0) or 'aria-invalid="true"' not in tag.group(0):
+                    findings.append(f"{where}: {r.status_code}, but the date is not sent back marked: "
+                                    f"{tag and tag.group(0)}")
+        if fillable:  # sent empty: done (nothing was required), or the page again with the error summary
+            empty += 1
+            r = client.post(action, _blank(form, form["kinds"]))
+            where = f"[{who}] {path} → POST {action} (blank: {', '.join(fillable[:6])})"
+            if (old := _refused_the_old_way(client, r)) is not None:
+                findings.append(f"{where}: refused as a redirect with a message at the top: {old}")
+            elif r.status_code == 400 and 'class="error-summary"' not in r.content.decode():
+                findings.append(f"{where}: 400 without an error summary")
+            elif r.status_code not in (200, 302, 303, 400):
+                findings.append(f"{where}: answered {r.status_code}")
+    assert dated > 20 and empty > 60, f"the crawl found only {dated} dated forms and {empty} forms with inputs"
+    assert not findings, f"{len(findings)} problems in {len(forms)} forms:\n" + "\n".join(findings)

@@ -97,32 +97,10 @@ def test_every_form_in_its_error_state_fits_a_phone_and_axe_finds_nothing(browse
     summary has the focus and axe (WCAG 2.x A/AA and 2.2 target-size) finds nothing."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
     from test_look_phone import axe_with_target_size
-    from test_refused_crawl import TEXTUAL, _Kinds, post_forms
+    from test_refused_crawl import TEXTUAL, staff_forms
 
-    from pagecrawl import crawl, url_name
-
-    forms, tried = [], set()
-    for who in ("director", "inspector", "collector"):
-        client.logout()
-        client.force_login(look_town.users[who])
-
-        def fetch(path):
-            r = client.get(path, follow=True)
-            if "text/html" not in r.headers.get("Content-Type", ""):
-                return None
-            return r.status_code, r.request["PATH_INFO"], r.content.decode()
-
-        for path, _name, status, html in crawl(fetch, ["/"], per_name=1):
-            if status != 200:
-                continue
-            k = _Kinds()
-            k.feed(html)
-            for nth, form in enumerate(post_forms(html)):
-                name = url_name(form["action"] or path)
-                if (name not in tried and name not in (None, "logout", "login")
-                        and any(k.kinds.get(n) in TEXTUAL | {"textarea", "select"} for n in form["data"])):
-                    tried.add(name)
-                    forms.append((who, path, nth, form["action"] or path))
+    forms = [(who, path, form["nth"], form["action"] or path) for who, path, form in staff_forms(client, look_town)
+             if any(kind in TEXTUAL | {"textarea", "select"} for kind in form["kinds"].values())]
     problems, refused = [], 0
     for who in ("director", "inspector", "collector"):
         ctx = _session(browser, live_server, look_town.users[who], 390)
