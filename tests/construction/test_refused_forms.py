@@ -2,9 +2,17 @@
 file's hand-written row forms, refused by their service, come back as the file page (400) with the form as it was
 sent and the error at the input (``web.postdata.refused`` → ``web.refill``); nothing is recorded."""
 import re
+from datetime import date
 
-from stormwater.construction.models import RainEvent
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 
+from stormwater.audit.models import AuditEvent
+from stormwater.cases.models import CaseEvent
+from stormwater.construction import services as cs
+from stormwater.construction.models import ConstructionProject, RainEvent
+
+from .refilled import assert_refilled
 from .test_web import started  # noqa: F401  (fixture)
 
 
@@ -36,60 +44,8 @@ def test_rainfall_refused_keeps_every_value_and_marks_the_field(client_for, pers
 
 # --- every other row form of the file and the list (one case each, named for the form) ----------------------------
 
-from datetime import date  # noqa: E402
-from decimal import Decimal as D  # noqa: E402
-from html import escape  # noqa: E402
-
-import pytest  # noqa: E402
-from django.core.files.uploadedfile import SimpleUploadedFile  # noqa: E402
-
-from stormwater.audit.models import AuditEvent  # noqa: E402
-from stormwater.cases.models import CaseEvent  # noqa: E402
-from stormwater.construction import services as cs  # noqa: E402
-from stormwater.construction.models import ConstructionProject  # noqa: E402
 
 PDF = b"%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"
-
-
-def refused_form(page: str, action: str) -> str:
-    """The form posting to ``action`` that holds the error summary (the one that was refused)."""
-    forms = re.findall(r'<form[^>]*action="%s"[^>]*>.*?</form>' % re.escape(action), page, re.S)
-    marked = [f for f in forms if 'id="error-summary"' in f]
-    assert len(marked) == 1, f"{len(forms)} forms post to {action}, {len(marked)} refused"
-    return marked[0]
-
-
-def assert_refilled(r, action: str, data: dict, field: str | None):
-    """Status 400; every posted value back in its input; the refused input marked, its error at it and the summary
-    linking to it; no flash message at the top."""
-    assert r.status_code == 400, r.status_code
-    page = r.content.decode()
-    form = refused_form(page, action)
-    for name, value in data.items():
-        if name == "file":
-            continue
-        for v in value if isinstance(value, list) else [value]:
-            tags = re.findall(r'<(?:input|select|textarea)[^>]*name="%s"[^>]*>' % re.escape(name), form)
-            assert tags, f"no {name} in the form"
-            tag = tags[0]
-            if tag.startswith("<select"):
-                sel = re.search(r'<select[^>]*name="%s".*?</select>' % re.escape(name), form, re.S).group(0)
-                assert re.search(r'<option value="%s"[^>]*\bselected' % re.escape(v), sel), (name, v)
-            elif tag.startswith("<textarea"):
-                assert re.search(r'name="%s"[^>]*>%s</textarea>' % (re.escape(name), re.escape(escape(v))), form), name
-            elif 'type="checkbox"' in tag:
-                box = [t for t in tags if 'value="%s"' % v in t] or tags
-                assert " checked" in box[0], (name, box[0])
-            else:
-                assert f'value="{escape(v)}"' in tag, (name, tag)
-    if field is not None:
-        tag = re.search(r'<(?:input|select|textarea)[^>]*name="%s"[^>]*>' % re.escape(field), form).group(0)
-        fid = re.search(r'\bid="([^"]+)"', tag).group(1)
-        assert 'aria-invalid="true"' in tag and f"{fid}_error" in tag, tag
-        assert f'<span class="field-error" id="{fid}_error">' in form
-        assert f'href="#{fid}"' in form
-    assert 'class="messages"' not in page
-    return form
 
 
 def _active(p, personas):

@@ -19,7 +19,8 @@ from stormwater.accounts.access import require_perm
 from stormwater.accounts.roles import Perm
 from stormwater.cases.models import CaseDocument
 from stormwater.web.files import document_response, download
-from stormwater.web.postdata import REFUSALS, act, date_value, whole_value
+from stormwater.web.forms import FieldRefusal
+from stormwater.web.postdata import REFUSALS, act, date_value, refused, whole_value
 
 from . import selectors, services
 from .contents import OM_ITEMS
@@ -31,13 +32,17 @@ from .reports import ms4_counts, ms4_csv
 MAP_POINTS = 2000  # markers drawn on a site's map; the BMP list below the map has every BMP
 
 
-def _dec(v):
+def _dec(v, field: str):
+    """A posted number (blank: None); the error names ``field``, the posted input, so the refused form marks it."""
     if not v:
         return None
     try:
-        return Decimal(v.replace(",", "").replace("$", ""))
+        d = Decimal(v.replace(",", "").replace("$", ""))
     except InvalidOperation:
-        raise ValueError(f"{v!r} is not a number.") from None
+        raise FieldRefusal(f"{v!r} is not a number.", field) from None
+    if not d.is_finite():
+        raise FieldRefusal(f"{v!r} is not a number.", field)
+    return d
 
 
 def _do(request, site, fn, ok, anchor=""):
@@ -166,7 +171,7 @@ def site_plan(request, number):
     items = {i.key: f.get(f"item_{i.key}", "") for i in OM_ITEMS}
     return _do(request, site, lambda: services.om_plan_submit(
         site=site, items=items, final=bool(f.get("final")), upload=request.FILES.get("file"),
-        annual_budget=_dec(f.get("annual_budget")), acting_user=request.user), "O&M plan submitted.", "plan")
+        annual_budget=_dec(f.get("annual_budget"), "annual_budget"), acting_user=request.user), "O&M plan submitted.", "plan")
 
 
 @require_POST
@@ -224,7 +229,7 @@ def site_bmp(request, number):
     return _do(request, site, lambda: services.bmp_add(
         site=site, name=f.get("name", ""), source_type=f.get("source_type", ""),
         region1_category=f.get("region1_category", ""), treats=f.get("treats", ""),
-        drainage_area_acres=_dec(f.get("drainage_area_acres")), acting_user=request.user), "BMP added.", "inventory")
+        drainage_area_acres=_dec(f.get("drainage_area_acres"), "drainage_area_acres"), acting_user=request.user), "BMP added.", "inventory")
 
 
 @require_POST
@@ -233,16 +238,15 @@ def site_import(request, number):
     """Upload the inventory layers (GeoJSON / GeoPackage named STM_*); they are read from a temporary folder."""
     site = _site(request, number)
     files = request.FILES.getlist("files")
+    to = f"/stewardship/{site.case.number}/#inventory"
     if not files:
-        messages.error(request, "Choose the inventory files (STM_Structure_pt, STM_Structure_py, STM_Line_ln, "
-                                "STM_Subwatersheds_py).")
-        return redirect("site_detail", number=number)
+        return refused(request, FieldRefusal("Choose the inventory files (STM_Structure_pt, STM_Structure_py, "
+                                             "STM_Line_ln, STM_Subwatersheds_py).", "files"), to)
     with tempfile.TemporaryDirectory() as tmp:
         for up in files:
             name = get_valid_filename(Path(up.name).name)
             if Path(name).suffix.lower() not in {".geojson", ".gpkg", ".json"}:
-                messages.error(request, f"{name}: upload GeoJSON or GeoPackage files.")
-                return redirect("site_detail", number=number)
+                return refused(request, FieldRefusal(f"{name}: upload GeoJSON or GeoPackage files.", "files"), to)
             with open(Path(tmp) / name, "wb") as out:
                 for chunk in up.chunks():
                     out.write(chunk)
@@ -258,17 +262,11 @@ def bmp_detail(request, number, bmp_id):
         if not may_act_for_owner(request.user, site):
             raise PermissionDenied("Only the owner, a responsible party or stewardship staff keep the log.")
         f = request.POST
-        try:
-            services.maintenance_log_add(bmp=bmp, on=date_value(f.get("on"), field="on") if f.get("on") else None,
-                                         kind=f.get("kind", ""),
-                                         description=f.get("description", ""), performed_by=f.get("performed_by", ""),
-                                         disposal_material=f.get("disposal_material", ""),
-                                         disposal_location=f.get("disposal_location", ""), acting_user=request.user)
-        except ValueError as e:
-            messages.error(request, str(e))
-        else:
-            messages.success(request, "Log entry recorded.")
-        return redirect("bmp_detail", number=number, bmp_id=bmp_id)
+        return act(request, lambda: services.maintenance_log_add(
+            bmp=bmp, on=date_value(f.get("on"), field="on") if f.get("on") else None, kind=f.get("kind", ""),
+            description=f.get("description", ""), performed_by=f.get("performed_by", ""),
+            disposal_material=f.get("disposal_material", ""), disposal_location=f.get("disposal_location", ""),
+            acting_user=request.user), "Log entry recorded.", f"/stewardship/{number}/bmps/{bmp_id}/")
     return render(request, "stewardship/bmp.html", {"site": site, "bmp": bmp, "logs": bmp.logs.all(),
                                                     "kinds": MaintenanceKind.choices, "today": timezone.localdate(),
                                                     "owner_acts": may_act_for_owner(request.user, site)})
