@@ -18,6 +18,7 @@ from stormwater.cases.services import TransitionError
 from stormwater.permits import workflow as permit_wf
 from stormwater.permits.models import PermitApplication
 from stormwater.rules.inspections import Frequency, Frozen
+from stormwater.web.context import shown_at
 from stormwater.web.files import document_response, download
 from stormwater.web.forms import FieldRefusal, add_refusal
 from stormwater.web.postdata import REFUSALS
@@ -126,6 +127,7 @@ def _detail_page(request, p, *, area_form=None, corrected_form=None, status: int
         "controls": p.controls.filter(removed_on__isnull=True), "control_kinds": ControlKind.choices,
         "area_form": area_form or AreaForm(),
     }
+    shown_at(request, reverse("construction_detail", args=[p.case.number]))  # also for a refused row form
     return render(request, "construction/detail.html", ctx, status=status)
 
 

@@ -11,6 +11,7 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import Q
 from django.http import HttpResponseBadRequest, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.text import get_valid_filename
 from django.views.decorators.http import require_POST
@@ -18,6 +19,7 @@ from django.views.decorators.http import require_POST
 from stormwater.accounts.access import require_perm
 from stormwater.accounts.roles import Perm
 from stormwater.cases.models import CaseDocument
+from stormwater.web.context import shown_at
 from stormwater.web.files import document_response, download
 from stormwater.web.forms import FieldRefusal
 from stormwater.web.postdata import REFUSALS, act, date_value, refused, whole_value
@@ -79,6 +81,7 @@ def _list_page(request, *, site_form=None, status: int = 200):
     from .forms import SiteNewForm
 
     lst = SiteList(request, selectors.sites_for_user(request.user))
+    shown_at(request, reverse("site_list"))  # also for a refused new site (posted to /stewardship/new/)
     return lst.export_response() or render(request, "stewardship/list.html", {
         "lst": lst, "can_manage": request.user.can(Perm.STEWARDSHIP), "site_form": site_form or SiteNewForm()},
         status=status)
@@ -122,6 +125,7 @@ def _detail_page(request, site, *, notice_form=None, easement_none_form=None, ve
         "notice_form": notice_form or MaintenanceNoticeForm(site=site),
         "easement_none_form": easement_none_form or EasementNoneForm(),
     }
+    shown_at(request, reverse("site_detail", args=[site.case.number]))  # also for a refused row form
     return render(request, "stewardship/detail.html", ctx, status=status)
 
 
