@@ -203,7 +203,8 @@ def construction_notice(request, number):
     if not (p.design_engineer_id == request.user.pk or request.user.can(Perm.INSPECT)):
         raise PermissionDenied("Only the project's design engineer gives the 24-hour notice.")
     return _do(request, p, lambda: services.inspection_notice_give(
-        project=p, kind=request.POST.get("kind", ""), scheduled_at=_dt(request.POST.get("scheduled_at"), "scheduled_at"),
+        project=p, kind=request.POST.get("kind", ""),
+        scheduled_at=_dt(request.POST.get("scheduled_at"), "scheduled_at"),
         acting_user=request.user, note=request.POST.get("note", "")), "Notice given to the Director.", "inspections")
 
 

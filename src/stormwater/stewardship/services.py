@@ -150,7 +150,8 @@ def om_plan_submit(*, site: Site, items: dict, final: bool, acting_user, upload=
     return plan
 
 
-def _recording_missing(*, book: str, page: str, document_number: str, recorded_on, proof_upload) -> list[tuple[str, str]]:
+def _recording_missing(*, book: str, page: str, document_number: str, recorded_on,
+                       proof_upload) -> list[tuple[str, str]]:
     """What a recording at the Registry of Deeds lacks (§ 380-14 B, D(4)), each with the posted input it is."""
     missing = []
     if not ((book.strip() and page.strip()) or document_number.strip()):
@@ -366,8 +367,8 @@ def certification_file(*, site: Site, work_summary: str, signed_by: str, acting_
         raise StewardshipError(ERR_CERT_FIELDS.format(items=", ".join(x for x, _ in missing)), field=missing[0][1])
     d = next_certification(plan)
     if received_on < d.opens_on:
-        raise StewardshipError(ERR_CERT_EARLY.format(seq=d.seq, start=d.period_start, end=d.period_end, opens=d.opens_on),
-                               field="received_on")
+        raise StewardshipError(ERR_CERT_EARLY.format(seq=d.seq, start=d.period_start, end=d.period_end,
+                                                     opens=d.opens_on), field="received_on")
     doc = case_document_add(case=site.case, upload=upload, tag="annual_certification",
                             title=f"Annual certification, year {d.seq}", acting_user=acting_user) if upload else None
     late = received_on > d.due_on
@@ -525,8 +526,8 @@ def plan_amend(*, plan: OMPlan, description: str, signed_by: list[ResponsiblePar
     signed_ids = {p.pk for p in signed_by}
     unsigned = [f"{p.name} ({p.get_role_display().lower()})" for p in required if p.pk not in signed_ids]
     if unsigned or not required:
-        raise StewardshipError(ERR_AMEND_SIGNATURES.format(names="; ".join(unsigned) or "no responsible parties on file"),
-                               field="signed_by")
+        names = "; ".join(unsigned) or "no responsible parties on file"
+        raise StewardshipError(ERR_AMEND_SIGNATURES.format(names=names), field="signed_by")
     doc = case_document_add(case=plan.site.case, upload=upload, tag="om_amendment", title="O&M plan amendment",
                             acting_user=acting_user) if upload is not None else None
     a = PlanAmendment.objects.create(plan=plan, description=description.strip(), director_agreed_on=director_agreed_on,

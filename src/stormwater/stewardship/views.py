@@ -175,7 +175,8 @@ def site_plan(request, number):
     items = {i.key: f.get(f"item_{i.key}", "") for i in OM_ITEMS}
     return _do(request, site, lambda: services.om_plan_submit(
         site=site, items=items, final=bool(f.get("final")), upload=request.FILES.get("file"),
-        annual_budget=_dec(f.get("annual_budget"), "annual_budget"), acting_user=request.user), "O&M plan submitted.", "plan")
+        annual_budget=_dec(f.get("annual_budget"), "annual_budget"), acting_user=request.user),
+        "O&M plan submitted.", "plan")
 
 
 @require_POST
@@ -233,7 +234,8 @@ def site_bmp(request, number):
     return _do(request, site, lambda: services.bmp_add(
         site=site, name=f.get("name", ""), source_type=f.get("source_type", ""),
         region1_category=f.get("region1_category", ""), treats=f.get("treats", ""),
-        drainage_area_acres=_dec(f.get("drainage_area_acres"), "drainage_area_acres"), acting_user=request.user), "BMP added.", "inventory")
+        drainage_area_acres=_dec(f.get("drainage_area_acres"), "drainage_area_acres"), acting_user=request.user),
+        "BMP added.", "inventory")
 
 
 @require_POST
