@@ -64,7 +64,7 @@ def test_a_layer_in_state_plane_feet_is_stored_in_degrees(tmp_path):
 
 def test_the_web_upload_is_idempotent_and_a_bad_file_changes_nothing(tmp_path, personas, client_for):
     """The site page's inventory upload runs the same import: the same inventory again adds nothing; a truncated
-    layer is a message naming it, and the site's inventory stays as it was."""
+    layer is refused naming it, and the site's inventory stays as it was."""
     from django.core.files.uploadedfile import SimpleUploadedFile
 
     inv = write_inventory(tmp_path / "inv")
@@ -76,6 +76,8 @@ def test_the_web_upload_is_idempotent_and_a_bad_file_changes_nothing(tmp_path, p
     url = f"/stewardship/{site.case.number}/import/"
     r = c.post(url, {"files": SimpleUploadedFile(f.name, f.read_bytes())}, follow=True)
     assert r.status_code == 200 and (Bmp.objects.count(), Structure.objects.count(), Site.objects.count()) == before
-    r = c.post(url, {"files": SimpleUploadedFile(f.name, f.read_bytes()[:300])}, follow=True)
-    assert r.status_code == 200 and "STM_Structure_pt.geojson" in r.content.decode()
+    r = c.post(url, {"files": SimpleUploadedFile(f.name, f.read_bytes()[:300])})
+    # refused: the site page again (400), the message on the upload form (issue 16, web.postdata.refused)
+    assert r.status_code == 400 and "STM_Structure_pt.geojson" in r.content.decode()
+    assert 'id="error-summary"' in r.content.decode()
     assert (Bmp.objects.count(), Structure.objects.count(), Site.objects.count()) == before

@@ -32,3 +32,21 @@ def test_a_refused_section_keeps_what_was_typed_and_marks_the_field(client_for, 
     r = c.post(url, {"f-380-12 A(1)": "not_applicable", "reason-380-12 A(1)": "No outfall on this site",
                      "f-380-12 A(2)": "provided"})
     assert r.status_code == 302 and ItemFinding.objects.count() == n + 2
+
+
+def _crumbs(page: str) -> list[str]:
+    nav = re.search(r'<nav class="crumbs"[^>]*>(.*?)</nav>', page, re.S)
+    assert nav, "no breadcrumbs"
+    return re.findall(r"<li>(.*?)</li>", nav.group(1))
+
+
+def test_a_refused_section_keeps_the_breadcrumbs_of_the_page(client_for, personas, reviewing):  # noqa: F811
+    """Issue 16: after a refused save the breadcrumbs end in the checklist's own name as on the first visit (they
+    ended in "Record", the URL the section posts to)."""
+    c = client_for(personas["staff"])
+    page = f"/permits/{reviewing.case.number}/workbench/swmp/"
+    first = _crumbs(c.get(page).content.decode())
+    r = c.post(page + "record/", {"f-380-12 A(1)": "not_applicable", "reason-380-12 A(1)": " "})
+    assert r.status_code == 400
+    again = _crumbs(r.content.decode())
+    assert again == first and "Record" not in again[-1]

@@ -252,10 +252,13 @@ def construction_position(request, number: str):
     p = selectors.project_get_for_user(user=request.user, number=number)
 
     def set_it():
-        try:
-            lat, lon = float(request.POST.get("latitude", "")), float(request.POST.get("longitude", ""))
-        except ValueError:
-            raise reporting.ConstructionError(reporting.ERR_POSITION) from None
+        values = []
+        for name in ("latitude", "longitude"):
+            try:
+                values.append(float(request.POST.get(name, "")))
+            except ValueError:
+                raise reporting.ConstructionError(reporting.ERR_POSITION, field=name) from None
+        lat, lon = values
         return reporting.project_position_set(project=p, latitude=lat, longitude=lon, acting_user=request.user)
     to = request.POST.get("next") if request.POST.get("next", "").startswith("/field/") else (
         reverse("construction_detail", args=[number]) + "#schedule")

@@ -61,12 +61,12 @@ def rain_event_record(*, project: ConstructionProject, ended_at: datetime, rain_
                       source: str, acting_user) -> RainEvent:
     """A 24-hour precipitation total at the site (CGP 2022 Part 4.2(b), 4.3.1 storm triggers)."""
     if rain_in < 0 or snow_in < 0:
-        raise ConstructionError("Precipitation must not be negative.")
+        raise ConstructionError("Precipitation must not be negative.", field="rain_in" if rain_in < 0 else "snow_in")
     if not source.strip():
-        raise ConstructionError("Name the source of the rainfall record (gauge, NOAA station).")
+        raise ConstructionError("Name the source of the rainfall record (gauge, NOAA station).", field="source")
     future = after_now(ended_at, what="time the 24-hour rainfall ended")
     if future:
-        raise ConstructionError(future)
+        raise ConstructionError(future, field="ended_at")
     ev = RainEvent.objects.create(project=project, ended_at=ended_at, rain_in=rain_in, snow_in=snow_in,
                                   source=source.strip(), recorded_by=acting_user)
     event_record(case=project.case, kind="rain", acting_user=acting_user, on=timezone.localtime(ended_at).date(),
@@ -82,7 +82,7 @@ def inspection_notice_give(*, project: ConstructionProject, kind: str, scheduled
     The notice is stamped with the time it is received; whether it was timely is judged on the report."""
     now = timezone.now()
     if scheduled_at <= now:
-        raise ConstructionError(ERR_NOTICE_PAST)
+        raise ConstructionError(ERR_NOTICE_PAST, field="scheduled_at")
     n = InspectionNotice.objects.create(project=project, kind=kind, scheduled_at=scheduled_at, noticed_at=now,
                                         given_by=acting_user, note=note)
     event_record(case=project.case, kind="inspection.notice", acting_user=acting_user,
@@ -403,9 +403,9 @@ def site_control_add(*, project: ConstructionProject, kind: str, name: str, acti
     from .models import ControlKind
 
     if kind not in ControlKind.values:
-        raise ConstructionError(ERR_CONTROL_KIND)
+        raise ConstructionError(ERR_CONTROL_KIND, field="kind")
     if not name.strip():
-        raise ConstructionError(ERR_CONTROL_NAME)
+        raise ConstructionError(ERR_CONTROL_NAME, field="name")
     c = SiteControl.objects.create(project=project, kind=kind, name=name.strip()[:200], location=location.strip()[:200],
                                    added_on=on or timezone.localdate(), added_by=acting_user)
     event_record(case=project.case, kind="control", acting_user=acting_user,
@@ -430,8 +430,10 @@ def site_control_remove(*, control: SiteControl, acting_user, on: date | None = 
 def project_position_set(*, project: ConstructionProject, latitude: float, longitude: float,
                          acting_user) -> ConstructionProject:
     """The site's position for the inspector's map and route (e.g. taken from the phone at the site entrance)."""
-    if not (-90 <= latitude <= 90 and -180 <= longitude <= 180) or latitude != latitude or longitude != longitude:
-        raise ConstructionError(ERR_POSITION)
+    if not -90 <= latitude <= 90:  # NaN fails both comparisons
+        raise ConstructionError(ERR_POSITION, field="latitude")
+    if not -180 <= longitude <= 180:
+        raise ConstructionError(ERR_POSITION, field="longitude")
     p = _lock(project)
     before = (p.latitude, p.longitude)
     p.latitude, p.longitude = round(latitude, 6), round(longitude, 6)

@@ -66,6 +66,10 @@ ERR_LIFT_NOTE = "Record the Director's approval of the work previously completed
 ERR_NO_OPEN_ORDER = "There is no stop-work order in force."
 ERR_SWO_VIOLATIONS = "A stop-work order is issued on violations (§ 380-16 C(4)(e)[5]): name at least one unresolved violation."
 ERR_REFER = "Enforcement proceeds on a failure to correct (§ 380-16 C(4)(f)[2], § 380-19): no unresolved violation."
+ERR_SWO_REASON = "Say why all construction activity stops: the order states it (§ 380-16 C(4)(e)[5])."
+ERR_REFER_REASON = ("Say what the referral is for: the failure to correct the violations, or the water resources "
+                    "not adequately protected (§ 380-16 C(4)(f)[2], § 380-19).")
+ERR_RESOLVE_REASON = "Say how the enforcement was resolved."
 ERR_NOT_CORRECTED = "Violation {vid} has not been reported corrected."
 ERR_ALREADY_STABLE = "This area is already stabilized."
 ERR_ASBUILT_FIELDS = "The as-built submission is missing: {fields}."
@@ -88,12 +92,15 @@ def project_open(*, permit: PermitApplication, acting_user, design_engineer=None
 
     permit = PermitApplication.objects.select_for_update().select_related("case").get(pk=permit.pk)
     if permit.case.status not in (permit_wf.Status.APPROVED, permit_wf.Status.APPROVED_WITH_CONDITIONS):
-        raise ConstructionError(ERR_NOT_APPROVED.format(number=permit.case.number, status=permit.case.status_label))
+        raise ConstructionError(ERR_NOT_APPROVED.format(number=permit.case.number, status=permit.case.status_label),
+                                field="permit")
     existing = ConstructionProject.objects.filter(permit=permit).first()
     if existing is not None:
-        raise ConstructionError(ERR_ALREADY_OPEN.format(number=permit.case.number, case=existing.case.number))
+        raise ConstructionError(ERR_ALREADY_OPEN.format(number=permit.case.number, case=existing.case.number),
+                                field="permit")
     if not surety_required and not surety_not_required_reason.strip():
-        raise ConstructionError("Say why no surety is required (e.g. surety held on another permit, § 380-17 A).")
+        raise ConstructionError("Say why no surety is required (e.g. surety held on another permit, § 380-17 A).",
+                                field="no_surety_reason")
     case = case_open(kind=wf.CONSTRUCTION, title=f"Construction: {permit.site_address}", acting_user=acting_user,
                      applicant=permit.case.applicant, parent=permit.case)
     project = ConstructionProject.objects.create(
@@ -142,7 +149,8 @@ def preconstruction_meeting_record(*, project: ConstructionProject, held_on: dat
                                    acting_user) -> PreconstructionMeeting:
     """§ 380-16 A: the applicant, technical representative and general contractor meet the Director."""
     if not attendees.strip():
-        raise ConstructionError("List who attended (applicant, technical representative, general contractor).")
+        raise ConstructionError("List who attended (applicant, technical representative, general contractor).",
+                                field="attendees")
     m = PreconstructionMeeting.objects.create(project=project, held_on=held_on, attendees=attendees.strip(),
                                               notes=notes, recorded_by=acting_user)
     event_record(case=project.case, kind="meeting", acting_user=acting_user, on=held_on,
@@ -233,9 +241,10 @@ def violation_notice_issue(*, project: ConstructionProject, description: str, co
     p = _lock(project)
     found_on = found_on or _today()
     if not description.strip() or not corrective_actions.strip():
-        raise ConstructionError(ERR_VIOLATION_FIELDS)
+        raise ConstructionError(ERR_VIOLATION_FIELDS,
+                                field="description" if not description.strip() else "corrective_actions")
     if correct_by < found_on:
-        raise ConstructionError(ERR_CORRECT_BY)
+        raise ConstructionError(ERR_CORRECT_BY, field="correct_by")
     v = Violation.objects.create(project=p, inspection=inspection, area=area, found_on=found_on,
                                  description=description.strip(), corrective_actions=corrective_actions.strip(),
                                  correct_by=correct_by)
@@ -308,7 +317,9 @@ def stop_work_issue(*, project: ConstructionProject, violations: list[Violation]
     on = on or _today()
     violations = [v for v in violations if not v.resolved]
     if not violations:
-        raise ConstructionError(ERR_SWO_VIOLATIONS)
+        raise ConstructionError(ERR_SWO_VIOLATIONS, field="violations")
+    if not reason.strip():  # the written order states why all construction activity stops
+        raise ConstructionError(ERR_SWO_REASON, field="reason")
     case_transition(case=p.case, to=S.STOP_WORK, acting_user=acting_user, on=on, why=f"Stop-work order: {reason}")
     order = StopWorkOrder.objects.create(project=p, issued_on=on, reason=reason)
     order.violations.set(violations)
@@ -346,7 +357,7 @@ def stop_work_lift(*, project: ConstructionProject, work_approved_note: str, act
     if pending:
         raise ConstructionError(ERR_LIFT.format(items="; ".join(pending)))
     if not work_approved_note.strip():
-        raise ConstructionError(ERR_LIFT_NOTE)
+        raise ConstructionError(ERR_LIFT_NOTE, field="note")
     case_transition(case=p.case, to=S.ACTIVE, acting_user=acting_user, on=on,
                     why=f"Stop-work order lifted: {work_approved_note}")
     order.lifted_on, order.lifted_by, order.work_approved_note = on, acting_user, work_approved_note.strip()
@@ -367,6 +378,8 @@ def enforcement_refer(*, project: ConstructionProject, reason: str, acting_user,
     enforcement at the Director's discretion (§ 380-16 C(4)(f)[2], § 380-19)."""
     p = _lock(project)
     on = on or _today()
+    if not reason.strip():  # the referral letter states the failure to correct it acts on
+        raise ConstructionError(ERR_REFER_REASON, field="reason")
     if not _unresolved(p):
         raise ConstructionError(ERR_REFER)
     case_transition(case=p.case, to=S.ENFORCEMENT, acting_user=acting_user, on=on, why=f"Enforcement: {reason}")
@@ -388,6 +401,8 @@ def enforcement_resolve(*, project: ConstructionProject, resolution: str, acting
     ref = p.referrals.filter(resolved_on__isnull=True).order_by("-id").first()
     if ref is None:
         raise ConstructionError("There is no open enforcement referral.")
+    if not resolution.strip():
+        raise ConstructionError(ERR_RESOLVE_REASON, field="reason")
 
     def check(_):
         if _unresolved(p):
@@ -411,13 +426,15 @@ def surety_post(*, project: ConstructionProject, form: str, amount: Decimal, est
     if Surety.objects.filter(project=p).exists():
         raise ConstructionError(ERR_SURETY_EXISTS)
     if amount <= 0 or estimated_cost <= 0:
-        raise ConstructionError(ERR_AMOUNT)
+        raise ConstructionError(ERR_AMOUNT, field="amount" if amount <= 0 else "estimated_cost")
     if not prevailing_wage_included:
-        raise ConstructionError(ERR_SURETY_WAGE)
+        raise ConstructionError(ERR_SURETY_WAGE, field="prevailing_wage")
     if amount < estimated_cost:
-        raise ConstructionError(ERR_SURETY_AMOUNT.format(amount=f"${fmt(amount)}", cost=f"${fmt(estimated_cost)}"))
+        raise ConstructionError(ERR_SURETY_AMOUNT.format(amount=f"${fmt(amount)}", cost=f"${fmt(estimated_cost)}"),
+                                field="amount")
     if counsel_approved_on is None or finance_approved_on is None:
-        raise ConstructionError(ERR_SURETY_APPROVALS)
+        raise ConstructionError(ERR_SURETY_APPROVALS,
+                                field="counsel_approved_on" if counsel_approved_on is None else "finance_approved_on")
     doc = case_document_add(case=p.case, upload=upload, tag="surety", title="Surety instrument",
                             acting_user=acting_user) if upload is not None else None
     s = Surety.objects.create(project=p, form=form, issuer=issuer, reference=reference, amount=amount,
@@ -473,10 +490,10 @@ def surety_release(*, project: ConstructionProject, amount: Decimal, on: date, a
     if surety is None:
         raise ConstructionError(ERR_SURETY_NONE)
     if amount <= 0:
-        raise ConstructionError(ERR_AMOUNT)
+        raise ConstructionError(ERR_AMOUNT, field="amount")
     held = surety_held(surety)
     if amount > held:
-        raise ConstructionError(ERR_RELEASE_MORE.format(amount=f"${fmt(amount)}", held=f"${fmt(held)}"))
+        raise ConstructionError(ERR_RELEASE_MORE.format(amount=f"${fmt(amount)}", held=f"${fmt(held)}"), field="amount")
     final = amount == held
     if final:
         missing = final_submissions_missing(p)
@@ -486,7 +503,7 @@ def surety_release(*, project: ConstructionProject, amount: Decimal, on: date, a
             raise ConstructionError(ERR_RELEASE_FULL.format(items="; ".join(missing)))
     else:
         if not phase.strip():
-            raise ConstructionError(ERR_RELEASE_PHASE)
+            raise ConstructionError(ERR_RELEASE_PHASE, field="phase")
         unresolved = _unresolved(p)
         if unresolved:
             raise ConstructionError(ERR_RELEASE_VIOLATIONS.format(items=", ".join(f"V{v.pk}" for v in unresolved)))
@@ -511,17 +528,18 @@ def surety_forfeit(*, project: ConstructionProject, violation: Violation, amount
     if surety is None:
         raise ConstructionError(ERR_SURETY_NONE)
     if amount <= 0:
-        raise ConstructionError(ERR_AMOUNT)
+        raise ConstructionError(ERR_AMOUNT, field="amount")
     if violation.project_id != p.pk:
-        raise ConstructionError("That violation is not on this project.")
+        raise ConstructionError("That violation is not on this project.", field="violation")
     if violation.resolved or violation.corrected_on is not None:
-        raise ConstructionError(ERR_FORFEIT.format(vid=f"V{violation.pk}", why="has been corrected"))
+        raise ConstructionError(ERR_FORFEIT.format(vid=f"V{violation.pk}", why="has been corrected"), field="violation")
     if on <= violation.correct_by:
         raise ConstructionError(ERR_FORFEIT.format(vid=f"V{violation.pk}",
-                                                   why=f"may still be corrected until {violation.correct_by}"))
+                                                   why=f"may still be corrected until {violation.correct_by}"),
+                                field="violation")
     held = surety_held(surety)
     if amount > held:
-        raise ConstructionError(ERR_RELEASE_MORE.format(amount=f"${fmt(amount)}", held=f"${fmt(held)}"))
+        raise ConstructionError(ERR_RELEASE_MORE.format(amount=f"${fmt(amount)}", held=f"${fmt(held)}"), field="amount")
     e = SuretyEntry.objects.create(surety=surety, kind=SuretyEntryKind.FORFEITURE, amount=amount, on=on,
                                    reason=f"V{violation.pk}: {reason}", recorded_by=acting_user)
     event_record(case=p.case, kind="surety.forfeit", acting_user=acting_user, on=on,
@@ -542,29 +560,22 @@ def as_built_submit(*, project: ConstructionProject, upload, pe_name: str, pe_li
     if paper_copy_received_on is not None:
         paper_copy_received_on = filed_on(acting_user=acting_user, claimed=paper_copy_received_on,
                                           staff_perm=Perm.CONSTRUCTION_MANAGE)
-    missing = []
-    if upload is None:
-        missing.append("the PDF of the drawings")
-    if not pe_name.strip():
-        missing.append("the certifying engineer's name")
-    if not pe_license.strip():
-        missing.append("the Massachusetts PE registration number")
-    if certified_on is None:
-        missing.append("the date of certification")
-    if paper_copy_received_on is None:
-        missing.append("the paper copy (date received)")
-    if not full_size:
-        missing.append("full-size plans")
-    if not final_grades:
-        missing.append("all final grades")
-    if not deviations.strip():
-        missing.append("the deviations from the approved plans (or “none”)")
+    missing = [(what, name) for lacking, what, name in [  # (what is missing, the posted input it is)
+        (upload is None, "the PDF of the drawings", "file"),
+        (not pe_name.strip(), "the certifying engineer's name", "pe_name"),
+        (not pe_license.strip(), "the Massachusetts PE registration number", "pe_license"),
+        (certified_on is None, "the date of certification", "certified_on"),
+        (paper_copy_received_on is None, "the paper copy (date received)", "paper_on"),
+        (not full_size, "full-size plans", "full_size"),
+        (not final_grades, "all final grades", "final_grades"),
+        (not deviations.strip(), "the deviations from the approved plans (or “none”)", "deviations")] if lacking]
     if missing:
-        raise ConstructionError(ERR_ASBUILT_FIELDS.format(fields="; ".join(missing)) + " (§ 380-15)")
+        raise ConstructionError(ERR_ASBUILT_FIELDS.format(fields="; ".join(w for w, _ in missing)) + " (§ 380-15)",
+                                field=missing[0][1])
     doc = case_document_add(case=project.case, upload=upload, tag="as_built", title="As-built drawings",
                             acting_user=acting_user)
     if doc.content_type != "application/pdf":
-        raise ConstructionError(ERR_ASBUILT_PDF)
+        raise ConstructionError(ERR_ASBUILT_PDF, field="file")
     ab = AsBuilt.objects.create(project=project, document=doc, pe_name=pe_name.strip(), pe_license=pe_license.strip(),
                                 certified_on=certified_on, paper_copy_received_on=paper_copy_received_on,
                                 full_size=True, final_grades=True, deviations=deviations.strip())

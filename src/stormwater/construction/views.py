@@ -7,6 +7,7 @@ from datetime import datetime
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
@@ -17,22 +18,24 @@ from stormwater.cases.services import TransitionError
 from stormwater.permits import workflow as permit_wf
 from stormwater.permits.models import PermitApplication
 from stormwater.rules.inspections import Frequency, Frozen
+from stormwater.web.context import shown_at
 from stormwater.web.files import document_response, download
-from stormwater.web.forms import add_refusal
+from stormwater.web.forms import FieldRefusal, add_refusal
 from stormwater.web.postdata import REFUSALS
 from stormwater.web.preview import preview_documents
-from stormwater.web.postdata import act, date_value, money_value
+from stormwater.web.postdata import act, date_value, money_value, refused
 
 from . import selectors, services
 from .lists import ConstructionList
 from .models import EROSION_KINDS, ControlKind, Evaluation, InspectionKind, SuretyForm
 
 
-def _dt(v) -> datetime:
+def _dt(v, field: str | None = None) -> datetime:
+    """A posted date and time; the error names ``field`` (the posted input) so that the refused form marks it."""
     try:
         d = datetime.fromisoformat(v)
     except (TypeError, ValueError):
-        raise ValueError(f"{v!r} is not a date and time (YYYY-MM-DDTHH:MM).") from None
+        raise FieldRefusal(f"{v!r} is not a date and time (YYYY-MM-DDTHH:MM).", field) from None
     return timezone.make_aware(d) if timezone.is_naive(d) else d
 
 
@@ -79,9 +82,8 @@ def construction_open(request):
             surety_not_required_reason=request.POST.get("no_surety_reason", ""),
             frequency=request.POST.get("frequency", Frequency.EVERY_7_DAYS.value),
             sensitive_waters=bool(request.POST.get("sensitive_waters")))
-    except (TransitionError, ValueError) as e:
-        messages.error(request, str(e))
-        return redirect("construction_list")
+    except (TransitionError, ValueError) as e:  # the list again, as it was sent, the error at its field
+        return refused(request, e, reverse("construction_list"))
     messages.success(request, f"Construction file {p.case.number} opened.")
     return redirect("construction_detail", number=p.case.number)
 
@@ -125,6 +127,7 @@ def _detail_page(request, p, *, area_form=None, corrected_form=None, status: int
         "controls": p.controls.filter(removed_on__isnull=True), "control_kinds": ControlKind.choices,
         "area_form": area_form or AreaForm(),
     }
+    shown_at(request, reverse("construction_detail", args=[p.case.number]))  # also for a refused row form
     return render(request, "construction/detail.html", ctx, status=status)
 
 
@@ -189,7 +192,7 @@ def construction_rain(request, number):
     p = _get(request, number)
     f = request.POST
     return _do(request, p, lambda: services.rain_event_record(
-        project=p, ended_at=_dt(f.get("ended_at")), rain_in=money_value(f.get("rain_in") or "0", "rain_in"),
+        project=p, ended_at=_dt(f.get("ended_at"), "ended_at"), rain_in=money_value(f.get("rain_in") or "0", "rain_in"),
         snow_in=money_value(f.get("snow_in") or "0", "snow_in"), source=f.get("source", ""), acting_user=request.user),
         "Rainfall recorded.", "schedule")
 
@@ -200,7 +203,8 @@ def construction_notice(request, number):
     if not (p.design_engineer_id == request.user.pk or request.user.can(Perm.INSPECT)):
         raise PermissionDenied("Only the project's design engineer gives the 24-hour notice.")
     return _do(request, p, lambda: services.inspection_notice_give(
-        project=p, kind=request.POST.get("kind", ""), scheduled_at=_dt(request.POST.get("scheduled_at")),
+        project=p, kind=request.POST.get("kind", ""),
+        scheduled_at=_dt(request.POST.get("scheduled_at"), "scheduled_at"),
         acting_user=request.user, note=request.POST.get("note", "")), "Notice given to the Director.", "inspections")
 
 

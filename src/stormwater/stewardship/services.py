@@ -32,7 +32,12 @@ CURE_DAYS = 30  # § 380-14 E: satisfactory corrections within 30 days of the Di
 
 
 class StewardshipError(ValueError):
-    pass
+    """A refusal; ``field``, where given, is the posted input it concerns (issue 16 "Forms": the refused form
+    marks that input, ``web.postdata.refused``)."""
+
+    def __init__(self, message: str = "", field: str | None = None):
+        super().__init__(message)
+        self.field = field
 
 
 ERR_PLAN_ITEMS = "The final O&M plan lacks required contents (§ 380-14 C): {items}."
@@ -100,7 +105,7 @@ def site_open(*, name: str, acting_user, address: str = "", permit=None, owner_u
 def party_add(*, site: Site, role: str, name: str, since: date, acting_user, address: str = "", email: str = "",
               user=None) -> ResponsibleParty:
     if not name.strip():
-        raise StewardshipError("Give the party's name.")
+        raise StewardshipError("Give the party's name.", field="name")
     p = ResponsibleParty.objects.create(site=site, role=PartyRole(role), name=name.strip(), address=address,
                                         email=email, user=user, since=since)
     event_record(case=site.case, kind="party", acting_user=acting_user, on=since,
@@ -111,7 +116,7 @@ def party_add(*, site: Site, role: str, name: str, since: date, acting_user, add
 @transaction.atomic
 def easements_not_required(*, site: Site, reason: str, acting_user) -> Site:
     if not reason.strip():
-        raise StewardshipError(ERR_NO_EASEMENT_REASON)
+        raise StewardshipError(ERR_NO_EASEMENT_REASON, field="reason")
     site.easements_not_required_reason = reason.strip()
     site.easements_not_required_by, site.easements_not_required_on = acting_user, _today()
     site.save(update_fields=["easements_not_required_reason", "easements_not_required_by",
@@ -132,7 +137,8 @@ def om_plan_submit(*, site: Site, items: dict, final: bool, acting_user, upload=
     if final:
         missing = missing_items(items)
         if missing:
-            raise StewardshipError(ERR_PLAN_ITEMS.format(items="; ".join(f"{i.label} ({i.citation})" for i in missing)))
+            raise StewardshipError(ERR_PLAN_ITEMS.format(items="; ".join(f"{i.label} ({i.citation})" for i in missing)),
+                                   field=f"item_{missing[0].key}")
     version = (site.plans.order_by("-version").values_list("version", flat=True).first() or 0) + 1
     doc = case_document_add(case=site.case, upload=upload, tag="om_plan", title=f"O&M plan v{version}",
                             acting_user=acting_user) if upload is not None else None
@@ -144,6 +150,19 @@ def om_plan_submit(*, site: Site, items: dict, final: bool, acting_user, upload=
     return plan
 
 
+def _recording_missing(*, book: str, page: str, document_number: str, recorded_on,
+                       proof_upload) -> list[tuple[str, str]]:
+    """What a recording at the Registry of Deeds lacks (§ 380-14 B, D(4)), each with the posted input it is."""
+    missing = []
+    if not ((book.strip() and page.strip()) or document_number.strip()):
+        missing.append(("book and page, or document number", "book" if not book.strip() else "page"))
+    if recorded_on is None:
+        missing.append(("the date recorded", "recorded_on"))
+    if proof_upload is None:
+        missing.append(("the proof of recording", "file"))
+    return missing
+
+
 @transaction.atomic
 def om_plan_record(*, plan: OMPlan, recorded_on: date | None, acting_user, book: str = "", page: str = "",
                    document_number: str = "", proof_upload=None) -> OMPlan:
@@ -152,24 +171,20 @@ def om_plan_record(*, plan: OMPlan, recorded_on: date | None, acting_user, book:
     plan = OMPlan.objects.select_for_update().select_related("site__case").get(pk=plan.pk)
     if not plan.final:
         raise StewardshipError(ERR_PLAN_NOT_FINAL)
-    missing = []
-    if not ((book.strip() and page.strip()) or document_number.strip()):
-        missing.append("book and page, or document number")
-    if recorded_on is None:
-        missing.append("the date recorded")
-    if proof_upload is None:
-        missing.append("the proof of recording")
+    missing = _recording_missing(book=book, page=page, document_number=document_number, recorded_on=recorded_on,
+                                 proof_upload=proof_upload)
     if missing:
-        raise StewardshipError(ERR_RECORDING.format(items="; ".join(missing)))
+        raise StewardshipError(ERR_RECORDING.format(items="; ".join(w for w, _ in missing)), field=missing[0][1])
     # Issue 18: the final plan is recorded after it is executed for the permitted project (§ 380-14 B), so not before
     # the permit application was filed, and not later than today.
     future = after_today(recorded_on, what="date the O&M plan was recorded")
     if future:
-        raise StewardshipError(future)
+        raise StewardshipError(future, field="recorded_on")
     permit_filed = plan.site.permit.case.filed_on if plan.site.permit_id else None
     if permit_filed and recorded_on < permit_filed:
         raise StewardshipError(ERR_RECORDED_BEFORE_PERMIT.format(on=recorded_on, filed=permit_filed,
-                                                                 permit=plan.site.permit.case.number))
+                                                                 permit=plan.site.permit.case.number),
+                               field="recorded_on")
     proof = case_document_add(case=plan.site.case, upload=proof_upload, tag="om_recording",
                               title=f"Proof of recording, O&M plan v{plan.version}", acting_user=acting_user)
     plan.book, plan.page, plan.document_number = book.strip(), page.strip(), document_number.strip()
@@ -190,7 +205,8 @@ def om_plan_record(*, plan: OMPlan, recorded_on: date | None, acting_user, book:
 @transaction.atomic
 def easement_add(*, site: Site, purpose: str, location: str, grantor: str, acting_user) -> Easement:
     if not (purpose and location.strip() and grantor.strip()):
-        raise StewardshipError(ERR_EASEMENT_FIELDS)
+        raise StewardshipError(ERR_EASEMENT_FIELDS, field="purpose" if not purpose else (
+            "location" if not location.strip() else "grantor"))
     e = Easement.objects.create(site=site, purpose=purpose, location=location.strip(), grantor=grantor.strip())
     if not site.parties.filter(role=PartyRole.GRANTOR, name=e.grantor, until__isnull=True).exists():
         ResponsibleParty.objects.create(site=site, role=PartyRole.GRANTOR, name=e.grantor, since=_today())
@@ -203,15 +219,11 @@ def easement_add(*, site: Site, purpose: str, location: str, grantor: str, actin
 def easement_record(*, easement: Easement, recorded_on: date | None, acting_user, book: str = "", page: str = "",
                     document_number: str = "", proof_upload=None) -> Easement:
     """§ 380-14 D(4): recorded with the Hampden County Registry of Deeds before the certificate of completion."""
-    missing = []
-    if not ((book.strip() and page.strip()) or document_number.strip()):
-        missing.append("book and page, or document number")
-    if recorded_on is None:
-        missing.append("the date recorded")
-    if proof_upload is None:
-        missing.append("the proof of recording")
+    missing = _recording_missing(book=book, page=page, document_number=document_number, recorded_on=recorded_on,
+                                 proof_upload=proof_upload)
     if missing:
-        raise StewardshipError(ERR_RECORDING.format(items="; ".join(missing)).replace("(§ 380-14 B)", "(§ 380-14 D(4))"))
+        raise StewardshipError(ERR_RECORDING.format(items="; ".join(w for w, _ in missing)).replace(
+            "(§ 380-14 B)", "(§ 380-14 D(4))"), field=missing[0][1])
     proof = case_document_add(case=easement.site.case, upload=proof_upload, tag="easement_recording",
                               title=f"Proof of recording, easement {easement.pk}", acting_user=acting_user)
     easement.book, easement.page, easement.document_number = book.strip(), page.strip(), document_number.strip()
@@ -232,7 +244,7 @@ def bmp_add(*, site: Site, name: str, source_type: str, acting_user, region1_cat
     from .inventory import REGION1_CATEGORIES, map_bmp_type
 
     if region1_category and region1_category not in REGION1_CATEGORIES:
-        raise StewardshipError(f"Unknown EPA Region 1 category {region1_category!r}.")
+        raise StewardshipError(f"Unknown EPA Region 1 category {region1_category!r}.", field="region1_category")
     cat, note = (region1_category, "entered") if region1_category else map_bmp_type(source_type)
     b = Bmp.objects.create(site=site, name=name, source_type=source_type, region1_category=cat, mapping_note=note,
                            latitude=latitude, longitude=longitude, drainage_area_acres=drainage_area_acres,
@@ -319,10 +331,12 @@ def maintenance_log_add(*, bmp: Bmp, on: date | None, kind: str, description: st
     """One O&M log entry (§ 380-14 C(2)(j)): inspections, repairs, replacement, disposal (type of material
     and disposal location)."""
     if on is None or not description.strip() or not performed_by.strip():
-        raise StewardshipError(ERR_LOG_FIELDS)
+        raise StewardshipError(ERR_LOG_FIELDS, field="on" if on is None else (
+            "description" if not description.strip() else "performed_by"))
     kind = MaintenanceKind(kind)
     if kind == MaintenanceKind.DISPOSAL and not (disposal_material.strip() and disposal_location.strip()):
-        raise StewardshipError(ERR_LOG_DISPOSAL)
+        raise StewardshipError(ERR_LOG_DISPOSAL,
+                               field="disposal_material" if not disposal_material.strip() else "disposal_location")
     e = MaintenanceLog.objects.create(bmp=bmp, on=on, kind=kind, description=description.strip(),
                                       performed_by=performed_by.strip(), disposal_material=disposal_material.strip(),
                                       disposal_location=disposal_location.strip(), recorded_by=acting_user)
@@ -346,13 +360,15 @@ def certification_file(*, site: Site, work_summary: str, signed_by: str, acting_
     if plan is None:
         raise StewardshipError(ERR_CERT_NO_PLAN)
     if received_on > _today():
-        raise StewardshipError(ERR_CERT_FUTURE)
-    missing = [x for x, v in (("the work done", work_summary), ("the signature", signed_by)) if not v.strip()]
+        raise StewardshipError(ERR_CERT_FUTURE, field="received_on")
+    missing = [(x, name) for x, v, name in (("the work done", work_summary, "work_summary"),
+                                            ("the signature", signed_by, "signed_by")) if not v.strip()]
     if missing:
-        raise StewardshipError(ERR_CERT_FIELDS.format(items=", ".join(missing)))
+        raise StewardshipError(ERR_CERT_FIELDS.format(items=", ".join(x for x, _ in missing)), field=missing[0][1])
     d = next_certification(plan)
     if received_on < d.opens_on:
-        raise StewardshipError(ERR_CERT_EARLY.format(seq=d.seq, start=d.period_start, end=d.period_end, opens=d.opens_on))
+        raise StewardshipError(ERR_CERT_EARLY.format(seq=d.seq, start=d.period_start, end=d.period_end,
+                                                     opens=d.opens_on), field="received_on")
     doc = case_document_add(case=site.case, upload=upload, tag="annual_certification",
                             title=f"Annual certification, year {d.seq}", acting_user=acting_user) if upload else None
     late = received_on > d.due_on
@@ -429,7 +445,7 @@ def maintenance_notice_issue(*, site: Site, violation: str, corrective_work: str
 def maintenance_corrected(*, notice: MaintenanceNotice, on: date, note: str, acting_user) -> MaintenanceNotice:
     """The corrections are made and verified by the Director."""
     if not note.strip():
-        raise StewardshipError("Record how the correction was verified.")
+        raise StewardshipError("Record how the correction was verified.", field="note")
     case_transition(case=notice.case, to=wf.NoticeStatus.CORRECTED, acting_user=acting_user, on=on,
                     why=f"Corrected and verified: {note}")
     notice.corrected_on, notice.verified_note = on, note.strip()
@@ -474,10 +490,11 @@ def ownership_change_record(*, site: Site, role: str, to_name: str, effective_on
     today by the server unless stewardship staff record a paper one (cases.filing)."""
     notified_on = filed_on(acting_user=acting_user, claimed=notified_on, staff_perm=Perm.STEWARDSHIP)
     if notified_on > _today():
-        raise StewardshipError(ERR_OWNERSHIP_FUTURE)
+        raise StewardshipError(ERR_OWNERSHIP_FUTURE, field="notified_on")
     role = PartyRole(role)
     if not to_name.strip() or notified_on is None or effective_on is None:
-        raise StewardshipError(ERR_OWNERSHIP_FIELDS)
+        raise StewardshipError(ERR_OWNERSHIP_FIELDS, field="to_name" if not to_name.strip() else (
+            "notified_on" if notified_on is None else "effective_on"))
     old = list(site.parties.filter(role=role, until__isnull=True))
     for p in old:
         p.until = effective_on
@@ -502,14 +519,15 @@ def plan_amend(*, plan: OMPlan, description: str, signed_by: list[ResponsiblePar
     """§ 380-14 F(2): the maintenance schedule amended by mutual agreement of the Director and the responsible
     parties, in writing, signed by all of them (owners, financial and operational parties, easement grantors)."""
     if not description.strip():
-        raise StewardshipError("Describe the amendment.")
+        raise StewardshipError("Describe the amendment.", field="description")
     if director_agreed_on is None:
-        raise StewardshipError(ERR_AMEND_DIRECTOR)
+        raise StewardshipError(ERR_AMEND_DIRECTOR, field="director_agreed_on")
     required = current_parties(plan.site)
     signed_ids = {p.pk for p in signed_by}
     unsigned = [f"{p.name} ({p.get_role_display().lower()})" for p in required if p.pk not in signed_ids]
     if unsigned or not required:
-        raise StewardshipError(ERR_AMEND_SIGNATURES.format(names="; ".join(unsigned) or "no responsible parties on file"))
+        names = "; ".join(unsigned) or "no responsible parties on file"
+        raise StewardshipError(ERR_AMEND_SIGNATURES.format(names=names), field="signed_by")
     doc = case_document_add(case=plan.site.case, upload=upload, tag="om_amendment", title="O&M plan amendment",
                             acting_user=acting_user) if upload is not None else None
     a = PlanAmendment.objects.create(plan=plan, description=description.strip(), director_agreed_on=director_agreed_on,

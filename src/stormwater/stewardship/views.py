@@ -11,6 +11,7 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import Q
 from django.http import HttpResponseBadRequest, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.text import get_valid_filename
 from django.views.decorators.http import require_POST
@@ -18,8 +19,10 @@ from django.views.decorators.http import require_POST
 from stormwater.accounts.access import require_perm
 from stormwater.accounts.roles import Perm
 from stormwater.cases.models import CaseDocument
+from stormwater.web.context import shown_at
 from stormwater.web.files import document_response, download
-from stormwater.web.postdata import REFUSALS, act, date_value, whole_value
+from stormwater.web.forms import FieldRefusal
+from stormwater.web.postdata import REFUSALS, act, date_value, refused, whole_value
 
 from . import selectors, services
 from .contents import OM_ITEMS
@@ -31,13 +34,17 @@ from .reports import ms4_counts, ms4_csv
 MAP_POINTS = 2000  # markers drawn on a site's map; the BMP list below the map has every BMP
 
 
-def _dec(v):
+def _dec(v, field: str):
+    """A posted number (blank: None); the error names ``field``, the posted input, so the refused form marks it."""
     if not v:
         return None
     try:
-        return Decimal(v.replace(",", "").replace("$", ""))
+        d = Decimal(v.replace(",", "").replace("$", ""))
     except InvalidOperation:
-        raise ValueError(f"{v!r} is not a number.") from None
+        raise FieldRefusal(f"{v!r} is not a number.", field) from None
+    if not d.is_finite():
+        raise FieldRefusal(f"{v!r} is not a number.", field)
+    return d
 
 
 def _do(request, site, fn, ok, anchor=""):
@@ -74,6 +81,7 @@ def _list_page(request, *, site_form=None, status: int = 200):
     from .forms import SiteNewForm
 
     lst = SiteList(request, selectors.sites_for_user(request.user))
+    shown_at(request, reverse("site_list"))  # also for a refused new site (posted to /stewardship/new/)
     return lst.export_response() or render(request, "stewardship/list.html", {
         "lst": lst, "can_manage": request.user.can(Perm.STEWARDSHIP), "site_form": site_form or SiteNewForm()},
         status=status)
@@ -117,6 +125,7 @@ def _detail_page(request, site, *, notice_form=None, easement_none_form=None, ve
         "notice_form": notice_form or MaintenanceNoticeForm(site=site),
         "easement_none_form": easement_none_form or EasementNoneForm(),
     }
+    shown_at(request, reverse("site_detail", args=[site.case.number]))  # also for a refused row form
     return render(request, "stewardship/detail.html", ctx, status=status)
 
 
@@ -166,7 +175,8 @@ def site_plan(request, number):
     items = {i.key: f.get(f"item_{i.key}", "") for i in OM_ITEMS}
     return _do(request, site, lambda: services.om_plan_submit(
         site=site, items=items, final=bool(f.get("final")), upload=request.FILES.get("file"),
-        annual_budget=_dec(f.get("annual_budget")), acting_user=request.user), "O&M plan submitted.", "plan")
+        annual_budget=_dec(f.get("annual_budget"), "annual_budget"), acting_user=request.user),
+        "O&M plan submitted.", "plan")
 
 
 @require_POST
@@ -224,7 +234,8 @@ def site_bmp(request, number):
     return _do(request, site, lambda: services.bmp_add(
         site=site, name=f.get("name", ""), source_type=f.get("source_type", ""),
         region1_category=f.get("region1_category", ""), treats=f.get("treats", ""),
-        drainage_area_acres=_dec(f.get("drainage_area_acres")), acting_user=request.user), "BMP added.", "inventory")
+        drainage_area_acres=_dec(f.get("drainage_area_acres"), "drainage_area_acres"), acting_user=request.user),
+        "BMP added.", "inventory")
 
 
 @require_POST
@@ -233,16 +244,15 @@ def site_import(request, number):
     """Upload the inventory layers (GeoJSON / GeoPackage named STM_*); they are read from a temporary folder."""
     site = _site(request, number)
     files = request.FILES.getlist("files")
+    to = f"/stewardship/{site.case.number}/#inventory"
     if not files:
-        messages.error(request, "Choose the inventory files (STM_Structure_pt, STM_Structure_py, STM_Line_ln, "
-                                "STM_Subwatersheds_py).")
-        return redirect("site_detail", number=number)
+        return refused(request, FieldRefusal("Choose the inventory files (STM_Structure_pt, STM_Structure_py, "
+                                             "STM_Line_ln, STM_Subwatersheds_py).", "files"), to)
     with tempfile.TemporaryDirectory() as tmp:
         for up in files:
             name = get_valid_filename(Path(up.name).name)
             if Path(name).suffix.lower() not in {".geojson", ".gpkg", ".json"}:
-                messages.error(request, f"{name}: upload GeoJSON or GeoPackage files.")
-                return redirect("site_detail", number=number)
+                return refused(request, FieldRefusal(f"{name}: upload GeoJSON or GeoPackage files.", "files"), to)
             with open(Path(tmp) / name, "wb") as out:
                 for chunk in up.chunks():
                     out.write(chunk)
@@ -258,17 +268,11 @@ def bmp_detail(request, number, bmp_id):
         if not may_act_for_owner(request.user, site):
             raise PermissionDenied("Only the owner, a responsible party or stewardship staff keep the log.")
         f = request.POST
-        try:
-            services.maintenance_log_add(bmp=bmp, on=date_value(f.get("on"), field="on") if f.get("on") else None,
-                                         kind=f.get("kind", ""),
-                                         description=f.get("description", ""), performed_by=f.get("performed_by", ""),
-                                         disposal_material=f.get("disposal_material", ""),
-                                         disposal_location=f.get("disposal_location", ""), acting_user=request.user)
-        except ValueError as e:
-            messages.error(request, str(e))
-        else:
-            messages.success(request, "Log entry recorded.")
-        return redirect("bmp_detail", number=number, bmp_id=bmp_id)
+        return act(request, lambda: services.maintenance_log_add(
+            bmp=bmp, on=date_value(f.get("on"), field="on") if f.get("on") else None, kind=f.get("kind", ""),
+            description=f.get("description", ""), performed_by=f.get("performed_by", ""),
+            disposal_material=f.get("disposal_material", ""), disposal_location=f.get("disposal_location", ""),
+            acting_user=request.user), "Log entry recorded.", f"/stewardship/{number}/bmps/{bmp_id}/")
     return render(request, "stewardship/bmp.html", {"site": site, "bmp": bmp, "logs": bmp.logs.all(),
                                                     "kinds": MaintenanceKind.choices, "today": timezone.localdate(),
                                                     "owner_acts": may_act_for_owner(request.user, site)})

@@ -224,11 +224,18 @@ def _crumb_label(name: str, kwargs: dict, segment: str) -> str:
     return segment.replace("-", " ").capitalize()
 
 
+def shown_at(request, url: str) -> None:
+    """The page is drawn as the one at ``url`` (a refused form posted elsewhere, e.g. ``…/record/``, shows its page
+    again): the menu and the breadcrumbs are that page's, as on the first visit (issue 16)."""
+    request.page_path = url
+
+
 def nav(request):
     """Context processor: ``menu`` (grouped, for signed-in people), ``crumbs`` and, for compatibility, ``nav``
-    (the flat list of (url name, label) the menu holds)."""
+    (the flat list of (url name, label) the menu holds). The page's path is ``request.page_path`` where a view set
+    it (``shown_at``), else the URL asked."""
     user = getattr(request, "user", None)
-    path = getattr(request, "path", "")
+    path = getattr(request, "page_path", None) or getattr(request, "path", "")
     if not user or not user.is_authenticated:
         return {"nav": [], "menu": [], "crumbs": breadcrumbs_for(user, path)}
     groups = menu_for(user, path)

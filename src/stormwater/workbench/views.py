@@ -7,6 +7,7 @@ from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from stormwater.accounts.access import require_perm
@@ -14,6 +15,7 @@ from stormwater.accounts.models import User
 from stormwater.accounts.roles import Perm
 from stormwater.permits.models import Waiver
 from stormwater.permits.selectors import may_act_for_applicant, permit_get_for_user
+from stormwater.web.context import shown_at
 from stormwater.web.files import download
 from stormwater.web.postdata import REFUSALS, attempt
 
@@ -64,6 +66,7 @@ def _checklist_page(request, app, cl, *, form=None, status: int = 200):
     documents = list(app.case.documents.all())
     form = form or ChecklistForm(entries=[e for e, s in rows if s], documents=documents)
     sections = [(head, form.rows(items)) for head, items in _sections(rows)]
+    shown_at(request, reverse("workbench_checklist", args=[app.case.number, cl.key]))  # also after a refused save
     return render(request, "workbench/checklist.html", _ctx(request, app, checklist=cl, sections=sections,
                                                              glance=wb["glance"], review=wb["review"],
                                                              documents=documents, form=form), status=status)
