@@ -154,3 +154,11 @@ def test_open_a_construction_file_refused_keeps_every_value_and_marks_the_field(
     assert_refilled(r, "/construction/open/", data, "no_surety_reason")
     assert ConstructionProject.objects.count() == n
     assert ' checked' not in re.search(r'<input[^>]*name="preconstruction_required"[^>]*>', r.content.decode()).group(0)
+
+
+def test_open_a_construction_file_with_no_permit_chosen_says_so_at_the_field(client_for, personas, approved):
+    """A blank permit was a 404 page (the crawl of tests/test_refused_crawl.py): now the list again, marked."""
+    data = {"permit": "", "design_engineer_name": "Dana Engineer", "frequency": "14day_storm"}
+    r = client_for(personas["director"]).post("/construction/open/", data)
+    assert_refilled(r, "/construction/open/", {k: v for k, v in data.items() if k != "permit"}, "permit")
+    assert "Choose the approved permit" in r.content.decode()

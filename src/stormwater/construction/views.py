@@ -67,7 +67,10 @@ def construction_list(request):
 @require_POST
 @require_perm(Perm.CONSTRUCTION_MANAGE)
 def construction_open(request):
-    permit = get_object_or_404(PermitApplication, case__number=request.POST.get("permit", ""))
+    permit = PermitApplication.objects.filter(case__number=request.POST.get("permit") or "").first()
+    if permit is None:  # nothing chosen (or a number that is no permit): said at the field, not a 404
+        return refused(request, FieldRefusal("Choose the approved permit the file is opened for.", "permit"),
+                       reverse("construction_list"))
     eng = User.objects.filter(pk=request.POST.get("design_engineer") or 0).first()
     esc = User.objects.filter(pk=request.POST.get("esc_inspector") or 0).first()
     try:
