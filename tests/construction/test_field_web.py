@@ -2,6 +2,7 @@
 prefill, the outbox endpoint (filed once, conflicts, refusals, sign-in), the report page with its photos, the
 service worker and the manifest."""
 import json
+import re
 from datetime import date, datetime
 from decimal import Decimal as D
 
@@ -232,11 +233,14 @@ def test_the_desk_form_posts_without_script(day, client_for, personas):
                                      "client_key": "", **kw})
         d.pop("signature_png")
         return d
-    # refused: typed without the attestation; the form keeps what was typed and asks for the photos again
+    # refused: typed without the attestation; the form keeps what was typed, marks the box (issue 16 "Forms": 400,
+    # the error at the field) and asks for the photos again
     r = c.post(f"/construction/{project.case.number}/report/", data(attest=""))
     html = r.content.decode()
-    assert r.status_code == 200 and "Tick “I attest that this report is true" in html and "Choose the photos again" in html
+    assert r.status_code == 400 and "Tick “I attest that this report is true" in html and "Choose the photos again" in html
     assert 'value="Clearing, 68 °F"' in html and not Inspection.objects.filter(kind="erosion_storm").exists()
+    attest = re.search(r'<input[^>]*name="attest"[^>]*>', html).group(0)
+    assert 'aria-invalid="true"' in attest and " checked" not in attest and 'class="error-summary"' in html
     r = c.post(f"/construction/{project.case.number}/report/", data())
     insp = Inspection.objects.get(kind="erosion_storm")
     assert r.status_code == 302 and r.url == f"/construction/{project.case.number}/inspections/{insp.pk}/"
@@ -254,3 +258,23 @@ def test_service_worker_and_manifest(client):
     assert j["start_url"] == "/field/today/" and j["scope"] == "/field/"
     for icon in j["icons"]:
         assert client.get(icon["src"]).status_code == 200
+
+
+def test_a_report_missing_an_item_of_the_rule_marks_that_input(day, client_for, personas):
+    """§ 380-16 C(4)(f)[1][e]: a report without the weather is refused naming the item; the form (issue 16 "Forms")
+    comes back with everything typed and the weather input marked; a depth that is not one marks the precipitation."""
+    project, storm = day
+    c = client_for(personas["inspector"])
+    d = _post(project, storm, **{"signature_method": "typed", "attest": "1", "signed_name": "Ivy Inspector",
+                                 "client_key": "", "weather": "  "})
+    d.pop("signature_png")
+    r = c.post(f"/construction/{project.case.number}/report/", d)
+    html = r.content.decode()
+    assert r.status_code == 400 and "[e] weather at time of inspection" in html
+    assert 'aria-invalid="true"' in re.search(r'<(?:input|textarea)[^>]*name="weather"[^>]*>', html).group(0)
+    assert f'value="{d["location"]}"' in html
+    d.update(weather="Clearing, 68 °F", precipitation_24h_in="lots")
+    r = c.post(f"/construction/{project.case.number}/report/", d)
+    tag = re.search(r'<input[^>]*name="precipitation_24h_in"[^>]*>', r.content.decode()).group(0)
+    assert r.status_code == 400 and 'aria-invalid="true"' in tag and 'value="lots"' in tag
+    assert not Inspection.objects.filter(kind="erosion_storm").exists()

@@ -20,6 +20,7 @@ from stormwater.accounts.access import public, require_perm
 from stormwater.accounts.roles import Perm
 from stormwater.cases.services import TransitionError
 from stormwater.townconfig import town_config
+from stormwater.web.postdata import refilled
 
 from . import field, reportform, reporting, selectors
 from .models import InspectionKind
@@ -108,7 +109,7 @@ def report_form(request, number: str, *, field_url: bool):
     p = selectors.project_get_for_user(user=request.user, number=number)
     kind = request.POST.get("kind") or request.GET.get("kind") or InspectionKind.EROSION_ROUTINE.value
     storm_id = reportform._int(request.POST.get("storm_id") or request.GET.get("storm"))
-    conflicts = []
+    conflicts, error = [], None
     if request.method == "POST" and not request.POST.get("_refresh"):
         f = request.POST
         try:
@@ -124,7 +125,7 @@ def report_form(request, number: str, *, field_url: bool):
             messages.info(request, "This report was already filed.")
             return redirect("construction_inspection", number=number, inspection_id=e.inspection.pk)
         except (ValueError, TransitionError) as e:
-            messages.error(request, str(e))
+            error = e
             if request.FILES:
                 messages.info(request, "Choose the photos again: a browser cannot keep them after a refusal.")
         else:
@@ -134,6 +135,11 @@ def report_form(request, number: str, *, field_url: bool):
     ctx = reportform.form_context(project=p, user=request.user, kind=kind, post=request.POST, storm_id=storm_id)
     ctx.update({"conflicts": conflicts, "field_url": field_url})
     resp = render(request, "construction/report.html", ctx)
+    if error is not None:  # the form as it was sent, the refusal at its input (issue 16 "Forms"), 400
+        resp = refilled(request, resp, error)
+        if resp is None:
+            messages.error(request, str(error))
+            resp = render(request, "construction/report.html", ctx)
     return _field_headers(resp) if field_url else resp
 
 

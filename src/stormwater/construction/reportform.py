@@ -10,6 +10,7 @@ from decimal import Decimal, InvalidOperation
 
 from django.utils import timezone
 
+from stormwater.web.forms import FieldRefusal
 from stormwater.web.postdata import date_value
 
 from .models import Condition, ControlKind, Evaluation, InspectionKind, SignatureMethod
@@ -43,19 +44,19 @@ def _when(v: str | None) -> datetime | None:
     try:
         d = datetime.fromisoformat(v)
     except (TypeError, ValueError):
-        raise ValueError(ERR_WHEN.format(value=v)) from None
+        raise FieldRefusal(ERR_WHEN.format(value=v), "inspected_at") from None
     return timezone.make_aware(d) if timezone.is_naive(d) else d
 
 
-def _inches(v: str | None, field: str) -> Decimal | None:
+def _inches(v: str | None, field: str, name: str) -> Decimal | None:
     if v is None or not str(v).strip():
         return None
     try:
         d = Decimal(str(v).strip())
     except InvalidOperation:
-        raise ValueError(ERR_PRECIP.format(field=field, value=v)) from None
+        raise FieldRefusal(ERR_PRECIP.format(field=field, value=v), name) from None
     if not d.is_finite() or d < 0 or d >= 100:
-        raise ValueError(ERR_PRECIP.format(field=field, value=v))
+        raise FieldRefusal(ERR_PRECIP.format(field=field, value=v), name)
     return d.quantize(Decimal("0.01"))
 
 
@@ -99,7 +100,7 @@ def report_from_post(post, files) -> ReportInput:
         kind=kind, inspected_at=_when(f.get("inspected_at")), location=f.get("location", ""),
         inspector_name=f.get("inspector_name", ""), inspector_credentials=f.get("inspector_credentials", ""),
         last_inspection=last_v, weather=f.get("weather", ""),
-        precipitation_24h_in=_inches(f.get("precipitation_24h_in"), "[f] precipitation"),
+        precipitation_24h_in=_inches(f.get("precipitation_24h_in"), "[f] precipitation", "precipitation_24h_in"),
         evaluation=f.get("evaluation", ""), findings=f.get("findings", ""),
         corrective_steps=f.get("corrective_steps", ""),
         structures=f.get("structures", "") if shown["structures"] else "",
@@ -107,7 +108,7 @@ def report_from_post(post, files) -> ReportInput:
         video_reference=f.get("video_reference", "") if shown["final"] else "",
         storm_evaluated_on=date_value(f["storm_evaluated_on"], field="storm_evaluated_on") if shown["final"] and f.get("storm_evaluated_on")
         else None,
-        storm_evaluation_rain_in=_inches(f.get("storm_rain_in"), "storm rainfall") if shown["final"] else None,
+        storm_evaluation_rain_in=_inches(f.get("storm_rain_in"), "storm rainfall", "storm_rain_in") if shown["final"] else None,
         storm_id=_int(f.get("storm_id")) if shown["storm"] else None,
         punch_list=tuple(x for x in f.get("punch_list", "").splitlines() if x.strip()) if shown["punch"] else (),
         rows=tuple(rows), photos=tuple(x for x in files.getlist("photos") if x.size),

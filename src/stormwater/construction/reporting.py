@@ -14,7 +14,7 @@ from stormwater.accounts.roles import Perm
 from stormwater.audit.services import audit_record
 from stormwater.cases.filing import after_now, after_today
 from stormwater.cases.services import event_record
-from stormwater.rules.inspections import notice_is_timely, report_missing_fields
+from stormwater.rules.inspections import notice_is_timely, report_missing_fields, report_missing_keys
 from stormwater.rules.money import ZERO
 from stormwater.formats import day as show_day, moment as show_moment
 
@@ -26,6 +26,7 @@ from .models import (ENGINEER_KINDS, ChecklistRow, Condition, ConstructionProjec
 
 K = InspectionKind
 
+REPORT_INPUTS = {"inspected_on": "inspected_at"}  # an item of the rule → the report form's input, where they differ
 ERR_REPORT_FIELDS = "The inspection report is missing: {fields}."
 ERR_NO_NOTICE = ("The project design engineer must notify the DPW Director at least 24 hours before each inspection "
                  "(§ 380-16 C(3)); no notice for a {kind} on {day}.")
@@ -267,8 +268,9 @@ def inspection_report_file(*, project: ConstructionProject, report: ReportInput,
     missing = report_missing_fields(report.as_fields())
     if kind is None and "§ 380-16 C(4)(f)[1][c] type of inspection" not in missing:
         missing.append("§ 380-16 C(4)(f)[1][c] type of inspection")
-    if missing:
-        raise ConstructionError(ERR_REPORT_FIELDS.format(fields="; ".join(missing)))
+    if missing:  # the form marks the first missing item's input (issue 16 "Forms")
+        first = (report_missing_keys(report.as_fields()) or ["kind"])[0]
+        raise ConstructionError(ERR_REPORT_FIELDS.format(fields="; ".join(missing)), field=REPORT_INPUTS.get(first, first))
     if not may_file(acting_user, p, kind):
         if kind == K.RANDOM:
             raise ConstructionError(ERR_RANDOM)
@@ -309,16 +311,16 @@ def inspection_report_file(*, project: ConstructionProject, report: ReportInput,
     row_photos = [_checked_photos(r.photos) for r, *_ in rows]
     sig = report.signature
     if sig is None and signature_required:
-        raise ConstructionError(ERR_SIGNATURE)
+        raise ConstructionError(ERR_SIGNATURE, field="signature_method")
     if sig is not None:
         if sig.method not in SignatureMethod.values:
-            raise ConstructionError(ERR_SIGNATURE)
+            raise ConstructionError(ERR_SIGNATURE, field="signature_method")
         if sig.method == SignatureMethod.TYPED and not sig.name.strip():
-            raise ConstructionError(ERR_SIGNATURE_NAME)
+            raise ConstructionError(ERR_SIGNATURE_NAME, field="signed_name")
         if sig.method == SignatureMethod.TYPED and not sig.attested:
-            raise ConstructionError(ERR_ATTEST)
+            raise ConstructionError(ERR_ATTEST, field="attest")
         if sig.method == SignatureMethod.DRAWN and sig.image is None:
-            raise ConstructionError(ERR_SIGNATURE)
+            raise ConstructionError(ERR_SIGNATURE, field="signature_method")
     last = None if isinstance(report.last_inspection, str) else report.last_inspection
     storm = p.rain_events.filter(pk=report.storm_id).first() if report.storm_id else None
     insp = Inspection.objects.create(

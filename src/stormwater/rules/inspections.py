@@ -251,6 +251,14 @@ REPORT_FIELDS: tuple[tuple[str, str], ...] = (
 CORRECTIVE_FIELD = ("corrective_steps", "[h] steps to be taken to correct violations")
 
 
+def report_missing_keys(report: dict) -> list[str]:
+    """The keys (of REPORT_FIELDS, and ``corrective_steps``) of the § 380-16 C(4)(f)[1] items ``report`` lacks, in
+    the rule's order: ``report_missing_fields`` names them as the rule does."""
+    labels = dict(REPORT_FIELDS + (CORRECTIVE_FIELD,))
+    names = {f"§ 380-16 C(4)(f)[1]{label}": key for key, label in labels.items()}
+    return [names[m] for m in report_missing_fields(report)]
+
+
 def report_missing_fields(report: dict) -> list[str]:
     """The § 380-16 C(4)(f)[1] items a written inspection report lacks, named as in the rule.
 

@@ -107,19 +107,25 @@ def refused(request, error: Exception, to: str) -> HttpResponse:
     form filled in as it was sent, the error at its field and a summary linking to it (``web.refill``). A page
     that is not ours to render or holds no such form: the error as a message on ``to`` (what it always was)."""
     page = _page(request, to)
-    if page is not None:
-        path, response = page
-        field, message = refused_field(request, error), str(error)
-        if field and message.startswith(f"{field}: "):
-            message = message[len(field) + 2:]  # the summary names the input by its label
-        html = refill(response.content.decode(response.charset), action=request.path, page=path, data=request.POST,
-                      field=field, message=message)
-        if html is not None:
-            response.content = html.encode(response.charset)
-            response.status_code = 400
-            return response
+    if page is not None and (response := refilled(request, page[1], error, page=page[0])) is not None:
+        return response
     messages.error(request, str(error))
     return redirect(to)
+
+
+def refilled(request, response: HttpResponse, error: Exception, *, page: str | None = None) -> HttpResponse | None:
+    """``response`` (a page holding the form posted to this request's URL; ``page`` its path, if not this one) with
+    that form filled in as it was sent and ``error`` at its field, status 400; None when it holds no such form."""
+    field, message = refused_field(request, error), str(error)
+    if field and message.startswith(f"{field}: "):
+        message = message[len(field) + 2:]  # the summary names the input by its label
+    html = refill(response.content.decode(response.charset), action=request.path, page=page or request.path,
+                  data=request.POST, field=field, message=message)
+    if html is None:
+        return None
+    response.content = html.encode(response.charset)
+    response.status_code = 400
+    return response
 
 
 def _page(request, to: str) -> tuple[str, HttpResponse] | None:
