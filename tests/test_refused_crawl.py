@@ -33,9 +33,12 @@ class _Forms(HTMLParser):
         self._f: dict | None = None
         self._select: str | None = None
         self._textarea: str | None = None
+        self._noscript = 0
 
     def handle_starttag(self, tag, attrs):
         a = {k: (v if v is not None else "") for k, v in attrs}
+        if tag == "noscript":  # what a browser with script (every user's) does not show
+            self._noscript += 1
         if tag == "form":
             if a.get("method", "get").lower() == "post":
                 self._f = {"action": a.get("action", ""), "data": {}, "dates": [], "first_option": {}}
@@ -60,13 +63,16 @@ class _Forms(HTMLParser):
             f["first_option"].setdefault(self._select, value)
             if "selected" in a:
                 f["data"].setdefault(self._select, []).append(value)
-        elif tag == "button" and name and a.get("type", "submit").lower() == "submit" and "button" not in f:
+        elif (tag == "button" and name and a.get("type", "submit").lower() == "submit" and "button" not in f
+              and not self._noscript):
             f["button"] = (name, a.get("value", ""))  # the first button sends its name, as a click on it does
         elif tag == "textarea" and name:
             self._textarea = name
             f["data"].setdefault(name, [""])
 
     def handle_endtag(self, tag):
+        if tag == "noscript" and self._noscript:
+            self._noscript -= 1
         if tag == "form":
             self._f = None
         elif tag == "select":

@@ -69,3 +69,12 @@ def test_a_refusal_naming_no_input_is_said_at_the_top_of_the_form_with_the_value
 def test_a_page_without_the_posted_form_gives_none():
     assert refill(PAGE, action="/x/7/gone/", page="/x/7/", data=_data(amount="1"), field="amount", message="No.") is None
     assert refill(PAGE, action="/x/7/row/", page="/x/7/", data=_data(row="3"), field=None, message="No.") is None
+
+
+def test_a_single_form_is_found_whatever_its_hidden_values_and_an_id_is_made_valid():
+    page = ('<form method="post"><input type="hidden" name="client_key" value="fresh-for-each-page">'
+            '<label>Note § 2 <input name="note-380-12 A(1)"></label></form>')
+    out = refill(page, action="/p/", page="/p/", data=_data(client_key="the-one-sent", **{"note-380-12 A(1)": "x"}),
+                 field="note-380-12 A(1)", message="Say why.")
+    assert 'id="refused-note-380-12-A-1-"' in out and 'aria-describedby="refused-note-380-12-A-1-_error"' in out
+    assert 'value="fresh-for-each-page"' in out and 'value="x"' in out

@@ -14,6 +14,7 @@ stay as the fresh page made them.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field as dc_field
 from html import escape
 from html.parser import HTMLParser
@@ -133,12 +134,15 @@ def _set(attrs: list, key: str, value: str | None) -> list:
 
 
 def _choose(forms: list[_Form], *, action: str, page: str, data: QueryDict) -> _Form | None:
-    """The form that was posted: its action is the posted URL and its hidden inputs hold what was posted (several
-    row forms may post to one URL, told apart by a hidden id); of those, the one with most of the posted names."""
+    """The form that was posted: its action is the posted URL; when several forms post to that URL (row forms told
+    apart by a hidden id), the one whose hidden inputs hold what was posted, and of those the one with most of the
+    posted names. A single form is taken as it is (its hidden values may be made afresh for each page: a key)."""
+    posting = [f for f in forms
+               if f.tag.get("method").lower() == "post" and _path(f.tag.get("action"), page) == action]
+    if len(posting) == 1:
+        return posting[0]
     best, score = None, -1
-    for f in forms:
-        if f.tag.get("method").lower() != "post" or _path(f.tag.get("action"), page) != action:
-            continue
+    for f in posting:
         names = {t.get("name") for t in f.fields if t.get("name")}
         hidden = [t for t in f.fields if t.name == "input" and t.get("type").lower() == "hidden"
                   and t.get("name") and t.get("name") not in TOKENS]
@@ -177,7 +181,7 @@ def refill(html: str, *, action: str, page: str, data: QueryDict, field: str | N
     err_id = ""
     if first is not None:
         if not first.get("id"):
-            first.attrs = _set(first.attrs, "id", f"refused-{field}")
+            first.attrs = _set(first.attrs, "id", "refused-" + re.sub(r"[^A-Za-z0-9_-]+", "-", field))
         err_id = f"{first.get('id')}_error"
     for t in form.fields:
         name, kind = t.get("name"), t.get("type").lower()
