@@ -101,3 +101,13 @@ def test_an_upload_refused_for_its_file_asks_for_it_again(draft, personas, at, c
                                                   "file": SimpleUploadedFile("notes.exe", b"MZ\x90\x00binary")})
     assert_refused(r, url, {"tag": "info_response", "title": "Notes"}, "file")
     assert "Choose the file again." in r.content.decode()
+
+
+def test_a_rule_hearing_with_too_little_notice_is_refused_at_the_notice_date(personas, client_for, db):
+    from stormwater.permits.models import RuleHearing
+    url = "/permits/rule-hearings/"
+    posted = {"title": "Amend the fee schedule", "summary": "New technical review fees.", "newspaper": "The Reminder",
+              "advertised_on": "2026-04-28", "hearing_at": "2026-05-01T19:00", "location": "Town Hall"}
+    r = client_for(personas["director"]).post(url, posted)
+    assert_refused(r, url, posted, "advertised_on")
+    assert not RuleHearing.objects.exists()

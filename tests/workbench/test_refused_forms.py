@@ -91,3 +91,14 @@ def test_the_lid_checklist_refused_keeps_the_answers(meeting, personas, client_f
     r = client_for(personas["staff"]).post(url, posted)
     assert_refused(r, url, posted, f"n-{lid[4].key}")
     assert _recorded() == before
+
+
+def test_a_new_meeting_refused_keeps_what_was_typed(personas, client_for):
+    from stormwater.workbench.models import PreApplicationMeeting
+    url = "/pre-application/new/"
+    posted = {"applicant_name": "Olivia Owner", "applicant_email": "olivia@", "applicant_username": "",
+              "site_address": "1 Elm St", "concept": "Eight lots and a road", "scheduled_at": "2026-02-03T10:00",
+              "location": "DPW, 170 Dwight Road"}
+    r = client_for(personas["staff"]).post(url, posted)
+    assert_refused(r, url, posted, "applicant_email")
+    assert not PreApplicationMeeting.objects.exists()

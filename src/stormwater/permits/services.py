@@ -1042,7 +1042,7 @@ def rule_hearing_create(*, title: str, summary: str, newspaper: str, advertised_
     circulation at least seven days before the hearing."""
     hearing_day = timezone.localtime(hearing_at).date() if timezone.is_aware(hearing_at) else hearing_at.date()
     if not interval_is_at_least(advertised_on, hearing_day, HEARING_NOTICE_DAYS):
-        raise ValueError(ERR_HEARING_NOTICE.format(adv=advertised_on, hearing=hearing_day))
+        raise PermitError(ERR_HEARING_NOTICE.format(adv=advertised_on, hearing=hearing_day), field="advertised_on")
     h = RuleHearing.objects.create(title=title, summary=summary, newspaper=newspaper, advertised_on=advertised_on,
                                    hearing_at=hearing_at, location=location,
                                    created_by=acting_user if acting_user and acting_user.is_authenticated else None)

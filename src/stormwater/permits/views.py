@@ -627,11 +627,12 @@ def rule_hearings(request):
         try:
             h = services.rule_hearing_create(acting_user=request.user, **form.cleaned_data)
         except ValueError as e:
-            form.add_error(None, str(e))
+            add_refusal(form, e)  # at its field (the notice date): issue 16 "Forms"
         else:
             messages.success(request, "Hearing recorded; the legal notice is ready.")
             return redirect("rule_hearing_notice", hearing_id=h.pk)
-    return render(request, "permits/rule_hearings.html", {"form": form, "hearings": RuleHearing.objects.all()})
+    return render(request, "permits/rule_hearings.html", {"form": form, "hearings": RuleHearing.objects.all()},
+                  status=400 if form.errors else 200)
 
 
 @require_perm(Perm.PERMIT_DECIDE)

@@ -232,21 +232,25 @@ def workbench_decide(request, number: str):
 
 @require_perm()
 def meeting_list(request):
+    return _meetings_page(request)
+
+
+def _meetings_page(request, *, form: MeetingForm | None = None, status: int = 200):
+    """The meetings; ``form`` a refused new meeting, bound (what was typed, the errors at the fields)."""
     lst = MeetingList(request, selectors.meetings_for_user(request.user))
     if (resp := lst.export_response()) is not None:
         return resp
     return render(request, "workbench/meetings.html", {
-        "lst": lst, "form": MeetingForm(),
-        "can_review": request.user.can(Perm.PERMIT_REVIEW)})
+        "lst": lst, "form": form or MeetingForm(),
+        "can_review": request.user.can(Perm.PERMIT_REVIEW)}, status=status)
 
 
 @require_POST
 @require_perm(Perm.PERMIT_REVIEW)
 def meeting_new(request):
     form = MeetingForm(request.POST)
-    if not form.is_valid():
-        messages.error(request, "; ".join(f"{k}: {' '.join(v)}" for k, v in form.errors.items()))
-        return redirect("meeting_list")
+    if not form.is_valid():  # the list again with the meeting as typed, the errors at the fields (issue 16)
+        return _meetings_page(request, form=form, status=400)
     d = form.cleaned_data
     applicant = User.objects.filter(username=d["applicant_username"]).first() if d["applicant_username"] else None
     m = services.meeting_schedule(applicant_name=d["applicant_name"], applicant_email=d["applicant_email"],
