@@ -111,3 +111,14 @@ def test_a_rule_hearing_with_too_little_notice_is_refused_at_the_notice_date(per
     r = client_for(personas["director"]).post(url, posted)
     assert_refused(r, url, posted, "advertised_on")
     assert not RuleHearing.objects.exists()
+
+
+def test_a_segmentation_finding_that_is_neither_choice_is_refused_at_it(draft, personas, at, client_for):
+    advance(draft, personas, at, "filed")
+    type(draft).objects.filter(pk=draft.pk).update(segmentation_flagged=True)
+    url = f"/permits/{draft.case.number}/segmentation/"
+    posted = {"finding": "both", "reason": "Same owner, lots 3 and 4, one road"}
+    r = client_for(personas["director"]).post(url, posted)
+    assert_refused(r, url, posted, "finding", skip=("finding",))  # no such option to choose again
+    draft.refresh_from_db()
+    assert draft.segmentation_finding == ""
