@@ -85,7 +85,7 @@ def test_an_engineer_signs_up_uploads_the_plan_and_reviews_their_permit(page, li
     page.get_by_text("Dana Engineer — Design engineer").wait_for()
     form = page.locator("form").filter(has=page.get_by_label("Other document"))
     form.get_by_label("Other document").select_option("plan_data")
-    form.get_by_label("file", exact=True).set_input_files(str(EXAMPLE))
+    form.get_by_label("File", exact=True).set_input_files(str(EXAMPLE))
     form.get_by_role("button", name="Upload").click()
     page.get_by_text("commercial-5-acre.yaml added to the file.").wait_for()
     shot("engineer-04-permit-390")

@@ -104,6 +104,15 @@ ERR_START_VIA_FILE = ("The start of land disturbance is recorded on the construc
 ERR_DRAFT_ONLY = "This can be changed only before the application is filed."
 
 
+class PermitError(ValueError):
+    """A refusal about one input: the message says why (and the Ch. 380 provision), ``field`` names the posted input
+    it concerns, so a refused staff form shows it at that input (issue 16 "Forms": ``web.postdata.refused``)."""
+
+    def __init__(self, message: str = "", field: str | None = None):
+        super().__init__(message)
+        self.field = field
+
+
 def _today() -> date:
     return timezone.localdate()
 
@@ -231,7 +240,7 @@ def abutters_set(*, application: PermitApplication, text: str, certified_on: dat
         raise TransitionError(ERR_DRAFT_ONLY)
     rows = parse_abutters(text)
     if not rows:
-        raise ValueError(ERR_ABUTTERS_EMPTY)
+        raise PermitError(ERR_ABUTTERS_EMPTY, field="abutters")
     app.abutters.all().delete()
     Abutter.objects.bulk_create(Abutter(application=app, name=n, mailing_address=a) for n, a in rows)
     app.abutter_list_certified_on = certified_on
@@ -378,7 +387,7 @@ def permit_determine_incomplete(*, application: PermitApplication, cure_by: date
         if not missing and not note.strip():
             raise TransitionError(ERR_NOTHING_MISSING)
         if cure_by <= on:
-            raise TransitionError(ERR_CURE_DATE)
+            raise TransitionError(ERR_CURE_DATE, field="cure_by")
     case_transition(case=app.case, to=S.INCOMPLETE, acting_user=acting_user, on=on, check=check,
                     why=f"Incomplete; items due by {cure_by}" + (f". {note}" if note else ""),
                     data={"missing": missing, "cure_by": str(cure_by)})
@@ -434,7 +443,7 @@ def permit_request_information(*, application: PermitApplication, items: str, ac
     app = _lock(application)
     on = on or _today()
     if not items.strip():
-        raise ValueError(ERR_NO_INFO)
+        raise PermitError(ERR_NO_INFO, field="items")
     case_transition(case=app.case, to=S.INFO_REQUESTED, acting_user=acting_user, on=on,
                     why=f"Information requested: {items[:200]}")
     lines = [x.strip() for x in items.splitlines() if x.strip()]
@@ -471,7 +480,7 @@ def permit_extend(*, application: PermitApplication, days: int, reason: str, act
     """An extension of the 42-day period with its reason (§ 380-10 I(2): the DPW requires additional time,
     or agreed with the applicant)."""
     if days <= 0:
-        raise ValueError("An extension adds at least one day.")
+        raise PermitError("An extension adds at least one day.", field="days")
     return clock_extend(case=application.case, kind=wf.ACTION, days=days, reason=reason, acting_user=acting_user)
 
 
@@ -493,10 +502,10 @@ def consultant_select(*, application: PermitApplication, name: str, services: st
     Starts the 5-day withdrawal window, the 10-business-day payment countdown and the 10-day appeal window."""
     app = _lock(application)
     if not degree.strip() and years_of_practice < MIN_YEARS_PRACTICE:
-        raise ValueError(ERR_QUALIFIED)
+        raise PermitError(ERR_QUALIFIED, field="degree")
     fee = round_cents(Decimal(fee))
     if fee <= 0:
-        raise ValueError(ERR_FEE_POSITIVE)
+        raise PermitError(ERR_FEE_POSITIVE, field="fee")
     case_transition(case=app.case, to=S.CONSULTANT_FEE_DUE, acting_user=acting_user, on=notice_on,
                     why=f"Outside consultant {name} selected; fee ${fmt(fee)} requested (§ 380-10 G(2)(c))")
     eng = ConsultantEngagement.objects.create(application=app, name=name, firm=firm, degree=degree,
@@ -592,7 +601,7 @@ def consultant_additional_fee(*, application: PermitApplication, amount: Decimal
         raise ValueError(ERR_NO_ENGAGEMENT)
     amount = round_cents(Decimal(amount))
     if amount <= 0:
-        raise ValueError(ERR_FEE_POSITIVE)
+        raise PermitError(ERR_FEE_POSITIVE, field="amount")
     eng.fee += amount
     eng.state = ConsultantEngagement.State.FEE_REQUESTED
     eng.save(update_fields=["fee", "state"])
@@ -618,13 +627,13 @@ def consultant_appeal_file(*, application: PermitApplication, ground: str, state
     server's clock unless the Select Board's clerk records a paper appeal (cases.filing)."""
     received_on = filed_on(acting_user=acting_user, claimed=received_on, staff_perm=Perm.PERMIT_APPEAL_RECORD)
     if received_on > _today():
-        raise ValueError(ERR_FUTURE_DATE)
+        raise PermitError(ERR_FUTURE_DATE, field="received_on")
     app = _lock(application)
     eng = current_engagement(app)
     if eng is None:
         raise ValueError(ERR_NO_ENGAGEMENT)
     if ground not in ConsultantAppeal.Ground.values:
-        raise ValueError(ERR_APPEAL_GROUND)
+        raise PermitError(ERR_APPEAL_GROUND, field="ground")
     window = clock_running(case=app.case, kind=wf.CONSULTANT_APPEAL_WINDOW)
 
     def check(_):
@@ -711,7 +720,7 @@ def account_expenditure(*, application: PermitApplication, amount: Decimal, on: 
     balance = account_balance_of(app)
     amount = round_cents(Decimal(amount))
     if amount > balance:
-        raise ValueError(ERR_OVERDRAWN.format(balance=f"${fmt(balance)}", amount=f"${fmt(amount)}"))
+        raise PermitError(ERR_OVERDRAWN.format(balance=f"${fmt(balance)}", amount=f"${fmt(amount)}"), field="amount")
     return _account_entry(app, kind=AccountEntryKind.EXPENDITURE, amount=amount, on=on, payee=payee, memo=memo,
                           reference=reference, acting_user=acting_user)
 
@@ -845,7 +854,7 @@ def account_refund(*, application: PermitApplication, on: date, acting_user, pay
     if balance <= 0:
         raise ValueError(ERR_NOTHING_TO_REFUND)
     if successor and not app.case.documents.filter(tag="successor_documentation").exists():
-        raise ValueError(ERR_SUCCESSOR_DOCS)
+        raise PermitError(ERR_SUCCESSOR_DOCS, field="successor")
     payee = payee.strip() or app.owner_name
     if successor:
         CaseParty.objects.create(case=app.case, role=PartyRole.SUCCESSOR, name=payee)
@@ -886,7 +895,7 @@ def project_change_notify(*, application: PermitApplication, description: str, a
     permit staff record a paper notice (cases.filing)."""
     notified_on = filed_on(acting_user=acting_user, claimed=notified_on, staff_perm=Perm.PERMIT_REVIEW)
     if notified_on > _today():
-        raise ValueError(ERR_FUTURE_DATE)
+        raise PermitError(ERR_FUTURE_DATE, field="notified_on")
     app = _lock(application)
     _approved(app)
     ch = ProjectChange.objects.create(application=app, notified_on=notified_on, description=description)
@@ -959,7 +968,7 @@ def project_start_extend(*, application: PermitApplication, days: int, reason: s
 def waiver_request(*, application: PermitApplication, requirement: str, justification: str, acting_user) -> Waiver:
     """§ 380-8 B: a written request with an explanation or documentation supporting it."""
     if not justification.strip():
-        raise ValueError(ERR_WAIVER_JUSTIFY)
+        raise PermitError(ERR_WAIVER_JUSTIFY, field="justification")
     case = case_open(kind=wf.WAIVER, title=f"Waiver: {requirement[:200]}", acting_user=acting_user,
                      applicant=application.case.applicant, parent=application.case)
     w = Waiver.objects.create(case=case, application=application, requirement=requirement, justification=justification)
@@ -1013,7 +1022,7 @@ def waiver_decide(*, waiver: Waiver, grant: bool, note: str, acting_user, findin
         if grant and waiver.public_comment_from is None:
             raise TransitionError(ERR_WAIVER_COMMENT)
         if grant and not (len(findings) == 3 and all(findings)):
-            raise TransitionError(ERR_WAIVER_FINDINGS)
+            raise TransitionError(ERR_WAIVER_FINDINGS, field="a1")
     to = wf.WaiverStatus.GRANTED if grant else wf.WaiverStatus.DENIED
     case_transition(case=waiver.case, to=to, acting_user=acting_user, on=on, check=check,
                     why=("Granted" if grant else "Denied") + (f": {note}" if note else ""))
@@ -1033,7 +1042,7 @@ def rule_hearing_create(*, title: str, summary: str, newspaper: str, advertised_
     circulation at least seven days before the hearing."""
     hearing_day = timezone.localtime(hearing_at).date() if timezone.is_aware(hearing_at) else hearing_at.date()
     if not interval_is_at_least(advertised_on, hearing_day, HEARING_NOTICE_DAYS):
-        raise ValueError(ERR_HEARING_NOTICE.format(adv=advertised_on, hearing=hearing_day))
+        raise PermitError(ERR_HEARING_NOTICE.format(adv=advertised_on, hearing=hearing_day), field="advertised_on")
     h = RuleHearing.objects.create(title=title, summary=summary, newspaper=newspaper, advertised_on=advertised_on,
                                    hearing_at=hearing_at, location=location,
                                    created_by=acting_user if acting_user and acting_user.is_authenticated else None)
@@ -1062,7 +1071,7 @@ def _account(who: str):
     if len(found) != 1:
         found = list(qs.filter(username__iexact=who)[:1])
     if not who or not found:
-        raise ValueError(ERR_PARTY_WHO.format(who=who))
+        raise PermitError(ERR_PARTY_WHO.format(who=who), field="who")
     return found[0]
 
 
@@ -1072,12 +1081,12 @@ def permit_party_link(*, application: PermitApplication, who: str, role: str, ac
     agent: they then see the permit, and a design engineer adds its plan documents and attaches reviews to it
     (``permits.selectors.permits_for_user``). The applicant or staff link them (the view checks who may)."""
     if role not in LINKABLE_ROLES:
-        raise ValueError(ERR_PARTY_ROLE)
+        raise PermitError(ERR_PARTY_ROLE, field="role")
     app = _lock(application)
     user = _account(who)
     name = user.get_full_name() or user.username
     if app.case.parties.filter(user=user, role=role).exists():
-        raise ValueError(ERR_PARTY_TWICE.format(name=name, role=LINKABLE_ROLES[role]))
+        raise PermitError(ERR_PARTY_TWICE.format(name=name, role=LINKABLE_ROLES[role]), field="who")
     party = CaseParty.objects.create(case=app.case, role=role, name=name[:200], email=user.email, user=user)
     event_record(case=app.case, kind="party", acting_user=acting_user,
                  why=f"{name} linked as the {LINKABLE_ROLES[role]}", data={"user": user.pk, "role": role})

@@ -16,10 +16,11 @@ from stormwater.accounts.models import User
 from stormwater.accounts.roles import Perm
 from stormwater.rules.applicability import EXEMPTIONS, OtherWork, determine, to_sqft
 from stormwater.web.files import document_response, download
-from stormwater.web.forms import add_refusal
+from stormwater.cases.services import DocumentError
+from stormwater.web.forms import FieldRefusal, add_refusal
 from stormwater.web.once import submit_once
 from stormwater.web.preview import preview_documents
-from stormwater.web.postdata import REFUSALS, act, date_value, money_value, whole_value
+from stormwater.web.postdata import REFUSALS, act, date_value, money_value, refused, whole_value
 
 from . import documents, services
 from . import workflow as wf
@@ -37,9 +38,19 @@ def _for_applicant(request, number):
     return permit_get_for_applicant(user=request.user, number=number)
 
 
+def _to(app) -> str:
+    return reverse("permit_detail", kwargs={"number": app.case.number})
+
+
 def _do(request, app, fn, ok: str):
-    """Run one service; its refusal (table, precondition, bad input) becomes a message, never a 500."""
-    return act(request, fn, ok, reverse("permit_detail", kwargs={"number": app.case.number}))
+    """Run one service; its refusal (table, precondition, bad input) is the file again with the form as it was
+    sent and the error at its input (``web.postdata.act``; issue 16 "Forms"), never a 500."""
+    return act(request, fn, ok, _to(app))
+
+
+def _refuse(request, app, message: str, field: str):
+    """A refusal the view itself makes about the posted input ``field``: the file again, the form as sent."""
+    return refused(request, FieldRefusal(message, field), _to(app))
 
 
 # --- public: the applicant's first question -------------------------------------------------------
@@ -127,8 +138,10 @@ def permit_detail(request, number: str):
     return _detail_page(request, app)
 
 
-def _detail_page(request, app, *, decision_form: DecisionForm | None = None, status: int = 200):
-    """The permit file; ``decision_form`` a refused decision, bound (what was typed, errors at the fields)."""
+def _detail_page(request, app, *, decision_form: DecisionForm | None = None, consultant_form: ConsultantForm | None = None,
+                 appeal_form: AppealForm | None = None, status: int = 200):
+    """The permit file; ``decision_form`` (``consultant_form``, ``appeal_form``) a refused decision (selection,
+    appeal), bound (what was typed, errors at the fields)."""
     u = request.user
     case = app.case
     proposal = None
@@ -154,9 +167,9 @@ def _detail_page(request, app, *, decision_form: DecisionForm | None = None, sta
         "people": permit_people(app),
         "linkable_roles": list(services.LINKABLE_ROLES.items()),
         "upload_tags": [(i.key, i.label) for i in ITEMS if i.by_upload] + list(OTHER_TAGS.items()),
-        "decision_form": decision_form or DecisionForm(), "consultant_form": ConsultantForm(),
+        "decision_form": decision_form or DecisionForm(), "consultant_form": consultant_form or ConsultantForm(),
         "sheets_proposal": proposal,
-        "appeal_form": AppealForm(paper=u.can(Perm.PERMIT_APPEAL_RECORD)),
+        "appeal_form": appeal_form or AppealForm(paper=u.can(Perm.PERMIT_APPEAL_RECORD)),
         "S": wf.Status, "today": timezone.localdate(), "schedule": fee_schedule_in_force(timezone.localdate()),
         "allowed": case.machine.transitions.get(case.status, frozenset()),
     }
@@ -181,11 +194,15 @@ def permit_upload(request, number: str):
         tag = "other"
     upload = request.FILES.get("file")
     if upload is None:
-        messages.error(request, "Choose a file to upload.")
-        return redirect("permit_detail", number=number)
-    return _do(request, app, lambda: services.permit_document_upload(
-        application=app, upload=upload, tag=tag, title=request.POST.get("title", ""), acting_user=request.user),
-        f"{upload.name} added to the file.")
+        return _refuse(request, app, "Choose a file to upload.", "file")
+
+    def add():
+        try:
+            services.permit_document_upload(application=app, upload=upload, tag=tag,
+                                            title=request.POST.get("title", ""), acting_user=request.user)
+        except DocumentError as e:  # about the file: said at its input (a file is never sent back: choose it again)
+            raise FieldRefusal(f"{e} Choose the file again.", "file") from e
+    return _do(request, app, add, f"{upload.name} added to the file.")
 
 
 # --- applicant acts -------------------------------------------------------------------------------
@@ -265,12 +282,16 @@ def permit_consultant_appeal(request, number: str):
     if not (may_act_for_applicant(request.user, app) or request.user.can(Perm.PERMIT_APPEAL_RECORD)):
         raise PermissionDenied("Only the applicant or the Select Board's clerk may record an appeal.")
     form = AppealForm(request.POST, paper=request.user.can(Perm.PERMIT_APPEAL_RECORD))
-    if not form.is_valid():
-        messages.error(request, f"Appeal not recorded: {form.errors.as_text()}")
-        return redirect("permit_detail", number=number)
-    return _do(request, app, lambda: services.consultant_appeal_file(application=app, acting_user=request.user,
-                                                                     **form.cleaned_data),
-               "Appeal recorded: the payment countdown and the action clock are stopped.")
+    if form.is_valid():
+        try:
+            services.consultant_appeal_file(application=app, acting_user=request.user, **form.cleaned_data)
+        except REFUSALS as e:
+            add_refusal(form, e)
+        else:
+            messages.success(request, "Appeal recorded: the payment countdown and the action clock are stopped.")
+            return redirect("permit_detail", number=number)
+    # Refused: the file again with what was typed and the error at its field (issue 16 "Forms").
+    return _detail_page(request, app, appeal_form=form, status=400)
 
 
 @require_POST
@@ -395,14 +416,19 @@ def permit_deny_incomplete_view(request, number: str):
 def permit_consultant_select(request, number: str):
     app = permit_get_for_user(user=request.user, number=number)
     form = ConsultantForm(request.POST)
-    if not form.is_valid():
-        messages.error(request, f"Consultant not selected: {form.errors.as_text()}")
-        return redirect("permit_detail", number=number)
-    d = dict(form.cleaned_data)
-    username = d.pop("username")
-    d["user"] = User.objects.filter(username=username).first() if username else None
-    return _do(request, app, lambda: services.consultant_select(application=app, acting_user=request.user, **d),
-               "Consultant selected; the notice and payment request were generated.")
+    if form.is_valid():
+        d = dict(form.cleaned_data)
+        username = d.pop("username")
+        d["user"] = User.objects.filter(username=username).first() if username else None
+        try:
+            services.consultant_select(application=app, acting_user=request.user, **d)
+        except REFUSALS as e:
+            add_refusal(form, e)
+        else:
+            messages.success(request, "Consultant selected; the notice and payment request were generated.")
+            return redirect("permit_detail", number=number)
+    # Refused: the file again with what was typed and the error at its field (issue 16 "Forms").
+    return _detail_page(request, app, consultant_form=form, status=400)
 
 
 @require_POST
@@ -440,8 +466,7 @@ def permit_account_entry(request, number: str):
     try:
         on = date_value(request.POST.get("on"), timezone.localdate(), field="on")
     except ValueError as e:
-        messages.error(request, f"on: {e}")
-        return redirect("permit_detail", number=number)
+        return refused(request, e, _to(app))
     ref = request.POST.get("reference", "")
     if kind == AccountEntryKind.DEPOSIT:
         fn = lambda: services.consultant_fee_deposit(  # noqa: E731
@@ -456,8 +481,7 @@ def permit_account_entry(request, number: str):
                                              successor=bool(request.POST.get("successor")), reference=ref,
                                              acting_user=request.user)
     else:
-        messages.error(request, "Unknown account entry.")
-        return redirect("permit_detail", number=number)
+        return _refuse(request, app, "Unknown account entry.", "kind")
     return _do(request, app, fn, "Account entry recorded.")
 
 
@@ -562,7 +586,7 @@ def permit_segmentation(request, number: str):
     def fn():
         finding = request.POST.get("finding")
         if finding not in ("one_project", "separate"):
-            raise ValueError("Choose one project or separate projects.")
+            raise FieldRefusal("Choose one project or separate projects.", "finding")
         from stormwater.cases.services import event_record
         app.segmentation_finding, app.segmentation_reason = finding, request.POST.get("reason", "")
         app.save(update_fields=["segmentation_finding", "segmentation_reason"])
@@ -590,8 +614,7 @@ def permit_waiver_act(request, number: str, waiver_number: str):
         fn = lambda: services.waiver_decide(waiver=w, grant=action == "grant", note=request.POST.get("note", ""),  # noqa
                                             findings=findings, acting_user=u)
     else:
-        messages.error(request, "Unknown waiver action.")
-        return redirect("permit_detail", number=number)
+        return _refuse(request, app, "Unknown waiver action.", "action")
     return _do(request, app, fn, "Waiver updated.")
 
 
@@ -604,11 +627,12 @@ def rule_hearings(request):
         try:
             h = services.rule_hearing_create(acting_user=request.user, **form.cleaned_data)
         except ValueError as e:
-            form.add_error(None, str(e))
+            add_refusal(form, e)  # at its field (the notice date): issue 16 "Forms"
         else:
             messages.success(request, "Hearing recorded; the legal notice is ready.")
             return redirect("rule_hearing_notice", hearing_id=h.pk)
-    return render(request, "permits/rule_hearings.html", {"form": form, "hearings": RuleHearing.objects.all()})
+    return render(request, "permits/rule_hearings.html", {"form": form, "hearings": RuleHearing.objects.all()},
+                  status=400 if form.errors else 200)
 
 
 @require_perm(Perm.PERMIT_DECIDE)

@@ -48,11 +48,11 @@ def parse_money(v, name: str) -> Decimal | None:
 
 def parse_datetime(v, name: str) -> datetime:
     if v in (None, ""):
-        raise sv.ReliefError(f"{name}: required (YYYY-MM-DDTHH:MM)")
+        raise sv.ReliefError(f"{name}: required (YYYY-MM-DDTHH:MM)", field=name)
     try:
         dt = datetime.fromisoformat(str(v))
     except ValueError:
-        raise sv.ReliefError(f"{name}: {v!r} is not a date and time (YYYY-MM-DDTHH:MM)") from None
+        raise sv.ReliefError(f"{name}: {v!r} is not a date and time (YYYY-MM-DDTHH:MM)", field=name) from None
     return timezone.make_aware(dt) if timezone.is_naive(dt) else dt
 
 
@@ -78,7 +78,7 @@ def _related(p, user):
         return None
     c = relief_case_get_for_user(user=user, number=n)
     if c.kind != wf.ABATEMENT:
-        raise sv.ReliefError(f"{n} is not an abatement application.")
+        raise sv.ReliefError(f"{n} is not an abatement application.", field="related_abatement")
     return Abatement.objects.get(case=c)
 
 

@@ -171,7 +171,7 @@ def _open(kind: str, *, title: str, acting_user, owner, applicant, parent: Case 
 def _check_on(on: date | None) -> date:
     on = on or _today()
     if on > _today():
-        raise ReliefError(f"The date {on} is in the future.")
+        raise ReliefError(f"The date {on} is in the future.", field="on")
     return on
 
 
@@ -313,7 +313,7 @@ def credit_determine_incomplete(*, application: CreditApplication, missing: str,
                                 on: date | None = None):
     on = _check_on(on)
     if not (missing or "").strip():
-        raise ReliefError(ERR_NOTHING_MISSING)
+        raise ReliefError(ERR_NOTHING_MISSING, field="missing")
     case_transition(case=application.case, to=C.INCOMPLETE, acting_user=acting_user, on=on, why=missing)
     _notice(application.case, tag="incomplete", subject="Credit application incomplete", on=on,
             acting_user=acting_user, citation="Ch. 295 Art. IV credits ¶D",
@@ -441,9 +441,9 @@ def credit_revoke(*, grant: CreditGrant, reason: str, lapsed: bool, acting_user,
     if g.revoked_on:
         raise ReliefError(ERR_GRANT_NOT_IN_FORCE.format(revoked=g.revoked_on))
     if not (reason or "").strip():
-        raise ReliefError(ERR_REVOKE_REASON)
+        raise ReliefError(ERR_REVOKE_REASON, field="reason")
     if lapsed and (g.recertify_by is None or on <= g.recertify_by):
-        raise ReliefError(ERR_NOT_LAPSED.format(due=g.recertify_by))
+        raise ReliefError(ERR_NOT_LAPSED.format(due=g.recertify_by), field="lapsed")
     case = g.application.case
     why = ("Recertification lapsed (due " + str(g.recertify_by) + "): " if lapsed else "Noncompliance: ") + reason.strip()
     case_transition(case=case, to=C.REVOKED, acting_user=acting_user, on=on, why=why)
@@ -593,7 +593,7 @@ def appeal_file(*, decided_case: Case, grounds: str, acting_user, on: date | Non
     if on > due:
         raise ReliefError(ERR_APPEAL_LATE.format(decided=d.decided_on, due=due))
     if not (grounds or "").strip():
-        raise ReliefError(ERR_APPEAL_GROUNDS)
+        raise ReliefError(ERR_APPEAL_GROUNDS, field="grounds")
     prior = Appeal.objects.filter(case__parent=decided_case).exclude(case__status=AP.WITHDRAWN).select_related("case")
     if prior.exists():
         raise ReliefError(ERR_APPEAL_PENDING.format(number=decided_case.number, appeal=prior.first().case.number))
@@ -601,7 +601,7 @@ def appeal_file(*, decided_case: Case, grounds: str, acting_user, on: date | Non
     if related_abatement is not None:
         rb = related_abatement.bill
         if subject != AppealSubject.CREDIT or rb.parcel_id != d.parcel_id or bill_owed(rb, as_of=on) > 0:
-            raise ReliefError(ERR_RELATED_ABATEMENT)
+            raise ReliefError(ERR_RELATED_ABATEMENT, field="related_abatement")
     party = _owner_party(decided_case)
     case = case_open(kind=wf.APPEAL, title=f"Appeal of {decided_case.number}: {decided_case.title}",
                      acting_user=acting_user, applicant=_user(acting_user) or decided_case.applicant,
@@ -639,7 +639,7 @@ def lien_abatement_apply(*, bill: Bill, commitment_line, grounds: str, amount_re
     if commitment_line.account_id != bill.account_id:
         raise ReliefError(ERR_LIEN_ACCOUNT.format(line=commitment_line.pk, bill=bill.number))
     if not (grounds or "").strip():
-        raise ReliefError(ERR_APPEAL_GROUNDS)
+        raise ReliefError(ERR_APPEAL_GROUNDS, field="grounds")
     prior = sum((a.amount_abated or ZERO for a in Appeal.objects.filter(commitment_line=commitment_line)), ZERO)
     most = commitment_line.total - prior
     amount = round_cents(Decimal(amount_requested))
@@ -711,14 +711,14 @@ def appeal_schedule_hearing(*, appeal: Appeal, hearing_at: datetime, place: str,
     filed = ap.case.filed_on
     latest = deadline(wf.HEARING, filed).due
     if day < filed:
-        raise ReliefError(ERR_HEARING_BEFORE_FILING.format(filed=filed))
+        raise ReliefError(ERR_HEARING_BEFORE_FILING.format(filed=filed), field="hearing_at")
     if day > latest:
-        raise ReliefError(ERR_HEARING_LATE.format(filed=filed, due=latest))
+        raise ReliefError(ERR_HEARING_LATE.format(filed=filed, due=latest), field="hearing_at")
     notice_by = deadline(wf.NOTICE, day).due
     if notice_by < on:
-        raise ReliefError(ERR_NOTICE_TOO_LATE.format(hearing=day, due=notice_by))
+        raise ReliefError(ERR_NOTICE_TOO_LATE.format(hearing=day, due=notice_by), field="hearing_at")
     if not (place or "").strip():
-        raise ReliefError("Give the place of the hearing (appeals ¶A).")
+        raise ReliefError("Give the place of the hearing (appeals ¶A).", field="place")
     if ap.case.status != AP.HEARING_SCHEDULED:
         case_transition(case=ap.case, to=AP.HEARING_SCHEDULED, acting_user=acting_user, on=on,
                         why=f"Hearing set for {show_moment(hearing_at)} at {place}")
@@ -785,7 +785,7 @@ def appeal_close_hearing(*, appeal: Appeal, acting_user, on: date | None = None)
         raise ReliefError(ERR_NOTICE_FIRST)
     local = timezone.localtime(ap.hearing_at) if timezone.is_aware(ap.hearing_at) else ap.hearing_at
     if on < local.date():
-        raise ReliefError(ERR_HEARING_NOT_YET.format(hearing=local.date()))
+        raise ReliefError(ERR_HEARING_NOT_YET.format(hearing=local.date()), field="on")
     case_transition(case=ap.case, to=AP.HEARING_CLOSED, acting_user=acting_user, on=on, why="Hearing concluded")
     ap.hearing_closed_on = on
     ap.save(update_fields=["hearing_closed_on"])
@@ -820,11 +820,11 @@ def appeal_decide(*, appeal: Appeal, outcome: str, findings: str, acting_user, a
         "case", "case__parent", "bill", "related_abatement__bill", "commitment_line__commitment").get(pk=appeal.pk)
     outcome = AppealOutcome(outcome)
     if not (findings or "").strip():
-        raise ReliefError(ERR_REASONS)
+        raise ReliefError(ERR_REASONS, field="findings")
     allowed = {AppealSubject.LIEN: (AppealOutcome.GRANT, AppealOutcome.GRANT_PART, AppealOutcome.DENY)}.get(
         ap.subject, (AppealOutcome.AFFIRM, AppealOutcome.REVERSE))
     if outcome not in allowed:
-        raise ReliefError(ERR_OUTCOME.format(outcome=outcome.label))
+        raise ReliefError(ERR_OUTCOME.format(outcome=outcome.label), field="outcome")
     paras: list[str] = []
     parent = ap.case.parent
     atb = False
@@ -834,7 +834,7 @@ def appeal_decide(*, appeal: Appeal, outcome: str, findings: str, acting_user, a
             most = bill_abatable(ab.bill)
             amount = round_cents(Decimal(amount)) if amount is not None else None
             if amount is None or not (ZERO < amount <= most):
-                raise ReliefError(ERR_REVERSE_SUM.format(most=fmt_display(most)))
+                raise ReliefError(ERR_REVERSE_SUM.format(most=fmt_display(most)), field="amount")
             ap.amount_abated = amount
         to = AP.AFFIRMED if outcome == AppealOutcome.AFFIRM else AP.REVERSED
     elif ap.subject == AppealSubject.CREDIT:
@@ -843,7 +843,7 @@ def appeal_decide(*, appeal: Appeal, outcome: str, findings: str, acting_user, a
             most = capp.credit_type.max_percent
             pct = Decimal(credit_percent) if credit_percent is not None else None
             if pct is None or not (Decimal(0) < pct <= most):
-                raise ReliefError(ERR_REVERSE_CREDIT.format(most=fmt_ratio(most)))
+                raise ReliefError(ERR_REVERSE_CREDIT.format(most=fmt_ratio(most)), field="credit_percent")
             ap.credit_percent = pct
         to = AP.AFFIRMED if outcome == AppealOutcome.AFFIRM else AP.REVERSED
     else:
@@ -855,7 +855,7 @@ def appeal_decide(*, appeal: Appeal, outcome: str, findings: str, acting_user, a
                                                                    else None)
             if amount is None or not (ZERO < amount <= most) or (outcome == AppealOutcome.GRANT_PART
                                                                   and amount >= ap.amount_requested):
-                raise ReliefError(ERR_LIEN_AMOUNT.format(most=fmt_display(most)))
+                raise ReliefError(ERR_LIEN_AMOUNT.format(most=fmt_display(most)), field="amount")
             ap.amount_abated = amount
         to = {AppealOutcome.GRANT: L.GRANTED, AppealOutcome.GRANT_PART: L.GRANTED_PART,
               AppealOutcome.DENY: L.DENIED}[outcome]

@@ -7,6 +7,7 @@ from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
@@ -18,8 +19,9 @@ from stormwater.parcels.selectors import parcel_get_for_user, parcels_for_user
 from stormwater.receivables.models import CommitmentLine
 from stormwater.utility.selectors import bill_get_for_user, bills_for_user
 from stormwater.web.files import document_response, download
-from stormwater.web.forms import add_refusal
+from stormwater.web.forms import FieldRefusal, add_refusal
 from stormwater.web.once import submit_once
+from stormwater.web.postdata import refused
 from stormwater.web.preview import preview_documents
 
 from . import actions
@@ -63,10 +65,9 @@ def relief_policy_demo(request):
         p = sv.credit_policy_load_demo(effective_from=actions.parse_date(request.POST.get("effective_from"),
                                                                          "effective_from") or timezone.localdate(),
                                        acting_user=request.user)
-    except FAIL as e:
-        messages.error(request, str(e))
-    else:
-        messages.success(request, f"{p.label} entered, in force from {p.effective_from}.")
+    except FAIL as e:  # the policy page again, the date as typed and the error at it (issue 16 "Forms")
+        return refused(request, e, reverse("relief_policy"))
+    messages.success(request, f"{p.label} entered, in force from {p.effective_from}.")
     return redirect("relief_policy")
 
 
@@ -200,9 +201,9 @@ def relief_upload(request, number: str):
     if not (actions.is_party(u, case) or u.can(Perm.RELIEF_REVIEW)):
         raise PermissionDenied("Only the owner (or staff) may add documents to this case.")
     upload = request.FILES.get("file")
+    to = reverse("relief_detail", kwargs={"number": number})
     if upload is None:
-        messages.error(request, "Choose a file to upload.")
-        return redirect("relief_detail", number=number)
+        return refused(request, FieldRefusal("Choose a file to upload.", "file"), to)
     tag = (request.POST.get("tag") or "evidence")[:60]
     try:
         if case.kind == wf.CREDIT:
@@ -212,10 +213,9 @@ def relief_upload(request, number: str):
 
             case_document_add(case=case, upload=upload, tag=tag, title=request.POST.get("title") or "Evidence",
                               acting_user=u)
-    except FAIL as e:
-        messages.error(request, str(e))
-    else:
-        messages.success(request, f"{upload.name} added to the case file.")
+    except FAIL as e:  # about the file: said at its input (a file is never sent back: choose it again)
+        return refused(request, FieldRefusal(f"{e} Choose the file again.", getattr(e, "field", None) or "file"), to)
+    messages.success(request, f"{upload.name} added to the case file.")
     return redirect("relief_detail", number=number)
 
 
@@ -235,7 +235,8 @@ def relief_act(request, number: str, action: str):
         if form is not None:
             add_refusal(form, e)
             return _detail_page(request, case, refused={action: form}, status=400)
-        messages.error(request, str(e))
+        # A row form: the case page again with the form as it was sent, the error at its input (issue 16 "Forms").
+        return refused(request, e, reverse("relief_detail", kwargs={"number": number}))
     else:
         messages.success(request, f"{actions.ACTIONS[action].label}: done.")
         if action == "appeal":

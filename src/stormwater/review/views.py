@@ -14,6 +14,8 @@ from django.views.decorators.http import require_POST
 from stormwater.accounts.access import require_perm
 from stormwater.accounts.roles import Perm
 from stormwater.web.files import download
+from stormwater.web.forms import FieldRefusal
+from stormwater.web.postdata import refused
 
 from .documents import review_pdf
 from .forms import BmpTableForm, RetireForm, ReviewForm, SwmmImportForm
@@ -237,13 +239,13 @@ def bmp_table_csv(request, table_id: int):
 def bmp_table_retire_view(request, table_id: int):
     t = get_object_or_404(BmpTable, pk=table_id)
     form = RetireForm(request.POST)
-    if form.is_valid():
-        try:
-            bmp_table_retire(table=t, reason=form.cleaned_data["reason"], acting_user=request.user)
-        except ValueError as e:
-            messages.error(request, str(e))
-        else:
-            messages.success(request, f"{t.label} retired.")
-    else:
-        messages.error(request, "A reason is required.")
+    to = reverse("bmp_table_detail", kwargs={"table_id": t.pk})
+    # Refused: the table's page again with the reason as typed and the error at it (issue 16 "Forms").
+    if not form.is_valid():
+        return refused(request, FieldRefusal("A reason is required.", "reason"), to)
+    try:
+        bmp_table_retire(table=t, reason=form.cleaned_data["reason"], acting_user=request.user)
+    except ValueError as e:
+        return refused(request, e, to)
+    messages.success(request, f"{t.label} retired.")
     return redirect("bmp_table_detail", table_id=t.pk)

@@ -7,11 +7,14 @@ from django.contrib import messages
 from django.core.exceptions import PermissionDenied
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from stormwater.accounts.access import require_perm
 from stormwater.accounts.roles import Perm
 from stormwater.web.files import document_response, download
+from stormwater.web.forms import FieldRefusal
+from stormwater.web.postdata import refused
 
 from .selectors import case_get_for_review, review_get_for_user
 from .sheets import (SheetError, comments_of, pins_of, plan_sheets_resubmit, plan_sheets_upload, ref_choices,
@@ -66,6 +69,19 @@ def _refused(request, e: SheetError) -> None:
     messages.error(request, str(e))
 
 
+POINT = {"point": "page"}  # a SheetError's leading name → the comment form's input it concerns
+
+
+def _at_field(form: forms.Form, e: SheetError) -> None:
+    """The refusal ``e`` ("<name>: why") at its input of ``form`` (issue 16 "Forms"), or at the top of the form."""
+    head, _, why = str(e).partition(": ")
+    name = POINT.get(head, head)
+    if name in form.fields and why:
+        form.add_error(name, why)
+    else:
+        form.add_error(None, str(e))
+
+
 @require_perm(Perm.REVIEW_RUN)
 def review_sheets(request, review_id: int):
     """The plan set in the browser (pdf.js), the comments pinned to it, and the forms to add to them."""
@@ -76,16 +92,17 @@ def review_sheets(request, review_id: int):
     upload_form = SheetUploadForm()
     if request.method == "POST" and case is not None:
         act = request.POST.get("act", "")
+        form = None
         try:
             if act == "upload":
-                upload_form = SheetUploadForm(request.POST, request.FILES)
+                upload_form = form = SheetUploadForm(request.POST, request.FILES)
                 if upload_form.is_valid():
                     s = plan_sheets_upload(case=case, upload=upload_form.cleaned_data["file"],
                                            note=upload_form.cleaned_data["note"], acting_user=request.user)
                     messages.success(request, f"Plan set v{s.version} filed in case {case.number}.")
                     return redirect(f"{request.path}?v={s.version}")
             elif act == "comment":
-                comment_form = CommentForm(request.POST, groups=groups)
+                comment_form = form = CommentForm(request.POST, groups=groups)
                 sets = sheet_sets_of(case)
                 target = next((s for s in sets if str(s.pk) == request.POST.get("sheet_set")), None)
                 if target is None:
@@ -105,7 +122,10 @@ def review_sheets(request, review_id: int):
                     messages.success(request, f"Comment {c.number} resolved.")
                     return redirect(f"{request.path}#comment-{c.number}")
         except SheetError as e:
-            _refused(request, e)
+            if form is None:
+                _refused(request, e)
+            else:  # the form again as it was sent, the error at its input
+                _at_field(form, e)
     sets = sheet_sets_of(case)
     current = _selected_set(sets, request)
     comments = comments_of(case)
@@ -157,14 +177,15 @@ def review_attach_case(request, review_id: int):
     review = review_get_for_user(user=request.user, review_id=review_id)
     f = AttachCaseForm(request.POST)
     case = case_get_for_review(user=request.user, number=request.POST.get("case_number", "")) if f.is_valid() else None
+    to = reverse("review_detail", kwargs={"review_id": review.pk})
+    # Refused: the review's page again with the number as typed and the error at it (issue 16 "Forms").
     if case is None:
-        messages.error(request, "case: no such case (or it is not one you work on)")
-    else:
-        try:
-            review_case_attach(review=review, case=case, acting_user=request.user)
-            messages.success(request, f"Review attached to case {case.number}.")
-        except SheetError as e:
-            _refused(request, e)
+        return refused(request, FieldRefusal("case: no such case (or it is not one you work on)", "case_number"), to)
+    try:
+        review_case_attach(review=review, case=case, acting_user=request.user)
+    except SheetError as e:
+        return refused(request, FieldRefusal(str(e), "case_number"), to)
+    messages.success(request, f"Review attached to case {case.number}.")
     return redirect("review_detail", review_id=review.pk)
 
 
@@ -173,14 +194,16 @@ def review_attach_case(request, review_id: int):
 def review_hydrocad_upload(request, review_id: int):
     review = review_get_for_user(user=request.user, review_id=review_id)
     f = HydroCadForm(request.POST, request.FILES)
+    to = reverse("review_detail", kwargs={"review_id": review.pk})
+    # Refused: the review's page again with the error at the file input (a file is never sent back).
     if not f.is_valid():
-        messages.error(request, "file: choose the HydroCAD report (PDF)")
-    else:
-        try:
-            review_document_add(review=review, upload=f.cleaned_data["file"], acting_user=request.user)
-            messages.success(request, "HydroCAD report kept in the case file.")
-        except SheetError as e:
-            _refused(request, e)
+        return refused(request, FieldRefusal("file: choose the HydroCAD report (PDF)", "file"), to)
+    try:
+        review_document_add(review=review, upload=f.cleaned_data["file"], acting_user=request.user)
+    except SheetError as e:
+        field = "file" if str(e).startswith("file") else None
+        return refused(request, FieldRefusal(f"{e}. Choose the file again." if field else str(e), field), to)
+    messages.success(request, "HydroCAD report kept in the case file.")
     return redirect("review_detail", review_id=review.pk)
 
 
@@ -216,11 +239,13 @@ def permit_plan_sheets(request, number: str):
             else:
                 messages.success(request, f"Plan set v{s.version} and your answers were filed.")
                 return redirect("permit_plan_sheets", number=number)
+        if errors and upload is not None and "file" not in errors:  # a file is never sent back: say so at it
+            errors["file"] = "Choose the revised plan set (PDF) again: a file is not kept when the form is refused."
     sets = sheet_sets_of(case)
     current = _selected_set(sets, request)
     return render(request, "review/permit_sheets.html", {
         "app": app, "case": case, "sets": sets, "current": current, "comments": comments,
-        "open_comments": open_comments, "can_act": can_act, "errors": errors,
+        "open_comments": open_comments, "can_act": can_act, "errors": errors, "note": request.POST.get("note", ""),
         "answer_rows": [{"c": c, "value": request.POST.get(f"answer-{c.pk}", ""), "error": errors.get(f"answer-{c.pk}", "")}
                         for c in open_comments],
         "pins": pins_of(comments, current),

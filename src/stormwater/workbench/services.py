@@ -127,14 +127,14 @@ def items_raise_information_request(*, application: PermitApplication, paras: li
     """§ 380-10 E in one step: the chosen deficient or missing items become one information request on the
     permit file (its letter lists each item with its paragraph; the 42 days stand still, § 380-10 I(2))."""
     if not paras:
-        raise ValueError(ERR_NOTHING)
+        raise FieldRefusal(ERR_NOTHING, field="item")
     states = item_states(application)
     chosen = []
     for p in dict.fromkeys(paras):
         e = _item(p)
         s = states[e.para]
         if s.state not in OPEN:
-            raise ValueError(ERR_NOT_RAISABLE.format(para=e.para, state=s.label.lower()))
+            raise FieldRefusal(ERR_NOT_RAISABLE.format(para=e.para, state=s.label.lower()), field="item")
         chosen.append(s)
     req = permit_services.permit_request_information(application=application, items="\n".join(request_lines(chosen)),
                                                      acting_user=acting_user, on=on)
@@ -276,10 +276,10 @@ def lid_answers_record(*, meeting: PreApplicationMeeting, answers: list[dict], a
         try:
             answer = LidAnswer(a["answer"])
         except ValueError:
-            raise ValueError(ERR_LID_ANSWER.format(value=a["answer"])) from None
+            raise FieldRefusal(ERR_LID_ANSWER.format(value=a["answer"]), field=f"a-{e.key}") from None
         note = (a.get("note") or "").strip()
         if answer == LidAnswer.NOT_FEASIBLE and not note:
-            raise ValueError(ERR_LID_NOTE.format(para=e.para))
+            raise FieldRefusal(ERR_LID_NOTE.format(para=e.para), field=f"n-{e.key}")
         made.append(LidChecklistAnswer.objects.create(meeting=meeting, para=e.para, answer=answer, note=note,
                                                       recorded_by=_actor(acting_user)))
     audit_record(actor=_actor(acting_user), action="workbench.lid_answers", obj=meeting,

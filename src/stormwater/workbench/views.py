@@ -17,7 +17,8 @@ from stormwater.permits.models import Waiver
 from stormwater.permits.selectors import may_act_for_applicant, permit_get_for_user
 from stormwater.web.context import shown_at
 from stormwater.web.files import download
-from stormwater.web.postdata import REFUSALS, attempt
+from stormwater.web.forms import FieldRefusal, add_refusal
+from stormwater.web.postdata import REFUSALS, act, attempt
 
 from . import catalog, documents, selectors, services
 from .forms import FINDING_CHOICES, DecideForm, MeetingForm, parse_findings
@@ -35,16 +36,21 @@ def _ctx(request, app, **extra):
 def workbench_home(request, number: str):
     """At a glance, the checklists with their counts, requests, waivers by item, the engineering review."""
     app = permit_get_for_user(user=request.user, number=number)
+    return _home_page(request, app)
+
+
+def _home_page(request, app, *, decide_form: DecideForm | None = None, status: int = 200):
+    """The workbench; ``decide_form`` a refused decision, bound (what was typed, the errors at the fields)."""
     wb = selectors.workbench_for(app)
     per_list = []
     for cl, rows in wb["checklists"]:
         sts = [s for _, s in rows if s is not None]
         per_list.append((cl, len(sts), sum(1 for s in sts if not s.reviewed), sum(1 for s in sts if s.open_deficiency)))
-    decide_form = DecideForm(initial={"kind": "approve_conditions", "standards": ["380-11B", "380-11C", "380-12",
-                                                                                   "380-13"],
-                                      "conditions": "\n".join(c for _, c in wb["proposed_conditions"])})
+    decide_form = decide_form or DecideForm(initial={
+        "kind": "approve_conditions", "standards": ["380-11B", "380-11C", "380-12", "380-13"],
+        "conditions": "\n".join(c for _, c in wb["proposed_conditions"])})
     return render(request, "workbench/home.html", _ctx(request, app, **wb, per_list=per_list,
-                                                        decide_form=decide_form))
+                                                        decide_form=decide_form), status=status)
 
 
 @require_perm()
@@ -138,10 +144,11 @@ def workbench_item_record(request, number: str, key: str):
     app = permit_get_for_user(user=request.user, number=number)
     e = _entry(key)
     docs = {d.pk: d for d in app.case.documents.all()}
-    attempt(request, lambda: services.item_findings_record(
+    # Refused: the item's page again with the finding as typed and the error at its input (issue 16 "Forms").
+    return act(request, lambda: services.item_findings_record(
         application=app, acting_user=request.user, findings=parse_findings(request.POST, [e.para], docs)
-        or [{"para": e.para, "finding": ""}]), f"§ {e.para}: finding recorded.")
-    return redirect("workbench_item", number=number, key=key)
+        or [{"para": e.para, "finding": ""}]), f"§ {e.para}: finding recorded.",
+        reverse("workbench_item", kwargs={"number": number, "key": key}))
 
 
 @require_POST
@@ -150,10 +157,10 @@ def workbench_raise(request, number: str):
     """The chosen deficient or missing items become one information request (§ 380-10 E)."""
     app = permit_get_for_user(user=request.user, number=number)
     paras = request.POST.getlist("item")
-    attempt(request, lambda: services.items_raise_information_request(application=app, paras=paras,
-                                                                   acting_user=request.user),
-         f"Information request sent: {len(paras)} item(s); the 42 days stand still until the response.")
-    return redirect("workbench_home", number=number)
+    return act(request, lambda: services.items_raise_information_request(application=app, paras=paras,
+                                                                          acting_user=request.user),
+               f"Information request sent: {len(paras)} item(s); the 42 days stand still until the response.",
+               reverse("workbench_home", kwargs={"number": number}))
 
 
 @require_POST
@@ -163,21 +170,21 @@ def workbench_waiver(request, number: str):
     app = permit_get_for_user(user=request.user, number=number)
     e = _entry(request.POST.get("key", ""))
     existing = request.POST.get("waiver", "").strip()
+    to = reverse("workbench_item", kwargs={"number": number, "key": e.key})
     if existing:
         if not request.user.can(Perm.PERMIT_REVIEW):
             raise PermissionDenied("Only staff attach an existing waiver to an item.")
         w = Waiver.objects.filter(application=app, case__number=existing).first()
         if w is None:
             raise Http404("No such waiver on this file.")
-        attempt(request, lambda: services.item_waiver_attach(waiver=w, para=e.para, acting_user=request.user),
-             f"Waiver {existing} attached to § {e.para}.")
+        return act(request, lambda: services.item_waiver_attach(waiver=w, para=e.para, acting_user=request.user),
+                   f"Waiver {existing} attached to § {e.para}.", to)
     else:
         if not may_act_for_applicant(request.user, app):
             raise PermissionDenied("Only the applicant (or staff for them) requests a waiver.")
-        attempt(request, lambda: services.item_waiver_request(application=app, para=e.para, acting_user=request.user,
-                                                           justification=request.POST.get("justification", "")),
-             f"Waiver requested from § {e.para}.")
-    return redirect("workbench_item", number=number, key=e.key)
+        return act(request, lambda: services.item_waiver_request(
+            application=app, para=e.para, acting_user=request.user,
+            justification=request.POST.get("justification", "")), f"Waiver requested from § {e.para}.", to)
 
 
 @require_perm()
@@ -207,22 +214,31 @@ def workbench_summary_keep(request, number: str):
 def workbench_decide(request, number: str):
     app = permit_get_for_user(user=request.user, number=number)
     form = DecideForm(request.POST)
-    if not form.is_valid():
-        messages.error(request, "; ".join(f"{k}: {' '.join(v)}" for k, v in form.errors.items()))
-        return redirect("workbench_home", number=number)
-    d = form.cleaned_data
-    ok = attempt(request, lambda: services.workbench_decide(
-        application=app, kind=d["kind"], findings=d["findings"], standards=d["standards"],
-        conditions=d["conditions"].splitlines(), order_of_conditions=d["order_of_conditions"],
-        acting_user=request.user), "Decision issued; the review summary is kept with it.")
-    return redirect("workbench_summary" if ok else "workbench_home", number=number)
+    if form.is_valid():
+        d = form.cleaned_data
+        try:
+            services.workbench_decide(
+                application=app, kind=d["kind"], findings=d["findings"], standards=d["standards"],
+                conditions=d["conditions"].splitlines(), order_of_conditions=d["order_of_conditions"],
+                acting_user=request.user)
+        except REFUSALS as e:
+            add_refusal(form, e)
+        else:
+            messages.success(request, "Decision issued; the review summary is kept with it.")
+            return redirect("workbench_summary", number=number)
+    # Refused: the workbench again with the decision as typed and the errors at its fields (issue 16 "Forms").
+    return _home_page(request, app, decide_form=form, status=400)
 
 
 # --- pre-application meetings (§ 380-10 A) ---------------------------------------------------------
 
 @require_perm()
-def meeting_list(request, *, form=None, status: int = 200):
-    """The meetings; ``form`` is a refused "schedule a meeting" (what was typed, the errors at their fields)."""
+def meeting_list(request):
+    return _meetings_page(request)
+
+
+def _meetings_page(request, *, form: MeetingForm | None = None, status: int = 200):
+    """The meetings; ``form`` a refused new meeting, bound (what was typed, the errors at the fields)."""
     lst = MeetingList(request, selectors.meetings_for_user(request.user))
     if (resp := lst.export_response()) is not None:
         return resp
@@ -235,8 +251,8 @@ def meeting_list(request, *, form=None, status: int = 200):
 @require_perm(Perm.PERMIT_REVIEW)
 def meeting_new(request):
     form = MeetingForm(request.POST)
-    if not form.is_valid():  # issue 16 "Forms": the list again with what was typed, each error at its field
-        return meeting_list(request, form=form, status=400)
+    if not form.is_valid():  # the list again with the meeting as typed, the errors at the fields (issue 16)
+        return _meetings_page(request, form=form, status=400)
     d = form.cleaned_data
     applicant = User.objects.filter(username=d["applicant_username"]).first() if d["applicant_username"] else None
     m = services.meeting_schedule(applicant_name=d["applicant_name"], applicant_email=d["applicant_email"],
@@ -290,14 +306,14 @@ def meeting_update(request, meeting_id: int):
     number = request.POST.get("case", "").strip()
 
     def do():
-        case = permit_get_for_user(user=request.user, number=number).case if number else None
+        try:
+            case = permit_get_for_user(user=request.user, number=number).case if number else None
+        except Http404:
+            raise FieldRefusal(f"No permit file {number}.", "case") from None
         services.meeting_record(meeting=m, acting_user=request.user, state=request.POST.get("state") or None,
                                 notes=request.POST.get("notes"), case=case)
-    try:
-        attempt(request, do, "Meeting record saved.")
-    except Http404:
-        messages.error(request, f"No permit file {number}.")
-    return redirect("meeting_detail", meeting_id=m.pk)
+    # Refused: the meeting's page again with what was typed and the error at its input (issue 16 "Forms").
+    return act(request, do, "Meeting record saved.", reverse("meeting_detail", kwargs={"meeting_id": m.pk}))
 
 
 @require_POST
@@ -306,6 +322,5 @@ def meeting_lid(request, meeting_id: int):
     m = selectors.meeting_get_for_user(user=request.user, meeting_id=meeting_id)
     answers = [{"para": e.para, "answer": request.POST[f"a-{e.key}"], "note": request.POST.get(f"n-{e.key}", "")}
                for e in catalog.LID_DESIGN_CHECKLIST if request.POST.get(f"a-{e.key}")]
-    attempt(request, lambda: services.lid_answers_record(meeting=m, answers=answers, acting_user=request.user),
-         "LID design checklist saved.")
-    return redirect("meeting_detail", meeting_id=m.pk)
+    return act(request, lambda: services.lid_answers_record(meeting=m, answers=answers, acting_user=request.user),
+               "LID design checklist saved.", reverse("meeting_detail", kwargs={"meeting_id": m.pk}))
