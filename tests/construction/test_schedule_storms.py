@@ -148,7 +148,7 @@ def test_the_report_form_keeps_first_inspection_after_a_refusal(project, client_
         "inspector_name": "Ivy Inspector", "inspector_credentials": "CPESC #1234", "first_inspection": "on",
         "weather": "", "precipitation_24h_in": "0", "evaluation": "compliant"})
     html = r.content.decode()
-    assert r.status_code == 200 and "[e] weather at time of inspection" in html
+    assert r.status_code == 400 and "[e] weather at time of inspection" in html
     import re
     box = re.search(r'<input[^>]*name="first_inspection"[^>]*>', html).group(0)
     assert "checked" in box

@@ -66,13 +66,13 @@ def test_report_form_refuses_a_missing_field_by_name(client_for, personas, start
         "kind": "erosion_routine", "inspected_at": "2026-04-22T09:00", "location": "whole site",
         "inspector_name": "Ivy Inspector", "inspector_credentials": "CPESC #1234", "last_inspection": "2026-04-21",
         "weather": "", "precipitation_24h_in": "0", "evaluation": "compliant"})
-    assert r.status_code == 200 and "[e] weather at time of inspection" in r.content.decode()
+    assert r.status_code == 400 and "[e] weather at time of inspection" in r.content.decode()
     assert Inspection.objects.count() == n
     fixed = {"kind": "erosion_routine", "inspected_at": "2026-04-22T09:00", "location": "whole site",
              "inspector_name": "Ivy Inspector", "inspector_credentials": "CPESC #1234", "last_inspection": "2026-04-21",
              "weather": "Sunny", "precipitation_24h_in": "0", "evaluation": "compliant"}
     r = c.post(f"/construction/{started.case.number}/report/", fixed)  # issue 18: the form asks for a signature
-    assert r.status_code == 200 and "Sign the report on the screen, or type your name" in r.content.decode()
+    assert r.status_code == 400 and "Sign the report on the screen, or type your name" in r.content.decode()
     r = c.post(f"/construction/{started.case.number}/report/", {
         **fixed, "signature_method": "typed", "signed_name": "Ivy Inspector", "attest": "1"})
     assert r.status_code == 302 and Inspection.objects.count() == n + 1
