@@ -42,14 +42,14 @@ def test_a_unit_parcels_fee_is_its_share_of_the_masters(town, units):
     assert sum(a.fee.installments) == SHARE_A
     assert (a.share.percent, a.share.master_parcel_id, a.share.association, a.share.instrument_reference) == \
         (D("60"), "04-01-1", "Test Condominium", "Doc. 2026-0142")
-    assert "unit A is 60% of $159.48 = $95.69 (Ch. 295 Art. IV ¶G)" in a.fee.explanation
+    assert "unit A is 60.0% of $159.48 = $95.69 (Ch. 295 Art. IV ¶G)" in a.fee.explanation
     assert a.share.as_json()["amount"] == "95.69"
 
 
 def test_the_public_parcel_page_of_a_unit_shows_its_share(client, town, units):
     html = client.get(f"/portal/parcels/{units['A'].parcel_id}/").content.decode()
     assert "$95.69 a year" in html
-    assert "Test Condominium" in html and "Doc. 2026-0142" in html and "60%" in html
+    assert "Test Condominium" in html and "Doc. 2026-0142" in html and "60.0%" in html
     assert "04-01-1" in html
     assert "$53.16 a year" not in html  # the unit's own flat fee, which is never billed
     master = client.get("/portal/parcels/04-01-1/").content.decode()
@@ -59,7 +59,7 @@ def test_the_public_parcel_page_of_a_unit_shows_its_share(client, town, units):
 def test_the_staff_api_gives_a_units_share(client_for, personas, town, units):
     body = client_for(personas["staff"]).get("/api/parcels/04-01-1-B/").json()
     assert body["fee"]["annual_fee"] == "63.79"
-    assert body["association_share"]["percent"] == "40" and body["association_share"]["master_parcel_id"] == "04-01-1"
+    assert body["association_share"]["percent"] == "40.0" and body["association_share"]["master_parcel_id"] == "04-01-1"
 
 
 def test_a_fixed_credit_on_a_unit_is_a_percent_of_the_units_share(town, units):
@@ -143,7 +143,7 @@ def test_the_survey_change_report_prices_a_unit_through_its_master(town, resolut
     unit = rows["04-01-1-A"]
     assert (unit.erus_from, unit.erus_to) == (1, 3)
     assert (unit.fee_from, unit.fee_to, unit.fee_delta) == (None, None, 0)
-    assert "04-01-1" in unit.billed_through and "60%" in unit.billed_through
+    assert "04-01-1" in unit.billed_through and "60.0%" in unit.billed_through
     assert unit.as_json()["billed_through"] == unit.billed_through
 
 
