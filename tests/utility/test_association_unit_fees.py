@@ -157,3 +157,16 @@ def test_every_reader_agrees_with_the_bill_run(town, units):
               Bill.objects.filter(parcel=town["condo"]).select_related("account__unit")}
     assert billed == {"A": SHARE_A, "B": SHARE_B}
     assert {k: parcel_fee(units[k], as_of=TODAY).fee.annual_fee for k in "AB"} == billed
+
+
+def test_the_public_page_of_a_unit_parcel_offers_to_pay_the_units_account(client, town, units, town_toml):
+    from stormwater.utility.models import Bill
+    from stormwater.utility.services import bill_run_issue, fiscal_year
+
+    town_toml(payment_url_template="https://pay.example.com/p?acct={account}&amt={amount}")
+    label, start, end = fiscal_year(2027)
+    bill_run_issue(period_label=label, period_start=start, period_end=end, issue_date=TODAY, acting_user=None)
+    acct = Bill.objects.get(parcel=town["condo"], account__unit__parcel=units["A"]).account
+    html = client.get(f"/portal/parcels/{units['A'].parcel_id}/").content.decode()
+    assert f"acct={acct.number}" in html
+    assert html.count("pay.example.com") == 1  # the unit's own account, not the other unit's
