@@ -170,3 +170,11 @@ def test_the_public_page_of_a_unit_parcel_offers_to_pay_the_units_account(client
     html = client.get(f"/portal/parcels/{units['A'].parcel_id}/").content.decode()
     assert f"acct={acct.number}" in html
     assert html.count("pay.example.com") == 1  # the unit's own account, not the other unit's
+
+
+def test_a_unit_parcel_is_not_back_billed_its_own_fee(town, units, personas):
+    from stormwater.receivables.services import CollectionError, back_bill_issue
+
+    with pytest.raises(CollectionError, match=r"billed through parcel 04-01-1 .*¶G"):
+        back_bill_issue(parcel=units["A"], period_start=date(2026, 7, 1), period_end=date(2026, 11, 30),
+                        issue_date=TODAY, acting_user=personas["collector"])
