@@ -1,6 +1,7 @@
 """Issue 6 "Done when", through the web pages as each person does it: applicability → draft → filed →
 incomplete → complete → consultant selected → appeal (tolls) → fee paid → approval with conditions →
 closed, 53G account reconciled and refunded, every notice a PDF."""
+import html
 import re
 import subprocess
 from datetime import date
@@ -22,7 +23,13 @@ def pdf_text(content: bytes) -> str:
 
 
 def post(client, url, data=None, *, refused: str | None = None):
-    """POST, follow the redirect back to the file, and check the message: success, or the refusal expected."""
+    """POST, follow the redirect back to the file, and check the message: success, or the refusal expected (the
+    file page again, 400, the refusal on the form: issue 16 "Forms")."""
+    if refused is not None:
+        r = client.post(url, data or {})
+        assert r.status_code == 400, r.status_code
+        assert refused in html.unescape(r.content.decode())
+        return r
     r = client.post(url, data or {}, follow=True)
     assert r.status_code == 200, r.content[:500]
     assert not any("/login/" in u for u, _ in r.redirect_chain), r.redirect_chain

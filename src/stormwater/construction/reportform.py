@@ -78,7 +78,7 @@ def report_from_post(post, files) -> ReportInput:
     kind = f.get("kind", "")
     shown = sections_for(kind)
     last_v = "none" if f.get("first_inspection") else (
-        date_value(f["last_inspection"]) if f.get("last_inspection") else None)
+        date_value(f["last_inspection"], field="last_inspection") if f.get("last_inspection") else None)
     rows = []
     n_rows = min(_int(f.get("rows")) or 0, MAX_ROWS)
     for i in range(n_rows):
@@ -103,9 +103,9 @@ def report_from_post(post, files) -> ReportInput:
         evaluation=f.get("evaluation", ""), findings=f.get("findings", ""),
         corrective_steps=f.get("corrective_steps", ""),
         structures=f.get("structures", "") if shown["structures"] else "",
-        video_recorded_on=date_value(f["video_recorded_on"]) if shown["final"] and f.get("video_recorded_on") else None,
+        video_recorded_on=date_value(f["video_recorded_on"], field="video_recorded_on") if shown["final"] and f.get("video_recorded_on") else None,
         video_reference=f.get("video_reference", "") if shown["final"] else "",
-        storm_evaluated_on=date_value(f["storm_evaluated_on"]) if shown["final"] and f.get("storm_evaluated_on")
+        storm_evaluated_on=date_value(f["storm_evaluated_on"], field="storm_evaluated_on") if shown["final"] and f.get("storm_evaluated_on")
         else None,
         storm_evaluation_rain_in=_inches(f.get("storm_rain_in"), "storm rainfall") if shown["final"] else None,
         storm_id=_int(f.get("storm_id")) if shown["storm"] else None,

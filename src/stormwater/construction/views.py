@@ -155,14 +155,14 @@ def _post_action(perm):
 def construction_meeting(request, number):
     p = _get(request, number)
     return _do(request, p, lambda: services.preconstruction_meeting_record(
-        project=p, held_on=date_value(request.POST.get("held_on")), attendees=request.POST.get("attendees", ""),
+        project=p, held_on=date_value(request.POST.get("held_on"), field="held_on"), attendees=request.POST.get("attendees", ""),
         notes=request.POST.get("notes", ""), acting_user=request.user), "Pre-construction meeting recorded.")
 
 
 @_post_action(Perm.INSPECT)
 def construction_plan_on_site(request, number):
     p = _get(request, number)
-    return _do(request, p, lambda: services.plan_on_site_confirm(project=p, on=date_value(request.POST.get("on")),
+    return _do(request, p, lambda: services.plan_on_site_confirm(project=p, on=date_value(request.POST.get("on"), field="on"),
                                                                   acting_user=request.user), "Plan on site confirmed.")
 
 
@@ -173,14 +173,14 @@ def construction_conditions(request, number):
     return _do(request, p, lambda: services.project_conditions_set(
         project=p, acting_user=request.user, frequency=f.get("frequency") or None,
         sensitive_waters=bool(f.get("sensitive_waters")), frozen=f.get("frozen") or None,
-        stabilized_on=date_value(f["stabilized_on"]) if f.get("stabilized_on") else None,
+        stabilized_on=date_value(f["stabilized_on"], field="stabilized_on") if f.get("stabilized_on") else None,
         clear_stabilized=not f.get("stabilized_on")), "Inspection frequency conditions updated.", "schedule")
 
 
 @_post_action(Perm.CONSTRUCTION_MANAGE)
 def construction_start(request, number):
     p = _get(request, number)
-    return _do(request, p, lambda: services.construction_start(project=p, on=date_value(request.POST.get("on")),
+    return _do(request, p, lambda: services.construction_start(project=p, on=date_value(request.POST.get("on"), field="on"),
                                                                 acting_user=request.user), "Construction started.")
 
 
@@ -189,8 +189,8 @@ def construction_rain(request, number):
     p = _get(request, number)
     f = request.POST
     return _do(request, p, lambda: services.rain_event_record(
-        project=p, ended_at=_dt(f.get("ended_at")), rain_in=money_value(f.get("rain_in") or "0"),
-        snow_in=money_value(f.get("snow_in") or "0"), source=f.get("source", ""), acting_user=request.user),
+        project=p, ended_at=_dt(f.get("ended_at")), rain_in=money_value(f.get("rain_in") or "0", "rain_in"),
+        snow_in=money_value(f.get("snow_in") or "0", "snow_in"), source=f.get("source", ""), acting_user=request.user),
         "Rainfall recorded.", "schedule")
 
 
@@ -210,7 +210,7 @@ def construction_punch_done(request, number, item_id):
     if not (p.design_engineer_id == request.user.pk or request.user.can(Perm.INSPECT)):
         raise PermissionDenied("Only the design engineer or the Director's inspectors close punch-list items.")
     item = get_object_or_404(p.punch_items, pk=item_id)
-    return _do(request, p, lambda: services.punch_item_done(item=item, on=date_value(request.POST.get("on")),
+    return _do(request, p, lambda: services.punch_item_done(item=item, on=date_value(request.POST.get("on"), field="on"),
                                                              note=request.POST.get("note", ""), acting_user=request.user),
                "Punch-list item done.", "inspections")
 
@@ -235,10 +235,10 @@ def construction_area(request, number):
         return _detail_page(request, p, area_form=form, status=400)
     area = get_object_or_404(p.areas, pk=f.get("area") or 0)
     if action == "ceased":
-        return _do(request, p, lambda: services.area_ceased(area=area, on=date_value(f.get("on")),
+        return _do(request, p, lambda: services.area_ceased(area=area, on=date_value(f.get("on"), field="on"),
                                                             acting_user=request.user),
                    "Work ceased recorded: stabilize within 7 days.", "areas")
-    return _do(request, p, lambda: services.area_stabilized(area=area, on=date_value(f.get("on")),
+    return _do(request, p, lambda: services.area_stabilized(area=area, on=date_value(f.get("on"), field="on"),
                                                             acting_user=request.user),
                "Area stabilized.", "areas")
 
@@ -250,7 +250,7 @@ def construction_violation(request, number):
     insp = p.inspections.filter(pk=f.get("inspection") or 0).first()
     return _do(request, p, lambda: services.violation_notice_issue(
         project=p, description=f.get("description", ""), corrective_actions=f.get("corrective_actions", ""),
-        correct_by=date_value(f.get("correct_by")), found_on=date_value(f.get("found_on"), timezone.localdate()),
+        correct_by=date_value(f.get("correct_by"), field="correct_by"), found_on=date_value(f.get("found_on"), timezone.localdate(), field="found_on"),
         inspection=insp, acting_user=request.user), "Notice of violation issued.", "violations")
 
 
@@ -277,7 +277,7 @@ def construction_violation_corrected(request, number, violation_id):
 def construction_violation_approve(request, number, violation_id):
     p = _get(request, number)
     v = get_object_or_404(p.violations, pk=violation_id)
-    return _do(request, p, lambda: services.violation_approve(violation=v, on=date_value(request.POST.get("on")),
+    return _do(request, p, lambda: services.violation_approve(violation=v, on=date_value(request.POST.get("on"), field="on"),
                                                                acting_user=request.user),
                "Corrected work approved.", "violations")
 
@@ -319,21 +319,21 @@ def construction_surety(request, number):
     action = f.get("action", "post")
     if action == "post":
         return _do(request, p, lambda: services.surety_post(
-            project=p, form=f.get("form", "bond"), amount=money_value(f.get("amount")),
-            estimated_cost=money_value(f.get("estimated_cost")),
+            project=p, form=f.get("form", "bond"), amount=money_value(f.get("amount"), "amount"),
+            estimated_cost=money_value(f.get("estimated_cost"), "estimated_cost"),
             prevailing_wage_included=bool(f.get("prevailing_wage")),
-            counsel_approved_on=date_value(f["counsel_approved_on"]) if f.get("counsel_approved_on") else None,
-            finance_approved_on=date_value(f["finance_approved_on"]) if f.get("finance_approved_on") else None,
-            posted_on=date_value(f.get("posted_on"), timezone.localdate()), issuer=f.get("issuer", ""),
+            counsel_approved_on=date_value(f["counsel_approved_on"], field="counsel_approved_on") if f.get("counsel_approved_on") else None,
+            finance_approved_on=date_value(f["finance_approved_on"], field="finance_approved_on") if f.get("finance_approved_on") else None,
+            posted_on=date_value(f.get("posted_on"), timezone.localdate(), field="posted_on"), issuer=f.get("issuer", ""),
             reference=f.get("reference", ""), upload=request.FILES.get("file"), acting_user=request.user),
             "Surety posted.", "surety")
     if action == "release":
         return _do(request, p, lambda: services.surety_release(
-            project=p, amount=money_value(f.get("amount")), on=date_value(f.get("on"), timezone.localdate()),
+            project=p, amount=money_value(f.get("amount"), "amount"), on=date_value(f.get("on"), timezone.localdate(), field="on"),
             phase=f.get("phase", ""), reason=f.get("reason", ""), acting_user=request.user), "Surety released.", "surety")
     v = get_object_or_404(p.violations, pk=f.get("violation") or 0)
     return _do(request, p, lambda: services.surety_forfeit(
-        project=p, violation=v, amount=money_value(f.get("amount")), on=date_value(f.get("on"), timezone.localdate()),
+        project=p, violation=v, amount=money_value(f.get("amount"), "amount"), on=date_value(f.get("on"), timezone.localdate(), field="on"),
         reason=f.get("reason", ""), acting_user=request.user), "Surety drawn to correct the work.", "surety")
 
 
@@ -345,8 +345,8 @@ def construction_as_built(request, number):
     f = request.POST
     return _do(request, p, lambda: services.as_built_submit(
         project=p, upload=request.FILES.get("file"), pe_name=f.get("pe_name", ""), pe_license=f.get("pe_license", ""),
-        certified_on=date_value(f["certified_on"]) if f.get("certified_on") else None,
-        paper_copy_received_on=date_value(f["paper_on"]) if f.get("paper_on") else None,
+        certified_on=date_value(f["certified_on"], field="certified_on") if f.get("certified_on") else None,
+        paper_copy_received_on=date_value(f["paper_on"], field="paper_on") if f.get("paper_on") else None,
         full_size=bool(f.get("full_size")),
         final_grades=bool(f.get("final_grades")), deviations=f.get("deviations", ""), acting_user=request.user),
         "As-built drawings submitted.", "completion")

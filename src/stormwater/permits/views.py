@@ -212,7 +212,7 @@ def permit_abutters(request, number: str):
     app = _for_applicant(request, number)
     return _do(request, app, lambda: services.abutters_set(
         application=app, text=request.POST.get("abutters", ""), acting_user=request.user,
-        certified_on=date_value(request.POST.get("certified_on"))), "Abutter list saved.")
+        certified_on=date_value(request.POST.get("certified_on"), field="certified_on")), "Abutter list saved.")
 
 
 @require_POST
@@ -220,7 +220,7 @@ def permit_abutters(request, number: str):
 def permit_abutters_mailed(request, number: str):
     app = _for_applicant(request, number)
     return _do(request, app, lambda: services.abutters_mailed(
-        application=app, mailed_on=date_value(request.POST.get("mailed_on")), acting_user=request.user),
+        application=app, mailed_on=date_value(request.POST.get("mailed_on"), field="mailed_on"), acting_user=request.user),
         "Mailing recorded. Upload the certified-mail receipts as the proof of notice.")
 
 
@@ -279,7 +279,7 @@ def permit_change_notify(request, number: str):
     app = _for_applicant(request, number)
     return _do(request, app, lambda: services.project_change_notify(
         application=app,
-        notified_on=date_value(request.POST["notified_on"]) if request.POST.get("notified_on") else None,
+        notified_on=date_value(request.POST["notified_on"], field="notified_on") if request.POST.get("notified_on") else None,
         description=request.POST.get("description", ""), acting_user=request.user), "Notice of change recorded.")
 
 
@@ -293,7 +293,7 @@ def permit_start_record(request, number: str):
     def start():
         from stormwater.construction.services import construction_start
 
-        on = date_value(request.POST.get("started_on"))
+        on = date_value(request.POST.get("started_on"), field="started_on")
         project = getattr(app, "construction", None)
         if project is None:
             return services.project_start_record(application=app, started_on=on, acting_user=request.user)  # refused
@@ -342,7 +342,7 @@ def permit_checklist_confirm(request, number: str, key: str):
 def permit_fees_paid_view(request, number: str):
     app = permit_get_for_user(user=request.user, number=number)
     return _do(request, app, lambda: services.permit_fees_paid(
-        application=app, paid_on=date_value(request.POST.get("paid_on"), timezone.localdate()),
+        application=app, paid_on=date_value(request.POST.get("paid_on"), timezone.localdate(), field="paid_on"),
         receipt=request.POST.get("receipt", ""), acting_user=request.user), "Fees recorded as paid.")
 
 
@@ -359,7 +359,7 @@ def permit_complete(request, number: str):
 def permit_incomplete(request, number: str):
     app = permit_get_for_user(user=request.user, number=number)
     return _do(request, app, lambda: services.permit_determine_incomplete(
-        application=app, cure_by=date_value(request.POST.get("cure_by")), note=request.POST.get("note", ""),
+        application=app, cure_by=date_value(request.POST.get("cure_by"), field="cure_by"), note=request.POST.get("note", ""),
         acting_user=request.user), "Determined incomplete: notice generated, the 42-day clock is stopped.")
 
 
@@ -410,7 +410,7 @@ def permit_consultant_select(request, number: str):
 def permit_consultant_appeal_decide(request, number: str):
     app = permit_get_for_user(user=request.user, number=number)
     return _do(request, app, lambda: services.consultant_appeal_decide(
-        application=app, decided_on=date_value(request.POST.get("decided_on")), outcome=request.POST.get("outcome", ""),
+        application=app, decided_on=date_value(request.POST.get("decided_on"), field="decided_on"), outcome=request.POST.get("outcome", ""),
         note=request.POST.get("note", ""), acting_user=request.user), "The Select Board's decision is recorded.")
 
 
@@ -419,8 +419,8 @@ def permit_consultant_appeal_decide(request, number: str):
 def permit_consultant_additional_fee(request, number: str):
     app = permit_get_for_user(user=request.user, number=number)
     return _do(request, app, lambda: services.consultant_additional_fee(
-        application=app, amount=money_value(request.POST.get("amount")), reason=request.POST.get("reason", ""),
-        on=date_value(request.POST.get("on"), timezone.localdate()), acting_user=request.user),
+        application=app, amount=money_value(request.POST.get("amount"), "amount"), reason=request.POST.get("reason", ""),
+        on=date_value(request.POST.get("on"), timezone.localdate(), field="on"), acting_user=request.user),
         "Additional fee requested; the letter is in the file.")
 
 
@@ -438,18 +438,18 @@ def permit_account_entry(request, number: str):
     app = permit_get_for_user(user=request.user, number=number)
     kind = request.POST.get("kind")
     try:
-        on = date_value(request.POST.get("on"), timezone.localdate())
+        on = date_value(request.POST.get("on"), timezone.localdate(), field="on")
     except ValueError as e:
         messages.error(request, f"on: {e}")
         return redirect("permit_detail", number=number)
     ref = request.POST.get("reference", "")
     if kind == AccountEntryKind.DEPOSIT:
         fn = lambda: services.consultant_fee_deposit(  # noqa: E731
-            application=app, amount=money_value(request.POST.get("amount")), on=on, reference=ref,
+            application=app, amount=money_value(request.POST.get("amount"), "amount"), on=on, reference=ref,
             acting_user=request.user)
     elif kind == AccountEntryKind.INTEREST:
         fn = lambda: services.account_interest(  # noqa: E731
-            application=app, amount=money_value(request.POST.get("amount")), on=on, reference=ref,
+            application=app, amount=money_value(request.POST.get("amount"), "amount"), on=on, reference=ref,
             acting_user=request.user)
     elif kind == AccountEntryKind.REFUND:
         fn = lambda: services.account_refund(application=app, on=on, payee=request.POST.get("payee", ""),  # noqa
@@ -466,8 +466,8 @@ def permit_account_entry(request, number: str):
 def permit_account_expenditure(request, number: str):
     app = permit_get_for_user(user=request.user, number=number)
     return _do(request, app, lambda: services.account_expenditure(
-        application=app, amount=money_value(request.POST.get("amount")),
-        on=date_value(request.POST.get("on"), timezone.localdate()), payee=request.POST.get("payee", ""),
+        application=app, amount=money_value(request.POST.get("amount"), "amount"),
+        on=date_value(request.POST.get("on"), timezone.localdate(), field="on"), payee=request.POST.get("payee", ""),
         memo=request.POST.get("memo", "") or "Consultant services", reference=request.POST.get("reference", ""),
         acting_user=request.user), "Expenditure recorded.")
 
@@ -581,7 +581,7 @@ def permit_waiver_act(request, number: str, waiver_number: str):
     u = request.user
     if action == "comment":
         fn = lambda: services.waiver_public_comment(waiver=w, from_on=date_value(request.POST.get("on"),  # noqa: E731
-                                                                            timezone.localdate()),
+                                                                            timezone.localdate(), field="on"),
                                                     note=request.POST.get("note", ""), acting_user=u)
     elif action == "info":
         fn = lambda: services.waiver_request_info(waiver=w, info=request.POST.get("note", ""), acting_user=u)  # noqa

@@ -168,7 +168,7 @@ def demands(request):
     as_of = AsOfForm(request.GET).day()
     if request.method == "POST":
         try:
-            served_on = date_value(request.POST.get("served_on"), date.today())
+            served_on = date_value(request.POST.get("served_on"), date.today(), field="served_on")
         except ValueError as e:
             messages.error(request, f"served_on: {e}")
             return redirect(request.get_full_path())

@@ -154,7 +154,7 @@ def site_party(request, number):
     f = request.POST
     return _do(request, site, lambda: services.party_add(site=site, role=f.get("role", ""), name=f.get("name", ""),
                                                           address=f.get("address", ""), email=f.get("email", ""),
-                                                          since=date_value(f.get("since"), timezone.localdate()),
+                                                          since=date_value(f.get("since"), timezone.localdate(), field="since"),
                                                           acting_user=request.user), "Party added.", "parties")
 
 
@@ -176,7 +176,7 @@ def site_plan_record(request, number, plan_id):
     plan = get_object_or_404(site.plans, pk=plan_id)
     f = request.POST
     return _do(request, site, lambda: services.om_plan_record(
-        plan=plan, recorded_on=date_value(f["recorded_on"]) if f.get("recorded_on") else None, book=f.get("book", ""),
+        plan=plan, recorded_on=date_value(f["recorded_on"], field="recorded_on") if f.get("recorded_on") else None, book=f.get("book", ""),
         page=f.get("page", ""), document_number=f.get("document_number", ""),
         proof_upload=request.FILES.get("file"), acting_user=request.user), "Recording entered.", "plan")
 
@@ -205,7 +205,7 @@ def site_easement(request, number):
     if f.get("action") == "record":
         e = get_object_or_404(site.easements, pk=f.get("easement") or 0)
         return _do(request, site, lambda: services.easement_record(
-            easement=e, recorded_on=date_value(f["recorded_on"]) if f.get("recorded_on") else None,
+            easement=e, recorded_on=date_value(f["recorded_on"], field="recorded_on") if f.get("recorded_on") else None,
             book=f.get("book", ""),
             page=f.get("page", ""), document_number=f.get("document_number", ""),
             proof_upload=request.FILES.get("file"), acting_user=request.user), "Easement recording entered.",
@@ -259,7 +259,7 @@ def bmp_detail(request, number, bmp_id):
             raise PermissionDenied("Only the owner, a responsible party or stewardship staff keep the log.")
         f = request.POST
         try:
-            services.maintenance_log_add(bmp=bmp, on=date_value(f.get("on")) if f.get("on") else None,
+            services.maintenance_log_add(bmp=bmp, on=date_value(f.get("on"), field="on") if f.get("on") else None,
                                          kind=f.get("kind", ""),
                                          description=f.get("description", ""), performed_by=f.get("performed_by", ""),
                                          disposal_material=f.get("disposal_material", ""),
@@ -280,7 +280,7 @@ def site_certification(request, number):
     site = _owner_site(request, number)
     f = request.POST
     return _do(request, site, lambda: services.certification_file(
-        site=site, received_on=date_value(f["received_on"]) if f.get("received_on") else None,
+        site=site, received_on=date_value(f["received_on"], field="received_on") if f.get("received_on") else None,
         work_summary=f.get("work_summary", ""), signed_by=f.get("signed_by", ""), upload=request.FILES.get("file"),
         acting_user=request.user), "Annual certification received.", "certifications")
 
@@ -368,8 +368,8 @@ def site_ownership(request, number):
     f = request.POST
     return _do(request, site, lambda: services.ownership_change_record(
         site=site, role=f.get("role", "owner"), to_name=f.get("to_name", ""), to_address=f.get("to_address", ""),
-        to_email=f.get("to_email", ""), notified_on=date_value(f["notified_on"]) if f.get("notified_on") else None,
-        effective_on=date_value(f.get("effective_on")), deed_reference=f.get("deed_reference", ""),
+        to_email=f.get("to_email", ""), notified_on=date_value(f["notified_on"], field="notified_on") if f.get("notified_on") else None,
+        effective_on=date_value(f.get("effective_on"), field="effective_on"), deed_reference=f.get("deed_reference", ""),
         acting_user=request.user), "Change recorded.", "parties")
 
 
@@ -382,8 +382,8 @@ def site_amend(request, number, plan_id):
     signed = list(site.parties.filter(pk__in=f.getlist("signed_by")))
     return _do(request, site, lambda: services.plan_amend(
         plan=plan, description=f.get("description", ""), signed_by=signed,
-        director_agreed_on=date_value(f["director_agreed_on"]) if f.get("director_agreed_on") else None,
-        effective_on=date_value(f.get("effective_on"), timezone.localdate()), upload=request.FILES.get("file"),
+        director_agreed_on=date_value(f["director_agreed_on"], field="director_agreed_on") if f.get("director_agreed_on") else None,
+        effective_on=date_value(f.get("effective_on"), timezone.localdate(), field="effective_on"), upload=request.FILES.get("file"),
         acting_user=request.user), "Amendment recorded.", "plan")
 
 

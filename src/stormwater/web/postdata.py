@@ -1,27 +1,35 @@
 """What the staff pages share when a form is posted: its text values read as dates and amounts
-with errors that say what was wrong, and one service run whose refusal becomes a message on the
-page (never a 500)."""
+with errors that say what was wrong (and which input), and one service run whose refusal shows the page again
+with what was typed and the error at the field (``refused``; never a 500)."""
 from __future__ import annotations
 
 from datetime import date
 from decimal import Decimal, InvalidOperation
 
+import copy
+
 from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpResponse, QueryDict
 from django.shortcuts import redirect
+from django.urls import Resolver404, resolve
 
 from stormwater.cases.services import DocumentError, TransitionError
+from stormwater.web.forms import FieldRefusal
+from stormwater.web.refill import refill
 
 
-def date_value(value: str | None, default: date | None = None) -> date:
-    """A posted YYYY-MM-DD; blank → ``default``, or an error when there is none."""
+def date_value(value: str | None, default: date | None = None, *, field: str | None = None) -> date:
+    """A posted YYYY-MM-DD; blank → ``default``, or an error when there is none. The error names ``field`` (the
+    posted name) so that the refused form marks that input."""
     if not value:
         if default is None:
-            raise ValueError("A date is required.")
+            raise FieldRefusal("A date is required.", field)
         return default
     try:
         return date.fromisoformat(value)
     except ValueError:
-        raise ValueError(f"{value!r} is not a date (YYYY-MM-DD).") from None
+        raise FieldRefusal(f"{value!r} is not a date (YYYY-MM-DD).", field) from None
 
 
 MAX_AMOUNT = Decimal("1e12")  # DecimalField(max_digits=14, decimal_places=2): anything larger is a typo
@@ -34,11 +42,11 @@ def money_value(value: str | None, field: str = "amount") -> Decimal:
     try:
         d = Decimal(text)
     except InvalidOperation:
-        raise ValueError(f"{field}: {value!r} is not an amount.") from None
+        raise FieldRefusal(f"{field}: {value!r} is not an amount.", field) from None
     if not d.is_finite():
-        raise ValueError(f"{field}: {value!r} is not an amount.")
+        raise FieldRefusal(f"{field}: {value!r} is not an amount.", field)
     if abs(d) >= MAX_AMOUNT:
-        raise ValueError(f"{field}: {value!r} is too large an amount.")
+        raise FieldRefusal(f"{field}: {value!r} is too large an amount.", field)
     return d
 
 
@@ -47,14 +55,14 @@ def whole_value(value: str | None, field: str, *, lo: int, hi: int, default: int
     text = (value or "").strip()
     if not text:
         if default is None:
-            raise ValueError(f"{field}: a whole number is required.")
+            raise FieldRefusal(f"{field}: a whole number is required.", field)
         return default
     digits = text.lstrip("+-")
     if len(text) > 12 or not (digits.isascii() and digits.isdigit()):
-        raise ValueError(f"{field}: {value!r} is not a whole number from {lo} to {hi}.")
+        raise FieldRefusal(f"{field}: {value!r} is not a whole number from {lo} to {hi}.", field)
     n = int(text)
     if not lo <= n <= hi:
-        raise ValueError(f"{field}: {value!r} is not a whole number from {lo} to {hi}.")
+        raise FieldRefusal(f"{field}: {value!r} is not a whole number from {lo} to {hi}.", field)
     return n
 
 
@@ -74,6 +82,65 @@ def attempt(request, fn, ok: str) -> bool:
 
 
 def act(request, fn, ok: str, to: str):
-    """``attempt`` the service, then go to ``to`` (a URL) either way."""
-    attempt(request, fn, ok)
+    """Run the service; done: the ``ok`` message and go to ``to`` (a URL, the page the form is on). Refused: that
+    page again with what was typed and the error at its field (``refused``)."""
+    try:
+        fn()
+    except REFUSALS as e:
+        return refused(request, e, to)
+    messages.success(request, ok)
     return redirect(to)
+
+
+def refused_field(request, error: Exception) -> str | None:
+    """The posted input a refusal concerns: the error's ``field`` (``FieldRefusal``, ``TransitionError(field=…)``),
+    else a message starting "<posted name>: …"."""
+    name = getattr(error, "field", None)
+    if name:
+        return name
+    head = str(error).partition(":")[0].strip()
+    return head if head in request.POST else None
+
+
+def refused(request, error: Exception, to: str) -> HttpResponse:
+    """A refused hand-written form (issue 16 "Forms"): the page ``to`` rendered again, status 400, with the posted
+    form filled in as it was sent, the error at its field and a summary linking to it (``web.refill``). A page
+    that is not ours to render or holds no such form: the error as a message on ``to`` (what it always was)."""
+    page = _page(request, to)
+    if page is not None:
+        path, response = page
+        field, message = refused_field(request, error), str(error)
+        if field and message.startswith(f"{field}: "):
+            message = message[len(field) + 2:]  # the summary names the input by its label
+        html = refill(response.content.decode(response.charset), action=request.path, page=path, data=request.POST,
+                      field=field, message=message)
+        if html is not None:
+            response.content = html.encode(response.charset)
+            response.status_code = 400
+            return response
+    messages.error(request, str(error))
+    return redirect(to)
+
+
+def _page(request, to: str) -> tuple[str, HttpResponse] | None:
+    """The page at ``to`` (a path on this site) as its view answers a GET by this user, or None."""
+    url = to.partition("#")[0]
+    path, _, query = url.partition("?")
+    try:
+        match = resolve(path)
+    except Resolver404:
+        return None
+    get = copy.copy(request)
+    get.method = "GET"
+    get.path = get.path_info = path
+    get.GET, get.POST = QueryDict(query), QueryDict()
+    get.META = {**request.META, "REQUEST_METHOD": "GET", "QUERY_STRING": query}
+    try:
+        response = match.func(get, *match.args, **match.kwargs)
+    except (Http404, PermissionDenied):
+        return None
+    if hasattr(response, "render"):
+        response = response.render()
+    if response.status_code != 200 or not response.get("Content-Type", "").startswith("text/html"):
+        return None
+    return path, response

@@ -41,6 +41,14 @@
     }, 0);
     window.setTimeout(function () { release(form); }, AGAIN_MS);
   });
+  // A refused form shown again in its page (web/refill.py): its error summary takes the focus, as GOV.UK's does, so
+  // the page opens where the problem is, however far down the form sits.
+  function focusRefused() {
+    var summary = document.querySelector(".error-summary[data-refused]");
+    if (summary) { summary.scrollIntoView({block: "start"}); summary.focus({preventScroll: true}); }
+  }
+  if (document.readyState === "loading") { document.addEventListener("DOMContentLoaded", focusRefused); }
+  else { focusRefused(); }
   // A page shown again from the back/forward cache: its forms can be used again.
   window.addEventListener("pageshow", function (ev) {
     if (ev.persisted) { document.querySelectorAll("form[data-submitting]").forEach(release); }
