@@ -43,7 +43,7 @@ def test_pay_offers_the_installment_due_not_the_one_not_yet_issued(house_bill, c
     page = client_for(personas["owner"]).get(f"/bills/{bill.number}/").content.decode()
     assert PAY.format(acct=bill.account.number, amt="26.58", ref=bill.number) in page
     assert "amt=53.16" not in page  # the second installment is not due before 2027-03-10
-    assert "Pay $26.58 now" in page
+    assert "Pay $26.58 online" in page
 
 
 def test_the_whole_balance_is_a_second_choice_where_the_town_allows_it(house_bill, client_for, personas, town_toml):
