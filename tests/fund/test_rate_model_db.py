@@ -133,5 +133,7 @@ def test_rate_model_api_solve_and_adopt(client_for, personas, town, resolution, 
 
 def test_the_parcel_base_is_set_based(town, resolution, django_assert_max_num_queries):
     terms, _, _ = model_terms(2027)
-    with django_assert_max_num_queries(2):  # impervious areas, parcels: never one query per parcel
+    # impervious areas, parcels, and the association instruments in force with their shares (Ch. 295 Art. IV ¶G:
+    # unit parcels are billed through their master): never one query per parcel
+    with django_assert_max_num_queries(4):
         parcel_base(as_of=date(2026, 7, 1), terms=terms)

@@ -17,7 +17,7 @@ from stormwater.rules.rate_model import (DEFAULT_SAMPLE_ERUS, ParcelBase, RateSo
                                          solve_rate)
 from stormwater.rules.town import demo_terms
 from stormwater.utility.models import Bill, EntryKind, LedgerEntry
-from stormwater.utility.selectors import BillingProblem, ParcelFacts, assess, resolution_in_force
+from stormwater.utility.selectors import BillingProblem, ParcelFacts, assess, association_split, resolution_in_force
 
 from .models import AllowedUse, BudgetLine, Category, FiscalYearBudget, OtherRevenue, RevenueKind
 
@@ -265,14 +265,22 @@ def parcel_base(*, as_of: date, terms: FeeTerms) -> ParcelBase:
     """Every parcel through the one fee path (``utility.selectors.assess``) with the survey in force on
     ``as_of``, grouped for the rate model. Set-based like the bill run: two queries, then pure code.
 
-    Exempt parcels, parcels with no fee and parcels a bill run could not bill are counted, not in the base.
+    Exempt parcels, parcels with no fee and parcels a bill run could not bill are counted, not in the base. A
+    property association's fee is counted once, in its master parcel; its units' own parcels are not billed
+    (``utility.selectors.association_split``, Ch. 295 Art. IV ¶G) and are counted with the parcels owing no fee.
     """
     impervious = impervious_as_of(as_of=as_of)
+    split = association_split(on=as_of)
     rows = []
     exempt = no_fee = problems = 0
     for pk, owner_id, luc, du, pw, rm, ov, ovr, lot in Parcel.objects.values_list(
             "pk", "owner_id", "land_use_code", "dwelling_units", "public_way", "road_maintenance",
             "class_override", "class_override_reason", "lot_sqft").iterator(chunk_size=5000):
+        if split.master_of(pk) is not None:
+            # A unit parcel named by its association's instrument owes no fee of its own: its share is in the master's
+            # (Ch. 295 Art. IV ¶G). Counted as the bill run counts it, with the parcels owing no fee of their own.
+            no_fee += 1
+            continue
         facts = ParcelFacts(has_owner=owner_id is not None, land_use_code=luc, dwelling_units=du, public_way=pw,
                             road_maintenance=rm, class_override=ov, class_override_reason=ovr, lot_sqft=lot,
                             impervious_sqft=impervious.get(pk))
@@ -285,6 +293,8 @@ def parcel_base(*, as_of: date, terms: FeeTerms) -> ParcelBase:
             exempt += 1
         elif fee.erus == 0:
             no_fee += 1
+        elif split.problem(pk):
+            problems += 1  # the run refuses a master whose unit has no record owner
         else:
             rows.append((fee.property_class, fee.erus, fee.credit_percent))
     return ParcelBase.from_parcels(rows, exempt=exempt, no_fee=no_fee, not_billable=problems)

@@ -15,7 +15,8 @@ from stormwater.parcels.selectors import parcel_classification
 from stormwater.rules.classes import ClassificationError, PropertyClass, normalize_use_code
 from stormwater.rules.fees import erus_for_area
 from stormwater.rules.town import demo_terms
-from stormwater.utility.selectors import BillingProblem, ParcelFacts, assess, resolution_in_force
+from stormwater.utility.selectors import (AssociationSplit, BillingProblem, ParcelFacts, assess, association_split,
+                                         resolution_in_force)
 
 from . import overlay
 from .models import GisImport, ImperviousPiece, ParcelShape, SurveyParcelFacts
@@ -167,6 +168,9 @@ class ChangeRow:
     fee_to: Decimal | None
     problem_from: str | None
     problem_to: str | None
+    # A unit parcel named by its association's instrument in force: billed through the master parcel for its share
+    # (Ch. 295 Art. IV ¶G), so it has no fee of its own here (its ground change is still shown).
+    billed_through: str | None = None
 
     @property
     def fee_delta(self) -> Decimal:
@@ -182,7 +186,8 @@ class ChangeRow:
                 "class_to": self.class_to, "impervious_sqft_from": s(self.sqft_from),
                 "impervious_sqft_to": s(self.sqft_to), "erus_from": self.erus_from, "erus_to": self.erus_to,
                 "annual_fee_from": s(self.fee_from), "annual_fee_to": s(self.fee_to),
-                "fee_change": str(self.fee_delta), "problem_from": self.problem_from, "problem_to": self.problem_to}
+                "fee_change": str(self.fee_delta), "problem_from": self.problem_from, "problem_to": self.problem_to,
+                "billed_through": self.billed_through}
 
 
 @dataclass
@@ -222,9 +227,36 @@ def _erus(cls, sqft, terms) -> int | None:
     return erus_for_area(Decimal(sqft), terms.eru_sqft)
 
 
+class _Through:
+    """What the association instruments in force do to a report's parcels (``utility.selectors.association_split``,
+    Ch. 295 Art. IV ¶G): a unit parcel has no fee of its own (its share is in the master's), and a master whose unit
+    has no owner is not billed — as the bill run reads them."""
+
+    def __init__(self, as_of: date):
+        self.split: AssociationSplit = association_split(on=as_of)
+        self.masters = dict(Parcel.objects.filter(pk__in=list(self.split.shares)).values_list("pk", "parcel_id"))
+
+    def unit_note(self, pk: int) -> str | None:
+        master = self.split.master_of(pk)
+        if master is None:
+            return None
+        return self.split.unit_share(pk, master_parcel_id=self.masters[master], master_fee=None).billed_through
+
+    def price(self, p: Parcel, code: str, units, sqft, terms, cache: dict | None = None):
+        """``_price`` as the bill run bills: (class, fee, problem); a unit parcel's fee None (see ``unit_note``)."""
+        cls, fee, problem = _price(p, code, units, sqft, terms, cache)
+        if self.split.master_of(p.pk) is not None:
+            return cls, None, None
+        if fee is not None and fee.property_class is not PropertyClass.EXEMPT and fee.annual_fee:
+            refusal = self.split.problem(p.pk)
+            if refusal:
+                return cls, None, refusal
+        return cls, fee, problem
+
+
 def _price(p: Parcel, code: str, units, sqft, terms, cache: dict | None = None):
     """(class or None, the fee assessment or None, the billing problem or None) of a parcel with these facts,
-    through ``utility.selectors.assess`` (the one fee path)."""
+    through ``utility.selectors.assess`` (the one fee path). Reports price through ``_Through.price``."""
     pf = ParcelFacts(has_owner=p.owner_id is not None, land_use_code=code, dwelling_units=units,
                      public_way=p.public_way, road_maintenance=p.road_maintenance,
                      class_override=p.class_override, class_override_reason=p.class_override_reason,
@@ -258,14 +290,15 @@ def survey_comparison(*, new_areas: dict[int, Decimal], as_of: date, limit: int 
     area_changed = eru_changed = 0
     rows: list[ChangeRow] = []
     cache: dict = {}
+    through = _Through(as_of)
     for p in Parcel.objects.order_by("parcel_id").iterator(chunk_size=2000):
         sb = before.get(p.pk)
         sa = new_areas.get(p.pk, sb)
-        cb, fee_b, pb = _price(p, p.land_use_code, p.dwelling_units, sb, terms, cache)
+        cb, fee_b, pb = through.price(p, p.land_use_code, p.dwelling_units, sb, terms, cache)
         if sa == sb:
             ca, fee_a, pa = cb, fee_b, pb
         else:
-            ca, fee_a, pa = _price(p, p.land_use_code, p.dwelling_units, sa, terms, cache)
+            ca, fee_a, pa = through.price(p, p.land_use_code, p.dwelling_units, sa, terms, cache)
         total_b += fee_b.annual_fee if fee_b else 0
         total_a += fee_a.annual_fee if fee_a else 0
         if sa == sb:
@@ -275,7 +308,7 @@ def survey_comparison(*, new_areas: dict[int, Decimal], as_of: date, limit: int 
         eru_changed += eb != ea
         rows.append(ChangeRow(p.parcel_id, p.address, cb.label if cb else "unknown", ca.label if ca else "unknown",
                               sb, sa, eb, ea, fee_b.annual_fee if fee_b else None, fee_a.annual_fee if fee_a else None,
-                              pb, pa))
+                              pb, pa, through.unit_note(p.pk)))
     rows.sort(key=lambda r: (-abs(r.fee_delta), r.parcel_id))
     return {"previous_survey": {"id": prev.pk, "name": prev.name, "surveyed_on": str(prev.surveyed_on)} if prev else None,
             "as_of": str(as_of), "resolution": str(res) if res else None,
@@ -300,11 +333,12 @@ def survey_changes(*, survey_from: ImperviousSurvey, survey_to: ImperviousSurvey
     rows: list[ChangeRow] = []
     # With no resolution in force the shipped demo terms price the change (labelled as such).
     terms = res.fee_terms() if res else demo_terms()
+    through = _Through(as_of)
     for p in Parcel.objects.filter(pk__in=pks).order_by("parcel_id"):
         sides = []
         for area, facts in ((a, fa), (b, fb)):
             code, units = facts.get(p.pk, (p.land_use_code, p.dwelling_units))
-            cls, fee, problem = _price(p, code, units, area.get(p.pk), terms)
+            cls, fee, problem = through.price(p, code, units, area.get(p.pk), terms)
             sides.append((cls, area.get(p.pk), fee, problem))
         (ca, sa, fee_a, pa), (cb, sb, fee_b, pb) = sides
         # ERUs straight from the area (rules.fees), so a parcel that cannot be billed (e.g. no owner
@@ -312,7 +346,7 @@ def survey_changes(*, survey_from: ImperviousSurvey, survey_to: ImperviousSurvey
         erus_a, erus_b = _erus(ca, sa, terms), _erus(cb, sb, terms)
         row = ChangeRow(p.parcel_id, p.address, ca.label if ca else "unknown", cb.label if cb else "unknown",
                         sa, sb, erus_a, erus_b, fee_a.annual_fee if fee_a else None,
-                        fee_b.annual_fee if fee_b else None, pa, pb)
+                        fee_b.annual_fee if fee_b else None, pa, pb, through.unit_note(p.pk))
         if ca != cb or erus_a != erus_b or row.fee_delta != 0 or (pa is None) != (pb is None):
             rows.append(row)
     rows.sort(key=lambda r: (-abs(r.fee_delta), r.parcel_id))

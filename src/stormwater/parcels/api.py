@@ -36,6 +36,8 @@ def parcel_json(parcel, *, with_fee: bool = False) -> dict:
         out["fee"] = pf.fee.as_json() if pf.fee else None
         out["problem"] = pf.problem
         out["resolution"] = str(pf.resolution) if pf.resolution else None
+        # A unit parcel billed through its master (Ch. 295 Art. IV ¶G): ``fee`` is its share; this says of what.
+        out["association_share"] = pf.share.as_json() if pf.share else None
     return out
 
 

@@ -14,14 +14,13 @@ from stormwater.accounts.access import require_perm
 from stormwater.accounts.roles import Perm
 from stormwater.audit.selectors import audit_for_object
 from stormwater.imports.pipeline import ImportRefused
-from stormwater.rules.money import allocate
 from stormwater.utility.selectors import account_balance, bills_for_user, parcel_fee
 
 from .forms import ClassOverrideForm, InstrumentForm
 from .instrument_import import association_import
 from .lists import ParcelList
 from .models import AssociationUnit
-from .selectors import (association_history, association_of, instrument_in_force, parcel_get_for_user,
+from .selectors import (association_history, association_of, parcel_get_for_user,
                         parcel_impervious, parcels_for_user)
 from .services import AssociationRefused, association_check, association_record, parcel_set_class_override
 
@@ -48,12 +47,10 @@ def _detail_context(request, parcel, **extra) -> dict:
                      if i.effective_on <= today), None)
     unit_of = (AssociationUnit.objects.filter(parcel=parcel).select_related("association__parcel").first())
     can_edit = request.user.can(Perm.PARCEL_EDIT) and unit_of is None
-    unit_share = _unit_share_today(unit_of, today) if unit_of else None
     ctx = {
         "parcel": parcel, "pf": pf, "area": parcel_impervious(parcel, as_of=today), "bills": bills,
         "accounts": accounts, "today": today,
         "association": assoc, "instruments": history, "in_force": in_force, "unit_of": unit_of,
-        "unit_share": unit_share,
         "can_record_instrument": can_edit,
         "instrument_form": InstrumentForm() if can_edit else None,
         "can_classify": request.user.can(Perm.PARCEL_CLASSIFY),
@@ -65,21 +62,6 @@ def _detail_context(request, parcel, **extra) -> dict:
 
     ctx.update(parcel_record(parcel=parcel, user=request.user, today=today))
     return ctx | extra
-
-
-def _unit_share_today(unit, today: date) -> dict | None:
-    """A unit parcel's part of its master parcel's fee under the instrument in force today (Ch. 295 Art. IV ¶G), as
-    the bill run allocates it (to the cent, the parts summing to the master's fee); None when no instrument in force
-    names the unit."""
-    inst = instrument_in_force(unit.association, on=today)
-    shares = list(inst.shares.all()) if inst else []
-    mine = next((s for s in shares if s.unit_id == unit.pk), None)
-    if mine is None:
-        return None
-    master_fee = parcel_fee(unit.association.parcel, as_of=today).fee
-    amount = (allocate(master_fee.annual_fee, [s.percent for s in shares])[shares.index(mine)]
-              if master_fee else None)
-    return {"instrument": inst, "percent": mine.percent, "amount": amount}
 
 
 @require_perm()

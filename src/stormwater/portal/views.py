@@ -63,11 +63,14 @@ def portal_parcel(request, parcel_id: str):
     # Paying online (issue 17): the processor's page for each account of the parcel, without an amount (balances
     # are private: the processor's page asks for it, or the owner pays from the bill page signed in).
     cfg = town_config()
+    pf = parcel_fee(parcel, as_of=today)
+    # A unit parcel billed through its master (Ch. 295 Art. IV ¶G) is paid on its unit's account (kept on the master
+    # parcel); a master's page lists its units' accounts.
+    accounts = (Account.objects.filter(unit__parcel=parcel) if pf.share else Account.objects.filter(parcel=parcel))
     pay = [(a, cfg.payment_url(account=a.number, amount=None)) for a in
-           Account.objects.filter(parcel=parcel).select_related("unit").order_by("number")] \
-        if cfg.payment_url_template else []
+           accounts.select_related("unit").order_by("number")] if cfg.payment_url_template else []
     return render(request, "portal/parcel.html", {
-        "parcel": parcel, "pf": parcel_fee(parcel, as_of=today), "area": parcel_impervious(parcel, as_of=today),
+        "parcel": parcel, "pf": pf, "area": parcel_impervious(parcel, as_of=today),
         "credits": public_credits(parcel=parcel, on=today), "today": today, "pay": pay})
 
 

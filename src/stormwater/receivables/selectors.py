@@ -110,6 +110,46 @@ def bill_standing(bill, *, as_of: date) -> BillStanding:
     return BillStanding(status, label, max(remaining, ZERO), max(paid, ZERO), pos.total)
 
 
+@dataclass(frozen=True)
+class PayOffer:
+    """What the "Pay" button offers on an account or one bill (issue 17, paying online), as of a day. Never negative.
+
+    ``due_now``: what is owed now — past-due installments and installments issued and due, with interest to date and
+    demand charges (Ch. 295 Art. IV billing ¶B–¶D), less any unapplied credit; an installment not yet issued is not
+    due (¶B: each installment is due 30 days after its own issue). ``balance``: everything still owed, the installments
+    not yet issued included (the "whole balance" choice where ``TownConfig.pay_whole_balance_online``). ``credit``:
+    what the account holds beyond what it owes today (the account's balance below zero), said as a credit."""
+
+    due_now: Decimal
+    balance: Decimal
+    credit: Decimal
+
+    @property
+    def more_than_due(self) -> bool:
+        return self.balance > self.due_now
+
+    @property
+    def later(self) -> Decimal:
+        """Owed, but not due yet (installments not yet issued)."""
+        return self.balance - self.due_now
+
+
+def pay_offer(account: Account, *, as_of: date, bill=None) -> PayOffer:
+    """The ``PayOffer`` of ``account`` (or of one of its bills) on ``as_of``, from the ledger's allocation
+    (``ledger.account_position``: payments oldest installment first, demand → interest → principal)."""
+    from stormwater.rules.money import ZERO
+
+    from .ledger import account_position
+
+    pos = account_position(account, as_of=as_of)
+    dues = [d for d in pos.dues if bill is None or d.installment.bill_id == bill.pk]
+    owed_now = sum((d.total for d in dues if d.issued and d.total > 0), ZERO)
+    owed_all = sum((d.total for d in dues if d.total > 0), ZERO)
+    unapplied = max(pos.credit, ZERO)
+    return PayOffer(due_now=round_cents(max(owed_now - unapplied, ZERO)),
+                    balance=round_cents(max(owed_all - unapplied, ZERO)), credit=round_cents(max(-pos.total, ZERO)))
+
+
 def commitment_report(*, as_of: date, accounts: AccountFilter = ALL) -> CommitmentReport:
     return CommitmentReport(as_of=as_of, accounts=accounts)
 

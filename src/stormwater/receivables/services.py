@@ -10,7 +10,7 @@ from django.db import transaction
 from stormwater.audit.services import actor_or_none as _user, audit_record
 from stormwater.rules.calendar import add_calendar_days, add_months
 from stormwater.rules.interest import interest_start
-from stormwater.rules.money import ZERO, fmt, fmt_display, round_cents, to_decimal
+from stormwater.rules.money import ZERO, fmt, fmt_display, fmt_ratio, round_cents, to_decimal
 from stormwater.utility.models import (DEAD_STATES, Account, Bill, BillRun, Component, EntryKind, Installment,
                                        LedgerEntry)
 from stormwater.utility.selectors import resolution_in_force
@@ -333,7 +333,8 @@ def back_bill_issue(*, parcel, period_start: date, period_end: date, issue_date:
     The amount is the annual fee under the resolution in force on ``period_start``, prorated by days
     when the period is shorter than a year.
     """
-    from stormwater.utility.selectors import BillingProblem, assess, parcel_facts
+    from stormwater.parcels.models import Parcel
+    from stormwater.utility.selectors import BillingProblem, assess, association_split, parcel_facts
 
     days = (period_end - period_start).days + 1
     year_days = (add_months(period_start, 12) - period_start).days
@@ -356,6 +357,16 @@ def back_bill_issue(*, parcel, period_start: date, period_end: date, issue_date:
     res = resolution_in_force(period_start)
     if res is None:
         raise CollectionError(f"No rate resolution in force on {period_start}.")
+    # A unit parcel named by its association's instrument owes no fee of its own: its share is billed through the
+    # master parcel (Ch. 295 Art. IV ¶G; utility.selectors.association_split, as the bill run reads it).
+    split = association_split(on=period_end)
+    master = split.master_of(parcel.pk)
+    if master is not None:
+        mid = Parcel.objects.get(pk=master).parcel_id
+        us = split.unit_share(parcel.pk, master_parcel_id=mid, master_fee=None)
+        raise CollectionError(f"Parcel {parcel.parcel_id} is unit {us.unit} of {us.association}: billed through parcel "
+                              f"{mid} for its {fmt_ratio(us.percent)}% share, never on its own (Ch. 295 Art. IV ¶G); "
+                              "nothing to back bill on this parcel.")
     try:
         fee = assess(parcel_facts(parcel, as_of=period_end), res.fee_terms())
     except BillingProblem as e:

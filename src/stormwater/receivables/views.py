@@ -88,8 +88,11 @@ def account_statement(request, number: str):
     account = account_get_for_user(user=request.user, number=number)
     as_of = AsOfForm(request.GET).day()
     pos = account_position(account, as_of=as_of)
+    from stormwater.utility.views import pay_context
+
+    pay = pay_context(account, today=date.today()) if as_of == date.today() else {}  # paying is today's act
     return render(request, "receivables/account.html", {
-        "account": account, "pos": pos, "as_of": as_of,
+        "account": account, "pos": pos, "as_of": as_of, **pay,
         "entries": account.entries.filter(effective_on__lte=as_of).order_by("effective_on", "id"),
         "payments": account.payments.select_related("reversal"), "can_reverse": request.user.can(Perm.COLLECT),
         "reverse_form": ReverseForm(), **_paperless_context(request.user, account)})

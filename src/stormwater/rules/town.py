@@ -138,6 +138,10 @@ class TownConfig:
     # {amount} (dollars, two decimals) and {bill}; the "Pay" button hands the resident off to it and no card data
     # ever touches this system. Blank = no processor: no Pay button. Must be https.
     payment_url_template: str = ""
+    # The Pay button offers the amount due now (past-due and issued installments, interest to date). True also offers
+    # the whole balance, installments not yet issued included, as a second choice: some towns accept prepayment
+    # online, others want installments paid as they fall due (Ch. 295 Art. IV ¶B). Default: the amount due only.
+    pay_whole_balance_online: bool = False
     # The processor's daily payment file (receivables/processor.py): which of its columns hold the account, the
     # amount, the day the payment was made and the processor's confirmation number ("field=Header" each), and
     # how its dates are written (a strftime pattern). Defaults: a common processor export.

@@ -14,7 +14,7 @@ from stormwater.parcels.models import Parcel
 from stormwater.parcels.selectors import parcel_classification, parcel_impervious
 from stormwater.rules.classes import ClassificationError, PropertyClass
 from stormwater.rules.fees import ABSURD_IMPERVIOUS_SQFT, Fee, FeeTerms, compute_fee
-from stormwater.rules.money import ZERO, fmt_ratio, round_cents
+from stormwater.rules.money import ZERO, allocate, fmt, fmt_ratio, round_cents, split_equal
 
 from .models import Account, Bill, Installment, LedgerEntry, RateResolution
 
@@ -138,16 +138,143 @@ def parcel_facts(parcel: Parcel, *, as_of: date) -> ParcelFacts:
         impervious_sqft=pi.impervious_sqft if pi else None, credit_percent=credit, credit_note=note)
 
 
+# --- property associations (Ch. 295 Art. IV ¶G): who is billed through whom -------------------------------------
+# "Upon receipt of the recorded instrument, each unit's owner billed separately for its percentage": the master
+# parcel's fee is computed once and divided by the instrument in force; a unit with a parcel id of its own owes no fee
+# of its own. ``association_split`` is the one reading of that, shared by the bill run (``billrun/prepare.py``),
+# ``parcel_fee`` (every page, the API, relief) and the set-based reports (billing problems, the fund's rate base, the
+# GIS fee-change reports), so that all of them agree with the bill.
+
+ERR_UNIT_NO_OWNER = "An association unit has no record owner: {units}"
+
+
+def association_unit_problem(shares) -> str | None:
+    """Why a master parcel's fee cannot be divided among its units (the bill run refuses the master): a unit of the
+    instrument in force with no record owner has no one to bill (Ch. 295 Art. IV ¶B, ¶G)."""
+    missing = [sh.unit.unit for sh in shares if sh.unit.owner_id is None]
+    return ERR_UNIT_NO_OWNER.format(units=", ".join(missing)) if missing else None
+
+
+def unit_share_line(share, master_annual: Decimal, amount: Decimal) -> str:
+    """The explanation's line for a unit's share of the master parcel's fee (the bill's and every page's)."""
+    from stormwater.formats import day
+
+    inst = share.instrument
+    return (f"Property association {inst.association.name} (instrument {inst.reference}, recorded "
+            f"{day(inst.recorded_on)}): unit {share.unit.unit} is {fmt_ratio(share.percent)}% of "
+            f"${fmt(master_annual)} = ${fmt(amount)} (Ch. 295 Art. IV ¶G).")
+
+
+@dataclass(frozen=True)
+class UnitShare:
+    """A unit parcel's part of its master parcel's fee under the instrument in force (Ch. 295 Art. IV ¶G)."""
+
+    association: str
+    instrument_reference: str
+    instrument_recorded_on: date
+    unit: str
+    percent: Decimal
+    master_parcel_id: str
+    master_fee: Decimal | None   # the master parcel's annual fee (None: it cannot be computed)
+    amount: Decimal | None       # this unit's part of it, allocated to the cent as the bill run does
+
+    def as_json(self) -> dict:
+        return {"association": self.association, "instrument": self.instrument_reference,
+                "recorded_on": str(self.instrument_recorded_on), "unit": self.unit,
+                "percent": fmt_ratio(self.percent), "master_parcel_id": self.master_parcel_id,
+                "master_annual_fee": None if self.master_fee is None else fmt(self.master_fee),
+                "amount": None if self.amount is None else fmt(self.amount)}
+
+    @property
+    def billed_through(self) -> str:
+        """One line for a report: where this parcel's fee is billed instead."""
+        return (f"Unit {self.unit} of {self.association}: billed {fmt_ratio(self.percent)}% of parcel "
+                f"{self.master_parcel_id}'s fee (instrument {self.instrument_reference}, Ch. 295 Art. IV ¶G)")
+
+
+@dataclass(frozen=True)
+class AssociationSplit:
+    """The instruments in force on one day, read once: ``shares`` master parcel pk → its unit shares (each with
+    ``unit``, its ``owner`` and ``instrument.association``, in unit order); ``unit_of`` unit parcel pk → (master parcel
+    pk, the unit's index in the master's shares)."""
+
+    on: date
+    shares: dict
+    unit_of: dict
+
+    def master_of(self, pk: int) -> int | None:
+        """The master parcel a unit parcel is billed through, or None for a parcel billed on its own."""
+        hit = self.unit_of.get(pk)
+        return hit[0] if hit else None
+
+    def problem(self, master_pk: int) -> str | None:
+        """Why the master's fee cannot be divided (``association_unit_problem``), or None."""
+        shares = self.shares.get(master_pk)
+        return association_unit_problem(shares) if shares else None
+
+    def amounts(self, master_pk: int, annual: Decimal) -> list[Decimal]:
+        """The master's annual fee allocated to its units, to the cent, the parts summing to it (``allocate``)."""
+        return allocate(annual, [sh.percent for sh in self.shares[master_pk]])
+
+    def unit_share(self, pk: int, *, master_parcel_id: str, master_fee: Decimal | None) -> UnitShare:
+        master_pk, i = self.unit_of[pk]
+        sh = self.shares[master_pk][i]
+        inst = sh.instrument
+        amount = None if master_fee is None else self.amounts(master_pk, master_fee)[i]
+        return UnitShare(inst.association.name, inst.reference, inst.recorded_on, sh.unit.unit, sh.percent,
+                         master_parcel_id, master_fee, amount)
+
+    def unit_fee(self, pk: int, master: Fee) -> Fee:
+        """A unit parcel's fee: the master's fee (class, ERUs, blocks: what the bill snapshots) with the unit's part of
+        the gross fee, the credit and the annual fee, its installments, and the ¶G line in the explanation."""
+        master_pk, i = self.unit_of[pk]
+        sh = self.shares[master_pk][i]
+        annual = self.amounts(master_pk, master.annual_fee)[i]
+        gross = self.amounts(master_pk, master.gross_fee)[i]
+        return replace(master, gross_fee=gross, credit_amount=gross - annual, annual_fee=annual,
+                       installments=tuple(split_equal(annual, len(master.installments) or 1)),
+                       explanation=master.explanation + "\n" + unit_share_line(sh, master.annual_fee, annual))
+
+
+def association_split(*, on: date) -> AssociationSplit:
+    """The instruments in force on ``on`` (``parcels.selectors.shares_in_force``: two queries, whatever the number of
+    associations; a town has dozens) as an ``AssociationSplit``."""
+    from stormwater.parcels.selectors import shares_in_force
+
+    shares = shares_in_force(on=on)
+    unit_of = {sh.unit.parcel_id: (master, i) for master, lst in shares.items() for i, sh in enumerate(lst)
+               if sh.unit.parcel_id is not None}
+    return AssociationSplit(on, shares, unit_of)
+
+
 @dataclass(frozen=True)
 class ParcelFee:
     fee: Fee | None
     problem: str | None
     resolution: RateResolution | None
     class_reason: str | None
+    share: UnitShare | None = None  # a unit parcel billed through its master (Ch. 295 Art. IV ¶G)
 
 
 def parcel_fee(parcel: Parcel, *, as_of: date) -> ParcelFee:
-    """The parcel's fee under the resolution in force on ``as_of``, or the problem that stops it."""
+    """The parcel's fee under the resolution in force on ``as_of``, or the problem that stops it, as a bill run on
+    ``as_of`` would bill it: a unit parcel named by its association's instrument in force owes its share of the master
+    parcel's fee (``share`` says which), never its own (Ch. 295 Art. IV ¶G); a master whose unit has no owner is the
+    run's problem."""
+    split = association_split(on=as_of)
+    master_pk = split.master_of(parcel.pk)
+    if master_pk is None:
+        return _own_fee(parcel, as_of=as_of, split=split)
+    master = Parcel.objects.get(pk=master_pk)
+    mf = _own_fee(master, as_of=as_of, split=split)
+    fee = split.unit_fee(parcel.pk, mf.fee) if mf.fee else None
+    share = split.unit_share(parcel.pk, master_parcel_id=master.parcel_id,
+                             master_fee=mf.fee.annual_fee if mf.fee else None)
+    problem = None if fee else f"Billed through parcel {master.parcel_id} (Ch. 295 Art. IV ¶G): {mf.problem}"
+    return ParcelFee(fee, problem, mf.resolution, mf.class_reason, share)
+
+
+def _own_fee(parcel: Parcel, *, as_of: date, split: AssociationSplit) -> ParcelFee:
     res = resolution_in_force(as_of)
     facts = parcel_facts(parcel, as_of=as_of)
     try:
@@ -157,9 +284,16 @@ def parcel_fee(parcel: Parcel, *, as_of: date) -> ParcelFee:
     if res is None:
         return ParcelFee(None, ERR_NO_RESOLUTION.format(day=as_of), None, reason)
     try:
-        return ParcelFee(assess(facts, res.fee_terms()), None, res, reason)
+        fee = assess(facts, res.fee_terms())
     except BillingProblem as e:
         return ParcelFee(None, str(e), res, reason)
+    problem = split.problem(parcel.pk) if _billable(fee) else None
+    return ParcelFee(None, problem, res, reason) if problem else ParcelFee(fee, None, res, reason)
+
+
+def _billable(fee: Fee) -> bool:
+    """A fee a bill run makes a bill of (not exempt, not $0): only then does the run divide it among units."""
+    return fee.property_class is not PropertyClass.EXEMPT and fee.annual_fee != 0
 
 
 @dataclass(frozen=True)
@@ -188,16 +322,23 @@ def billing_problems(*, as_of: date) -> list[ProblemParcel]:
     terms = res.fee_terms()
     impervious = impervious_as_of(as_of=as_of)
     credits = credits_in_force(on=as_of)
+    split = association_split(on=as_of)
     out = []
     for pid, addr, pk, owner_id, luc, du, pw, rm, ov, ovr, lot in rows.iterator(chunk_size=5000):
+        if split.master_of(pk) is not None:
+            continue  # a unit parcel: billed through its master only (Ch. 295 Art. IV ¶G), its own data stops nothing
         credit, note = credits.get(pk, (ZERO, ""))
         facts = ParcelFacts(has_owner=owner_id is not None, land_use_code=luc, dwelling_units=du, public_way=pw,
                             road_maintenance=rm, class_override=ov, class_override_reason=ovr, lot_sqft=lot,
                             impervious_sqft=impervious.get(pk), credit_percent=credit, credit_note=note)
         try:
-            assess(facts, terms)
+            fee = assess(facts, terms)
         except BillingProblem as e:
             out.append(ProblemParcel(pid, addr, str(e)))
+            continue
+        problem = split.problem(pk) if _billable(fee) else None
+        if problem:  # the run refuses a master whose unit has no one to bill
+            out.append(ProblemParcel(pid, addr, problem))
     return out
 
 

@@ -198,11 +198,28 @@ def bill_detail(request, number: str):
     from stormwater.receivables.selectors import bill_standing
 
     bill = bill_page_get_for_user(user=request.user, number=number)
-    standing = bill_standing(bill, as_of=date.today())
-    pay_url = (town_config().payment_url(account=bill.account.number, amount=standing.remaining, bill=bill.number)
-               if standing.remaining > 0 else None)
+    today = date.today()
+    standing = bill_standing(bill, as_of=today)
     return render(request, "utility/bill_detail.html", {"bill": bill, "installments": bill_installments(bill),
-                                                        "standing": standing, "pay_url": pay_url})
+                                                        "standing": standing,
+                                                        **pay_context(bill.account, today=today, bill=bill)})
+
+
+def pay_context(account, *, today: date, bill=None) -> dict:
+    """The "Pay" button's amounts and the processor's links (issue 17; ``receivables.selectors.pay_offer``): the
+    amount due now, the whole balance as a second link where the town allows it, and the credit when the account holds
+    more than it owes. No links when nothing is due (never a negative or $0 amount) or without a processor."""
+    from stormwater.receivables.selectors import pay_offer
+
+    if bill is not None and (bill.run.state != "issued" or getattr(bill, "voided", False)):
+        return {}
+    cfg = town_config()
+    offer = pay_offer(account, as_of=today, bill=bill)
+    ref = bill.number if bill is not None else ""
+    link = (lambda amount: cfg.payment_url(account=account.number, amount=amount, bill=ref)
+            if amount > 0 and cfg.payment_url_template else None)
+    return {"offer": offer, "pay_url": link(offer.due_now),
+            "pay_all_url": link(offer.balance) if cfg.pay_whole_balance_online and offer.more_than_due else None}
 
 
 @require_perm()

@@ -11,17 +11,16 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from stormwater.audit.services import actor_or_none, audit_record
-from stormwater.formats import day
 from stormwater.parcels.models import Parcel
-from stormwater.parcels.selectors import impervious_as_of, shares_in_force, unit_parcels_in_force
+from stormwater.parcels.selectors import impervious_as_of
 from stormwater.rules.classes import PropertyClass
-from stormwater.rules.money import ZERO, allocate, fmt, fmt_display, split_equal
+from stormwater.rules.money import ZERO, fmt, fmt_display, split_equal
 
 from ..bulk import allocate_ids, copy_rows
 from ..models import (DEAD_STATES, Account, Bill, BillRun, BillRunChunk, BillRunException, Installment, RateResolution,
                       RunState)
-from ..selectors import (ERR_NO_RESOLUTION, BillingProblem, ParcelFacts, assess_area, credits_in_force,
-                         resolution_in_force)
+from ..selectors import (ERR_NO_RESOLUTION, BillingProblem, ParcelFacts, assess_area, association_split,
+                         credits_in_force, resolution_in_force, unit_share_line)
 from .common import (CHUNK, ERR_PERIOD, BillingError, BillRunResult, Log, Progress, _counts, _current, _locked,
                      _result, _set_state, installment_schedule, issue_date_refusal, run_problems)
 
@@ -105,7 +104,8 @@ class _Pricer:
         # Ch. 295 Art. IV ¶G: an association's units are billed through its master parcel for their shares under the
         # instrument in force on the issue date (the day of the bill's other facts: the survey, the credits); a
         # unit's own parcel is not billed as well (counted with the parcels owing no fee of their own).
-        self.unit_parcels = unit_parcels_in_force(on=run.issue_date)
+        # One reading shared with every page and report (``selectors.association_split``), made once for the run.
+        self.associations = association_split(on=run.issue_date)
 
     def slice(self, rows: list[tuple], after: int) -> _Slice:
         lo, hi = rows[0][0], rows[-1][0]
@@ -113,10 +113,11 @@ class _Pricer:
         run = self.run
         impervious = impervious_as_of(as_of=run.issue_date, pk_range=(lo, hi))
         credits = self.credits
-        s.units = shares_in_force(on=run.issue_date, pk_range=(lo, hi))
+        split = self.associations
+        s.units = {m: sh for m, sh in split.shares.items() if lo <= m <= hi}
         for row in rows:
             pk, pid, owner_id, luc, du, pw, rm, ov, ovr, lot = row[:10]
-            if pk in self.unit_parcels:
+            if split.master_of(pk) is not None:
                 s.no_fee += 1
                 continue
             credit, note = credits.get(pk, (ZERO, ""))
@@ -134,10 +135,9 @@ class _Pricer:
             if fee.annual_fee == 0:
                 s.no_fee += 1
                 continue
-            units = s.units.get(pk)
-            if units and any(sh.unit.owner_id is None for sh in units):
-                s.problems.append((pk, pid, "An association unit has no record owner: "
-                                            + ", ".join(sh.unit.unit for sh in units if sh.unit.owner_id is None)))
+            problem = split.problem(pk)
+            if problem:
+                s.problems.append((pk, pid, problem))
                 continue
             s.to_bill.append((row, fee, imp))
         return s
@@ -200,7 +200,7 @@ def _write_slice(run: BillRun, pricer: _Pricer, s: _Slice) -> BillRunChunk | Non
             owner_name, owner_addr, water_account = row[10], row[11], row[12]
             units = s.units.get(pk)
             if units:
-                targets = list(zip(units, allocate(fee.annual_fee, [sh.percent for sh in units])))
+                targets = list(zip(units, pricer.associations.amounts(pk, fee.annual_fee)))
             else:
                 targets = [(None, fee.annual_fee)]
             blocks = pricer.blocks(fee)
@@ -213,10 +213,7 @@ def _write_slice(run: BillRun, pricer: _Pricer, s: _Slice) -> BillRunChunk | Non
                 expl = fee.explanation
                 number = f"{label}-{pid}"
                 if unit:
-                    inst = share.instrument
-                    expl += (f"\nProperty association {inst.association.name} (instrument {inst.reference}, "
-                             f"recorded {day(inst.recorded_on)}): unit {unit.unit} is {share.percent}% of "
-                             f"${fmt(fee.annual_fee)} = ${fmt(amount)} (Ch. 295 Art. IV ¶G).")
+                    expl += "\n" + unit_share_line(share, fee.annual_fee, amount)
                     number += f"-U{unit.unit}"
                 rev = revision.get(acct, 1)
                 if rev > 1:

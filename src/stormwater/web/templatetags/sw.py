@@ -49,6 +49,16 @@ def money(value):
 
 
 @register.filter
+def balance(value):
+    """An account's balance for people: what is owed as ``usd``; below zero it is the owner's credit, said so —
+    "Credit balance $26.58", never "-$26.58" (issue 17)."""
+    d = _decimal(value)
+    if d is None:
+        return ""
+    return f"Credit balance {fmt_usd(-d)}" if d < 0 else fmt_usd(d)
+
+
+@register.filter
 def usd(value):
     """Money for people: 2828.11 → $2,828.11; -12.5 → -$12.50; empty stays empty."""
     d = _decimal(value)
