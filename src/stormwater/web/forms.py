@@ -27,6 +27,14 @@ def add_refusal(form: forms.Form, error: Exception) -> None:
     form.add_error(field if field in form.fields else None, str(error))
 
 
+def form_refusal(form: forms.Form, message: str | None = None) -> FieldRefusal:
+    """An invalid Django form behind a hand-written row form, as one refusal for ``web.postdata.refused``: the first
+    field in error is the input marked (by its posted name), ``message`` (or that field's errors) the text."""
+    name = next((n for n in form.errors if n != forms.forms.NON_FIELD_ERRORS), None)
+    text = message or " ".join(form.errors[name] if name else form.non_field_errors())
+    return FieldRefusal(text, form.add_prefix(name) if name else None)
+
+
 def form_auto_id(name: str) -> str:
     """Element ids of a form that shares its page with others: ``id_<name>-<field>`` (the posted names stay
     as they are; the JSON API and older clients post the same names)."""
