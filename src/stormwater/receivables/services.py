@@ -37,13 +37,7 @@ ALLOCATION_ORDER = (Component.DEMAND, Component.INTEREST, Component.PRINCIPAL)
 
 
 class CollectionError(ValueError):
-    """A collection service saying no. ``field``: the posted input the refusal concerns (issue 16 "Forms": a refused
-    form marks it), given or read from the message's leading "<name>: " (every message about one input starts so)."""
-
-    def __init__(self, message: str = "", field: str | None = None):
-        super().__init__(message)
-        lead = str(message).partition(": ")[0]
-        self.field = field or (lead if lead.isidentifier() and lead.islower() else None)
+    pass
 
 
 # The largest amount the ledger's money columns hold (utility.models.MONEY: 14 digits, 2 after the point).

@@ -22,8 +22,12 @@ class FieldRefusal(ValueError):
 
 
 def add_refusal(form: forms.Form, error: Exception) -> None:
-    """The refusal ``error`` at its field in ``form`` (``error.field``), or at the top of the form."""
+    """The refusal ``error`` at its field in ``form`` (``error.field``, else a message starting "<field name>: ", as
+    ``web.postdata.refused_field`` reads it), or at the top of the form."""
     field = getattr(error, "field", None)
+    if not field:
+        lead = str(error).partition(": ")[0]
+        field = lead if lead in form.fields else None
     form.add_error(field if field in form.fields else None, str(error))
 
 
