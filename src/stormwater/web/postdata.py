@@ -9,7 +9,8 @@ from decimal import Decimal, InvalidOperation
 import copy
 
 from django.contrib import messages
-from django.http import HttpResponse, QueryDict
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpResponse, QueryDict
 from django.shortcuts import redirect
 from django.urls import Resolver404, resolve
 
@@ -134,7 +135,10 @@ def _page(request, to: str) -> tuple[str, HttpResponse] | None:
     get.path = get.path_info = path
     get.GET, get.POST = QueryDict(query), QueryDict()
     get.META = {**request.META, "REQUEST_METHOD": "GET", "QUERY_STRING": query}
-    response = match.func(get, *match.args, **match.kwargs)
+    try:
+        response = match.func(get, *match.args, **match.kwargs)
+    except (Http404, PermissionDenied):
+        return None
     if hasattr(response, "render"):
         response = response.render()
     if response.status_code != 200 or not response.get("Content-Type", "").startswith("text/html"):

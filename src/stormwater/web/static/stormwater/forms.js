@@ -45,7 +45,7 @@
   // the page opens where the problem is, however far down the form sits.
   function focusRefused() {
     var summary = document.querySelector(".error-summary[data-refused]");
-    if (summary) { summary.focus(); }
+    if (summary) { summary.scrollIntoView({block: "start"}); summary.focus({preventScroll: true}); }
   }
   if (document.readyState === "loading") { document.addEventListener("DOMContentLoaded", focusRefused); }
   else { focusRefused(); }
