@@ -119,7 +119,7 @@ def test_resolution_entry_validates_and_is_audited(client_for, personas):
             "rate_per_eru": "55.00", "small_residential_rate": "55.00", "installments": "4",
             "interest_rate_percent": "12", "demand_charge": "25", "blocks": "1,10,1.0\n12,50,0.9"}
     r = c.post("/rates/new/", form)
-    assert r.status_code == 200 and "start at ERU 11" in r.content.decode()
+    assert r.status_code == 400 and "start at ERU 11" in r.content.decode()
     form["blocks"] = "1,10,1.0\n11,50,0.9\n51,100,0.8\n101,500,0.7"
     assert c.post("/rates/new/", form).status_code == 302
     ev = AuditEvent.objects.get(action="resolution.adopt")

@@ -96,7 +96,7 @@ def test_online_request_and_counter_issue_through_the_pages(billed, personas, cl
     assert c.post(reverse("cashier_lien", args=[cert.pk]), {"fee_reference": "x"}).status_code == 404
     assert client_for(personas["outsider"]).get(reverse("cashier_lien", args=[cert.pk])).status_code == 404
     r = c.post(reverse("lien_certificate_request"), {"parcel_id": "nope", "requester_name": "X"})
-    assert r.status_code == 200 and "No such parcel" in r.content.decode()
+    assert r.status_code == 400 and "No such parcel" in r.content.decode()
     s = client_for(personas["collector"])
     assert "Waiting to be issued" in s.get(reverse("cashier_liens")).content.decode()
     r = s.post(reverse("cashier_lien", args=[cert.pk]), {"fee_reference": "check 881"}, follow=True)

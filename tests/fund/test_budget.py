@@ -42,7 +42,7 @@ def test_a_reserve_line_must_fall_under_use_b_and_debt_service_under_c(client_fo
     c = client_for(personas["director"])
     r = c.post("/fund/2027/lines/new/", {"category": "reserve", "allowed_use": "D", "description": "Reserve",
                                          "amount": "100"})
-    assert r.status_code == 200 and "falls under ¶B" in r.content.decode()
+    assert r.status_code == 400 and "falls under ¶B" in r.content.decode()
     with pytest.raises(FundError, match="¶C"):
         budget_line_create(fiscal_year=2027, category="debt_service", allowed_use="E", description="Bond",
                            amount=D("1"), acting_user=personas["director"])

@@ -150,7 +150,7 @@ def test_through_the_web(assessed, personas, client_for, run_worker, tmp_path, c
     with path.open("rb") as f:
         r = c.post("/gis/imports/new/", {"kind": "assessor", "files": f})
     if case == "empty":  # the upload form itself refuses an empty file (Django's FileField): nothing is stored
-        assert r.status_code == 200 and "The submitted file is empty." in r.content.decode()
+        assert r.status_code == 400 and "The submitted file is empty." in r.content.decode()
         assert not GisImport.objects.exists() and state() == before
         return
     assert r.status_code == 302

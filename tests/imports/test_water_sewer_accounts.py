@@ -84,9 +84,13 @@ def test_the_web_page_shows_a_refused_file_and_never_500s(assessed, personas, cl
     f.write_bytes(b"SQLite format 3\x00" + b"\x00" * 100)
     with f.open("rb") as fh:
         r = c.post("/imports/water-sewer/", {"file": fh})
-    assert r.status_code == 200 and "this is a GeoPackage or SQLite database" in r.content.decode()
+    assert r.status_code == 400 and "this is a GeoPackage or SQLite database" in r.content.decode()
     r = c.post("/imports/water-sewer/", {"checksum": "../../etc/passwd", "action": "apply"})
-    assert r.status_code == 200 and "Choose the CSV file" in r.content.decode()
+    assert r.status_code == 400 and "Choose the CSV file" in r.content.decode()
+    # issue 16 "Forms": the error is tied to the file input, which says to choose the file again
+    page = r.content.decode()
+    assert 'id="file_error"' in page and 'aria-invalid="true" aria-describedby="file_error"' in page
+    assert "Choose the file again" in page
 
 
 def test_the_api_dry_run_apply_and_refusal(acct_file, personas, client_for):

@@ -17,7 +17,7 @@ from stormwater.receivables.models import Payment, PaymentBatch
 from stormwater.receivables.services import BatchRejected, payment_batch_post, payment_post
 from stormwater.utility.models import Account, EntryKind, LedgerEntry
 
-from test_positions_sql import _random_account, _resolutions  # same directory (rootdir-relative imports)
+from .test_positions_sql import _random_account, _resolutions  # same package (tests/receivables is one: two test_refused_forms)
 
 
 def lockbox(rows) -> bytes:

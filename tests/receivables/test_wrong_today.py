@@ -206,7 +206,7 @@ def test_a_commitment_dated_in_the_future_is_refused(billed, personas):
 def test_the_demand_form_answers_a_field_error_for_a_date_that_is_not_iso(client_for, personas, billed):
     c = client_for(personas["collector"])
     r = c.post("/collections/demands/", {"account": ["SW-02-01-1"], "served_on": "11/02/2026"}, follow=True)
-    assert r.status_code == 200 and "served_on" in r.content.decode() and not Demand.objects.exists()
+    assert r.status_code == 400 and "served_on" in r.content.decode() and not Demand.objects.exists()
     r = c.get("/collections/demands/", {"as_of": "11/02/2026"})
     assert r.status_code in (200, 400) and "as_of" in r.content.decode()
     r = c.post("/api/demands/", json.dumps({"accounts": ["SW-02-01-1"], "served_on": "11/02/2026"}),

@@ -70,7 +70,7 @@ def test_recording_the_mailing_ends_the_void(client_for, personas, town, resolut
                          acting_user=None).run
     c = client_for(personas["collector"])
     bad = c.post(f"/bill-runs/{run.pk}/mailed/", {"mailed_on": "soon"}, follow=True).content.decode()
-    assert "mailed_on: a date" in bad
+    assert "a date (YYYY-MM-DD) is required" in bad  # at the field, named by its label (issue 16 "Forms")
     c.post(f"/bill-runs/{run.pk}/mailed/", {"mailed_on": "2026-09-16"})
     page = c.get(f"/bill-runs/{run.pk}/").content.decode()
     assert "were mailed on Sep 16, 2026" in page and "Void this run" not in page

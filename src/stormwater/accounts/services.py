@@ -197,7 +197,7 @@ def user_profile_set(*, user: User, first_name: str, last_name: str, credentials
                          ("credentials", "Credentials")):
         n = User._meta.get_field(field).max_length
         if len(values[field]) > n:
-            raise ValueError(ERR_PROFILE_LONG.format(field=label, n=n))
+            raise AccountError(ERR_PROFILE_LONG.format(field=label, n=n), field)
     user = _locked(user)
     before = {k: getattr(user, k) for k in values}
     for k, v in values.items():

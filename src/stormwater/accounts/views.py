@@ -375,10 +375,11 @@ def _user_act(request, user_id: int, fn, ok: str):
     why = form.cleaned_data["why"] if form.is_valid() else ""
     try:
         fn(person, why)
-    except AccountError as e:
-        messages.error(request, str(e))
-    else:
-        messages.success(request, ok.format(username=person.username))
+    except AccountError as e:  # refused: the person's page again with the form as it was sent, the error at its field
+        from stormwater.web.postdata import refused
+
+        return refused(request, e, reverse("user_detail", args=[person.pk]))
+    messages.success(request, ok.format(username=person.username))
     return redirect("user_detail", user_id=person.pk)
 
 

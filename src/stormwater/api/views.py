@@ -107,8 +107,10 @@ def api_tokens_page(request):
         form = {"name": request.POST.get("name", ""), "role": request.POST.get("role", "")}
         try:
             token, secret = api_token_issue(name=form["name"], role=form["role"], acting_user=request.user)
-        except TokenError as e:
-            messages.error(request, str(e))
+        except TokenError as e:  # refused: the page again with what was typed and the error at its field (issue 16)
+            from stormwater.web.postdata import refused
+
+            return refused(request, e, request.path)
         else:
             issued = {"token": token, "secret": secret}
             form = {"name": "", "role": form["role"]}

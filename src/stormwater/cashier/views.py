@@ -4,6 +4,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
@@ -14,7 +15,9 @@ from stormwater.receivables.models import PaymentBatch
 from stormwater.receivables.services import CollectionError
 from stormwater.rules.money import fmt_display as fmt
 from stormwater.web.files import download, table_response
+from stormwater.web.forms import add_refusal, form_refusal
 from stormwater.web.paging import paginate
+from stormwater.web.postdata import refused
 
 from . import selectors
 from .documents import receipt_pdf
@@ -60,12 +63,13 @@ def account(request, number: str):
             form = ReceiptForm(data)
             form.is_valid()
         except CollectionError as e:
-            form.add_error(None, str(e))
+            add_refusal(form, e)
     due = selectors.amount_due(acct)
     return render(request, "cashier/account.html", {
         "account": acct, "owner": selectors.account_owner_name(acct), "due": due, "form": form,
         "duplicate": duplicate, "batch": _my_batch(request.user),
-        "receipts": Receipt.objects.filter(payment__account=acct).select_related("payment__reversal")[:10]})
+        "receipts": Receipt.objects.filter(payment__account=acct).select_related("payment__reversal")[:10]},
+        status=400 if form.errors else 200)
 
 
 @require_perm(Perm.PAYMENT_POST)
@@ -85,16 +89,16 @@ def receipt_download(request, receipt_id: int):
 @require_perm(Perm.PAYMENT_POST)
 def receipt_send(request, receipt_id: int):
     r = get_object_or_404(Receipt, pk=receipt_id)
+    to = reverse("cashier_receipt", args=[r.pk])
     form = EmailForm(request.POST)
-    if not form.is_valid():
-        messages.error(request, "to: enter an e-mail address.")
-    else:
-        try:
-            receipt_email(receipt=r, to=form.cleaned_data["to"], acting_user=request.user)
-            messages.success(request, f"Receipt {r.number} queued for {form.cleaned_data['to']}.")
-        except CollectionError as e:
-            messages.error(request, str(e))
-    return redirect("cashier_receipt", receipt_id=r.pk)
+    if not form.is_valid():  # refused: the receipt page again with the address typed, the error at it
+        return refused(request, form_refusal(form, "to: enter an e-mail address."), to)
+    try:
+        receipt_email(receipt=r, to=form.cleaned_data["to"], acting_user=request.user)
+    except CollectionError as e:
+        return refused(request, e, to)
+    messages.success(request, f"Receipt {r.number} queued for {form.cleaned_data['to']}.")
+    return redirect(to)
 
 
 @require_perm(Perm.PAYMENT_POST)
@@ -123,7 +127,7 @@ def batch_detail(request, batch_id: int):
             messages.success(request, msg)
             return redirect("cashier_batch", batch_id=b.pk)
         except (CollectionError, ValueError) as e:
-            form.add_error(None, str(e))
+            add_refusal(form, e)
     from .services import batch_expected
 
     expected = batch_expected(b) if b.state == BatchState.OPEN else None
@@ -131,7 +135,8 @@ def batch_detail(request, batch_id: int):
                for t in Tender]
     return render(request, "cashier/batch.html", {
         "b": b, "form": form, "tenders": tenders,
-        "receipts": b.receipts.select_related("payment__account", "payment__reversal").order_by("id")})
+        "receipts": b.receipts.select_related("payment__account", "payment__reversal").order_by("id")},
+        status=400 if form.errors else 200)
 
 
 DEPOSIT_COLUMNS = ("deposit", "deposited_on", "bank_reference", "batches", "files", "expected", "bank_amount",
@@ -168,12 +173,14 @@ def deposits(request, fmt_: str = "html"):
                                           f"${fmt(line.expected)} deposited.")
             return redirect("cashier_deposits")
         except CollectionError as e:
-            form.add_error(None, str(e))
+            add_refusal(form, e)
     paged = paginate(request, Deposit.objects.all())
-    return render(request, "cashier/deposits.html", {"form": form, "open_batches": open_batches,
-                                                     "lines": selectors.deposit_lines(paged["page"].object_list),
-                                                     "open_files": open_files, "older_files": older_files,
-                                                     "file_days": selectors.UNDEPOSITED_FILE_DAYS, **paged})
+    return render(request, "cashier/deposits.html", {
+        "form": form, "open_batches": open_batches, "lines": selectors.deposit_lines(paged["page"].object_list),
+        "open_files": open_files, "older_files": older_files, "file_days": selectors.UNDEPOSITED_FILE_DAYS, **paged,
+        # a refused deposit keeps what was ticked (issue 16 "Forms")
+        "ticked_batches": _ids(request.POST.getlist("batch")), "ticked_files": _ids(request.POST.getlist("file"))},
+        status=400 if form.errors else 200)
 
 
 def _ids(values) -> list[int]:
@@ -232,9 +239,9 @@ def refund_new(request, number: str):
                                       "person's approval.")
             return redirect("cashier_refunds")
         except CollectionError as e:
-            form.add_error(None, str(e))
+            add_refusal(form, e)
     return render(request, "cashier/refund_new.html", {"account": acct, "owner": owner, "form": form,
-                                                       "refundable": can})
+                                                       "refundable": can}, status=400 if form.errors else 200)
 
 
 @require_POST
@@ -251,8 +258,8 @@ def refund_decide(request, voucher_id: int, decision: str):
     try:
         fn(voucher=v, note=note, acting_user=request.user)
         messages.success(request, f"Voucher {v.number} {'approved: the refund is posted' if fn is refund_approve else 'rejected'}.")
-    except CollectionError as e:
-        messages.error(request, str(e))
+    except CollectionError as e:  # refused: the list again with the note typed and the error on the voucher's form
+        return refused(request, e, reverse("cashier_refunds"))
     return redirect("cashier_refunds")
 
 
@@ -307,7 +314,7 @@ def _certificate_requested(request, form, **how):
                                         requester_role=cd["requester_role"], requester_email=cd["requester_email"],
                                         acting_user=request.user, **how)
     except CollectionError as e:
-        form.add_error(None, str(e))
+        add_refusal(form, e)
         return None
 
 
@@ -331,7 +338,7 @@ def liens(request):
     return render(request, "cashier/liens.html", {
         "form": form, "open": certs.filter(issued_on__isnull=True).order_by("due_on", "id"),
         "issued": paged["page"].object_list, **paged,
-        "fee": town_config().lien_certificate_fee, "today": timezone.localdate()})
+        "fee": town_config().lien_certificate_fee, "today": timezone.localdate()}, status=400 if form.errors else 200)
 
 
 def _cert_for(request, cert_id: int):
@@ -356,8 +363,8 @@ def lien_detail(request, cert_id: int):
                                    acting_user=request.user)
             messages.success(request, f"Certificate {cert.number} issued.")
             return redirect("cashier_lien", cert_id=cert.pk)
-        except CollectionError as e:
-            messages.error(request, str(e))
+        except CollectionError as e:  # refused: the certificate again with the reference typed, the error at it
+            return refused(request, e, request.path)
     return render(request, "cashier/lien.html", {"c": cert, "f": cert.figures, "staff": request.user.can(Perm.COLLECT),
                                                  "today": timezone.localdate()})
 
@@ -390,4 +397,5 @@ def lien_request_online(request):
             return redirect("cashier_lien", cert_id=cert.pk)
     mine = LienCertificate.objects.filter(requested_by=request.user).select_related("parcel")[:50]
     return render(request, "cashier/lien_request.html", {"form": form, "mine": mine,
-                                                         "fee": town_config().lien_certificate_fee})
+                                                         "fee": town_config().lien_certificate_fee},
+                  status=400 if form.errors else 200)

@@ -26,7 +26,12 @@ ERR_RATE_BELOW = ("The rate per ERU ${rate} is below the ${solved} the model nee
 
 
 class FundError(ValueError):
-    """A fund change that cannot be made; the message says why."""
+    """A fund change that cannot be made; the message says why (``field``: the input it concerns, if any; a form
+    marks it, issue 16 "Forms")."""
+
+    def __init__(self, message: str, field: str | None = None):
+        super().__init__(message)
+        self.field = field
 
 
 
@@ -54,7 +59,7 @@ def _check_line(category: str, allowed_use: str) -> None:
     need = CATEGORY_USE.get(Category(category))
     if need and allowed_use != need:
         raise FundError(ERR_CATEGORY_USE.format(category=Category(category).label, use=need.value,
-                                                text=USE_TEXT[need.value]))
+                                                text=USE_TEXT[need.value]), "allowed_use")
 
 
 def _line_data(line: BudgetLine) -> dict:

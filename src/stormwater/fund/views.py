@@ -16,6 +16,7 @@ from stormwater.accounts.roles import Perm
 from stormwater.formats import day as show_day
 from stormwater.rules.money import fmt_ratio, fmt_usd
 from stormwater.web.files import csv_text, download, xlsx_bytes
+from stormwater.web.forms import add_refusal
 
 from . import charts, exports, services
 from .forms import (USE_LEGEND, AdoptForm, BudgetForm, BudgetLineForm, OtherRevenueForm, RateModelForm,
@@ -67,13 +68,14 @@ def _budget_form(request, form, *, save, saved: str, title: str, fy: int, delete
         try:
             save(**form.cleaned_data)
         except services.FundError as e:
-            form.add_error(None, str(e))
+            add_refusal(form, e)  # at its field when it names one (issue 16 "Forms")
         else:
             messages.success(request, saved)
             return redirect("fund_overview", fy=fy)
     return render(request, "fund/form.html", {"title": title, "form": form, "back": reverse("fund_overview", args=[fy]),
                                               "fy": fy, "delete_url": delete_url,
-                                              "use_legend": USE_LEGEND if legend else None})
+                                              "use_legend": USE_LEGEND if legend else None},
+                  status=400 if form.errors else 200)
 
 
 @require_perm(Perm.FUND_BUDGET)
@@ -201,7 +203,7 @@ def fund_rate_adopt(request):
             res = services.rate_model_adopt(model_inputs=form.inputs(), adoption=services.Adoption(**a),
                                             acting_user=request.user)
         except ValueError as e:
-            adopt.add_error(None, str(e))
+            add_refusal(adopt, e)
         else:
             messages.success(request, f"Resolution “{res.label}” entered: {fmt_usd(res.rate_per_eru)} per ERU, "
                                       f"{fmt_usd(res.small_residential_rate)} flat, effective {show_day(res.effective_from)}.")

@@ -7,6 +7,7 @@ from django import forms
 
 from stormwater.parcels.models import ImperviousSurvey
 from stormwater.townconfig import town_config
+from stormwater.web.forms import FieldRefusal
 
 from .assessor import LOT_UNITS, TARGETS
 from .models import GisImport
@@ -52,16 +53,16 @@ def _key(src: dict) -> str:
     return f"{src['source']}|{src['layer']}"
 
 
-def layers_mapping_from_post(post, sources: list[dict]) -> tuple[dict, list[str]]:
+def layers_mapping_from_post(post, sources: list[dict]) -> tuple[dict, list[FieldRefusal]]:
     """The layer import's field mapping from the form (names follow templates/gis/import_layers.html)."""
-    errors: list[str] = []
+    errors: list[FieldRefusal] = []  # each names the input it is about (issue 16 "Forms": the refused form marks it)
     by_key = {_key(s): s for s in sources}
     pkey = post.get("parcels", "")
     if pkey not in by_key:
-        errors.append(ERR_NO_PARCELS)
+        errors.append(FieldRefusal(ERR_NO_PARCELS, "parcels"))
     id_field = post.get("id_field", "").strip()
     if not id_field:
-        errors.append(ERR_NO_ID)
+        errors.append(FieldRefusal(ERR_NO_ID, "id_field"))
     impervious, row = [], []
     for i, s in enumerate(sources):
         role = post.get(f"role_{i}", "")
@@ -70,15 +71,17 @@ def layers_mapping_from_post(post, sources: list[dict]) -> tuple[dict, list[str]
         entry = {"source": s["source"], "layer": s["layer"], "name": (post.get(f"name_{i}") or s["layer"]).strip()}
         (impervious if role == "impervious" else row).append(entry)
     if not impervious:
-        errors.append(ERR_NO_IMPERVIOUS)
+        errors.append(FieldRefusal(ERR_NO_IMPERVIOUS, "role_0"))
     names = [e["name"] for e in impervious]
     for n in {n for n in names if names.count(n) > 1}:
-        errors.append(ERR_DUP_NAME.format(name=n))
+        errors.append(FieldRefusal(ERR_DUP_NAME.format(name=n),
+                                   next((f"name_{i}" for i, s in enumerate(sources)
+                                         if (post.get(f"name_{i}") or s["layer"]).strip() == n), None)))
     surveyed_on = post.get("surveyed_on") or str(date.today())
     try:
         date.fromisoformat(surveyed_on)
     except ValueError:
-        errors.append("Survey date: use YYYY-MM-DD.")
+        errors.append(FieldRefusal("Survey date: use YYYY-MM-DD.", "surveyed_on"))
     mapping = {
         "parcels": {"source": by_key[pkey]["source"], "layer": by_key[pkey]["layer"]} if pkey in by_key else {},
         "id_field": id_field, "impervious": impervious, "right_of_way": row,
@@ -90,21 +93,21 @@ def layers_mapping_from_post(post, sources: list[dict]) -> tuple[dict, list[str]
     return mapping, errors
 
 
-def assessor_mapping_from_post(post) -> tuple[dict, list[str]]:
+def assessor_mapping_from_post(post) -> tuple[dict, list[FieldRefusal]]:
     """The assessor import's field mapping (target → columns) from the form."""
     src = post.get("source", "")
     source, _, layer = src.partition("|")
     mapping: dict = {"source": source, "layer": layer, "_lot_unit": post.get("lot_unit", "sqft")}
-    errors = []
+    errors: list[FieldRefusal] = []
     if mapping["_lot_unit"] not in LOT_UNITS:
-        errors.append("Lot size unit: ft², acres or m².")
+        errors.append(FieldRefusal("Lot size unit: ft², acres or m².", "lot_unit"))
     for t in TARGETS:
         cols = [c for c in post.getlist(f"map_{t}") if c]
         if cols:
             mapping[t] = cols
     for t in ("parcel_id", "address", "land_use_code"):
         if not mapping.get(t):
-            errors.append(f"Map a column to “{TARGETS[t]}”.")
+            errors.append(FieldRefusal(f"Map a column to “{TARGETS[t]}”.", f"map_{t}"))
     return mapping, errors
 
 

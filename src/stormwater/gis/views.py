@@ -19,6 +19,8 @@ from stormwater.jobs.services import job_start
 from stormwater.parcels.models import ParcelImpervious
 from stormwater.townconfig import map_tiles
 from stormwater.web.files import download
+from stormwater.web.forms import FieldRefusal
+from stormwater.web.postdata import refused
 
 from . import assessor as assessor_mod
 from .forms import ROLE_CHOICES, ChangeForm, UploadForm, assessor_mapping_from_post, layers_mapping_from_post
@@ -53,7 +55,10 @@ def gis_import_new(request):
             form.add_error("files", str(e))
         else:
             return redirect("gis_import_detail", import_id=gi.pk)
-    return render(request, "gis/import_new.html", {"form": form})
+    if form.errors and request.FILES and "files" not in form.errors:
+        # A browser never puts a chosen file back: say so at the input (issue 16 "Forms").
+        form.add_error("files", "Choose the file(s) again: a refused form cannot keep them.")
+    return render(request, "gis/import_new.html", {"form": form}, status=400 if form.errors else 200)
 
 
 @require_perm(Perm.GIS_IMPORT)
@@ -71,6 +76,8 @@ def gis_import_detail(request, import_id: int):
             job_start(kind="gis_import_check", params={"import": gi.pk, "mapping": mapping}, acting_user=request.user)
             messages.success(request, "Checking the import in the background: its progress shows below.")
             return redirect("gis_import_detail", import_id=gi.pk)
+        # Refused: the page again with the mapping as it was chosen and the first input in error marked (issue 16).
+        return refused(request, FieldRefusal(" ".join(str(e) for e in errors), errors[0].field), request.path)
     ctx = {"gi": gi, "errors": errors, "report": gi.report, "mapping": gi.mapping}
     if gi.kind == GisImport.Kind.LAYERS:
         # A file GDAL cannot open stays on the page with its message (issue 20: it never vanishes without a word).

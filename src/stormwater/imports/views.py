@@ -65,4 +65,5 @@ def water_sewer_import(request):
                                               "unchanged." if res.changes else f"{name}: nothing to change.")
                     return redirect("imports_home")
                 ctx |= {"result": res.as_json(), "checksum": checksum, "name": name}
-    return render(request, "imports/water_sewer.html", ctx)
+    # A refused file (issue 16 "Forms"): 400, the error tied to the file input (which a browser never refills).
+    return render(request, "imports/water_sewer.html", ctx, status=400 if ctx["errors"] or ctx["refused"] else 200)

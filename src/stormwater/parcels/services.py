@@ -11,6 +11,7 @@ from django.utils import timezone
 from stormwater.audit.services import actor_or_none, audit_record
 from stormwater.formats import day
 from stormwater.rules.classes import PropertyClass
+from stormwater.web.forms import FieldRefusal
 
 from .models import HUNDRED, AssociationInstrument, AssociationUnit, InstrumentShare, Owner, Parcel, PropertyAssociation
 
@@ -26,7 +27,7 @@ def parcel_set_class_override(*, parcel: Parcel, property_class: str, reason: st
     if property_class:
         PropertyClass(property_class)  # ValueError on an unknown class
         if not (reason or "").strip():
-            raise ValueError(ERR_REASON_REQUIRED)
+            raise FieldRefusal(ERR_REASON_REQUIRED, "reason")  # at the form's reason input (issue 16 "Forms")
     old = parcel.class_override
     parcel.class_override = property_class
     parcel.class_override_reason = reason.strip() if property_class else ""

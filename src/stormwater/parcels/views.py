@@ -8,6 +8,7 @@ from pathlib import Path
 from django.conf import settings
 from django.contrib import messages
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from stormwater.accounts.access import require_perm
@@ -15,6 +16,8 @@ from stormwater.accounts.roles import Perm
 from stormwater.audit.selectors import audit_for_object
 from stormwater.imports.pipeline import ImportRefused
 from stormwater.utility.selectors import account_balance, bills_for_user, parcel_fee
+from stormwater.web.forms import form_refusal
+from stormwater.web.postdata import refused
 
 from .forms import ClassOverrideForm, InstrumentForm
 from .instrument_import import association_import
@@ -167,11 +170,13 @@ def _recorded_message(inst, created: bool, source: str) -> str:
 def parcel_class_override(request, parcel_id: str):
     parcel = parcel_get_for_user(user=request.user, parcel_id=parcel_id)
     form = ClassOverrideForm(request.POST)
-    if form.is_valid():
-        try:
-            parcel_set_class_override(parcel=parcel, property_class=form.cleaned_data["property_class"],
-                                      reason=form.cleaned_data["reason"], acting_user=request.user)
-            messages.success(request, "Class recorded.")
-        except ValueError as e:
-            messages.error(request, str(e))
-    return redirect("parcel_detail", parcel_id=parcel.parcel_id)
+    to = reverse("parcel_detail", args=[parcel.parcel_id])
+    if not form.is_valid():  # refused: the parcel's page again with the form as sent, the error at its field
+        return refused(request, form_refusal(form), to)
+    try:
+        parcel_set_class_override(parcel=parcel, property_class=form.cleaned_data["property_class"],
+                                  reason=form.cleaned_data["reason"], acting_user=request.user)
+    except ValueError as e:
+        return refused(request, e, to)
+    messages.success(request, "Class recorded.")
+    return redirect(to)

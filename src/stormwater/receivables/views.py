@@ -6,6 +6,7 @@ from datetime import date
 
 from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from stormwater.accounts.access import require_perm
@@ -18,7 +19,8 @@ from stormwater.utility.models import Account, BillRun
 from stormwater.web.files import csv_response, download, table_response
 from stormwater.web.once import submit_once
 from stormwater.web.paging import paginate
-from stormwater.web.postdata import date_value
+from stormwater.web.forms import add_refusal, form_refusal
+from stormwater.web.postdata import date_value, refused
 
 from . import exports
 from .access import account_get_for_user, accounts_for_user
@@ -122,22 +124,23 @@ def account_paperless(request, number: str):
     from .mailing import billed_owner
 
     account = account_get_for_user(user=request.user, number=number)
+    to = reverse("account_statement", args=[account.number])
     owner = billed_owner(account)
     form = PaperlessForm(request.POST)
     if owner is None:
         messages.error(request, "This account has no record owner.")
-    elif not form.is_valid():
-        messages.error(request, " ".join(e for errs in form.errors.values() for e in errs))
+    elif not form.is_valid():  # refused: the account page again with what was typed, the error at the field
+        return refused(request, form_refusal(form, " ".join(e for errs in form.errors.values() for e in errs)), to)
     else:
         try:
             owner_paperless_set(owner=owner, paperless=form.cleaned_data["paperless"], email=form.cleaned_data["email"],
                                 acting_user=request.user)
         except ValueError as e:
-            messages.error(request, str(e))
+            return refused(request, e, to)
         else:
             messages.success(request, f"{owner.name}: bills " + ("by e-mail only." if form.cleaned_data["paperless"]
                                                                  else "on paper, by mail."))
-    return redirect("account_statement", number=account.number)
+    return redirect(to)
 
 
 @require_POST
@@ -157,9 +160,10 @@ def payment_reverse_view(request, payment_id: int):
                                 reversed_on=form.cleaned_data["reversed_on"], acting_user=request.user)
             messages.success(request, f"Payment {payment.pk} reversed.")
         except CollectionError as e:
-            messages.error(request, str(e))
-    else:
-        messages.error(request, "A reason and a date are required to reverse a payment.")
+            return refused(request, e, reverse("account_statement", args=[payment.account.number]))
+    else:  # refused: the account page again with the reason typed and the error at the input
+        return refused(request, form_refusal(form, "A reason and a date are required to reverse a payment."),
+                       reverse("account_statement", args=[payment.account.number]))
     return redirect("account_statement", number=payment.account.number)
 
 
@@ -169,9 +173,8 @@ def demands(request):
     if request.method == "POST":
         try:
             served_on = date_value(request.POST.get("served_on"), date.today(), field="served_on")
-        except ValueError as e:
-            messages.error(request, f"served_on: {e}")
-            return redirect(request.get_full_path())
+        except ValueError as e:  # the list again with the date typed and the error at it
+            return refused(request, e, request.get_full_path())
         n, errors = 0, []
         for acct in Account.objects.filter(number__in=request.POST.getlist("account")):
             try:
@@ -210,11 +213,11 @@ def commitments(request):
             messages.success(request, f"Committed {c.lines.count()} accounts to the Board of Assessors.")
             return redirect("commitment_detail", commitment_id=c.pk)
         except CollectionError as e:
-            form.add_error(None, str(e))
+            add_refusal(form, e)
     lst = CommitmentList(request, accounts_for_user(user=request.user))
     made = CommitmentMadeList(request)
     return lst.export_response() or made.export_response() or render(request, "receivables/commitments.html", {
-        "as_of": as_of, "form": form, "lst": lst, "made": made})
+        "as_of": as_of, "form": form, "lst": lst, "made": made}, status=400 if form.errors else 200)
 
 
 @require_perm(Perm.COLLECT)
@@ -240,14 +243,16 @@ def commitment_export(request, commitment_id: int, fmt: str):
 def lien_paid(request, line_id: int):
     line = get_object_or_404(CommitmentLine, pk=line_id)
     form = LienPaidForm(request.POST)
-    if form.is_valid():
-        try:
-            lien_paid_record(line=line, paid_on=form.cleaned_data["paid_on"], amount=form.cleaned_data["amount"],
-                             acting_user=request.user)
-            messages.success(request, "Lien closed: paid through the tax bill.")
-        except CollectionError as e:
-            messages.error(request, str(e))
-    return redirect("commitment_detail", commitment_id=line.commitment_id)
+    to = reverse("commitment_detail", args=[line.commitment_id])
+    if not form.is_valid():  # refused: the commitment again with the line's form as typed, the error at the input
+        return refused(request, form_refusal(form), to)
+    try:
+        lien_paid_record(line=line, paid_on=form.cleaned_data["paid_on"], amount=form.cleaned_data["amount"],
+                         acting_user=request.user)
+    except CollectionError as e:
+        return refused(request, e, to)
+    messages.success(request, "Lien closed: paid through the tax bill.")
+    return redirect(to)
 
 
 @require_perm(Perm.COLLECT)
@@ -265,8 +270,8 @@ def back_bill(request):
                 messages.success(request, f"Back bill {bill.number} issued: {fmt_usd(bill.amount)}.")
                 return redirect("bill_detail", number=bill.number)
             except CollectionError as e:
-                form.add_error(None, str(e))
-    return render(request, "receivables/back_bill.html", {"form": form})
+                add_refusal(form, e)
+    return render(request, "receivables/back_bill.html", {"form": form}, status=400 if form.errors else 200)
 
 
 @require_perm(Perm.COLLECT)
@@ -278,8 +283,9 @@ def close_period(request):
             messages.success(request, f"Books closed through {form.cleaned_data['closed_through']}.")
             return redirect("collections_home")
         except CollectionError as e:
-            form.add_error(None, str(e))
-    return render(request, "receivables/close.html", {"form": form, "closed_through": closed_through()})
+            add_refusal(form, e)
+    return render(request, "receivables/close.html", {"form": form, "closed_through": closed_through()},
+                  status=400 if form.errors else 200)
 
 
 @require_perm(Perm.BILLING_VIEW_ALL)

@@ -7,12 +7,15 @@ from django.core.paginator import Paginator
 from django.db.models import Sum
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 
 from stormwater.accounts.access import require_perm
 from stormwater.accounts.roles import Perm
 from stormwater.parcels.models import Parcel
 from stormwater.townconfig import town_config
 from stormwater.web.files import download
+from stormwater.web.forms import add_refusal
+from stormwater.web.postdata import refused
 
 from . import exports
 from .documents import bill_pdf
@@ -40,11 +43,11 @@ def resolution_new(request):
         try:
             resolution_adopt(acting_user=request.user, **form.cleaned_data)
         except ValueError as e:
-            form.add_error(None, str(e))
+            add_refusal(form, e)
         else:
             messages.success(request, "Resolution entered.")
             return redirect("resolution_list")
-    return render(request, "utility/resolution_new.html", {"form": form})
+    return render(request, "utility/resolution_new.html", {"form": form}, status=400 if form.errors else 200)
 
 
 @require_perm(Perm.BILLING_VIEW_ALL)
@@ -74,7 +77,7 @@ def bill_run_new(request):
             if run.state == RunState.PREPARING:
                 bill_run_prepare_later(run=run, acting_user=request.user)
         except BillingError as e:
-            form.add_error(None, str(e))
+            add_refusal(form, e)
         else:
             if not created and run.state == RunState.PROOF:
                 messages.info(request, f"A proof of {run.period_label} is already waiting for approval (run {run.pk}, "
@@ -83,7 +86,8 @@ def bill_run_new(request):
             else:
                 messages.success(request, MSG_PREPARING.format(label=run.period_label, run=run.pk))
             return redirect("bill_run_detail", run_id=run.pk)
-    return render(request, "utility/run_new.html", {"form": form, "resolution": resolution_in_force(today)})
+    return render(request, "utility/run_new.html", {"form": form, "resolution": resolution_in_force(today)},
+                  status=400 if form.errors else 200)
 
 
 DIFF_PAGE = 50
@@ -126,14 +130,15 @@ def bill_run_detail(request, run_id: int):
 
 
 def _act(request, run_id: int, act, ok: str):
-    """POST one act on a run, then back to its page with what happened (a refusal says why; never a 500)."""
+    """POST one act on a run, then back to its page with what happened (a refusal says why, never a 500: the page
+    again with the act's form as it was sent and the error at its input, issue 16 "Forms")."""
     run = get_object_or_404(BillRun, pk=run_id)
     if request.method != "POST":
         return redirect("bill_run_detail", run_id=run.pk)
     try:
         result = act(run)
     except BillingError as e:
-        messages.error(request, str(e))
+        return refused(request, e, reverse("bill_run_detail", args=[run.pk]))
     else:
         messages.success(request, ok if isinstance(ok, str) else ok(result))
     return redirect("bill_run_detail", run_id=run.pk)

@@ -22,9 +22,21 @@ class FieldRefusal(ValueError):
 
 
 def add_refusal(form: forms.Form, error: Exception) -> None:
-    """The refusal ``error`` at its field in ``form`` (``error.field``), or at the top of the form."""
+    """The refusal ``error`` at its field in ``form`` (``error.field``, else a message starting "<field name>: ", as
+    ``web.postdata.refused_field`` reads it), or at the top of the form."""
     field = getattr(error, "field", None)
+    if not field:
+        lead = str(error).partition(": ")[0]
+        field = lead if lead in form.fields else None
     form.add_error(field if field in form.fields else None, str(error))
+
+
+def form_refusal(form: forms.Form, message: str | None = None) -> FieldRefusal:
+    """An invalid Django form behind a hand-written row form, as one refusal for ``web.postdata.refused``: the first
+    field in error is the input marked (by its posted name), ``message`` (or that field's errors) the text."""
+    name = next((n for n in form.errors if n != forms.forms.NON_FIELD_ERRORS), None)
+    text = message or " ".join(form.errors[name] if name else form.non_field_errors())
+    return FieldRefusal(text, form.add_prefix(name) if name else None)
 
 
 def form_auto_id(name: str) -> str:
