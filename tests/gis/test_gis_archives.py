@@ -50,7 +50,7 @@ def test_a_zip_bomb_is_refused_before_it_fills_the_disk(client_for, personas, db
     assert len(bomb) < 200 * 1024  # a small upload ...
     r = _upload(client_for(personas["staff"]), bomb)
     html = r.content.decode()
-    assert r.status_code == 200 and "layers.zip: the zip would expand to 64 MB" in html  # ... refused, with why
+    assert r.status_code == 400 and "layers.zip: the zip would expand to 64 MB" in html  # ... refused, with why
     assert "more than 100 times its own size" in html
     assert not GisImport.objects.exists() and _on_disk(settings) == []
 
