@@ -138,7 +138,9 @@ def _fits(page):
 
 @pytest.mark.parametrize("width", [1366, 390])
 def test_a_collectors_day(page, live_server, billed_town, shot, login, width, tmp_path, processor, at):
+    from stormwater.rules.money import fmt_usd
     from stormwater.utility.models import Account, Bill
+    from stormwater.utility.selectors import bill_installments
 
     page.set_viewport_size({"width": width, "height": 900})
     url = live_server.url
@@ -233,8 +235,13 @@ def test_a_collectors_day(page, live_server, billed_town, shot, login, width, tm
     page.get_by_role("button", name="Post file").click()
     page.get_by_text(re.compile(rf"Posted 1 payments?, \${owed:.2f}")).first.wait_for()
     page.goto(f"{url}/bills/{unit_bill.number}/")
-    assert page.locator("#bill-standing .badge").inner_text() == "Paid"
-    assert "Nothing is owed on this bill." in page.locator("#bill-standing").inner_text()
+    # What she paid was what was due now (the past-due first installment with its interest): the bill is partly
+    # paid, the second installment (not yet due) is what is left, and nothing is offered to pay today.
+    later = bill_installments(unit_bill).last()
+    standing = page.locator("#bill-standing").inner_text()
+    assert page.locator("#bill-standing .badge").inner_text() == "Partly paid"
+    assert f"Balance of this bill today: {fmt_usd(later.amount)}" in standing, standing
+    assert f"Paid on this bill: {fmt_usd(owed)}" in standing, standing
     shot(f"17-bill-paid-{width}")
     assert _fits(page)
     # her account's statement shows the payment and her choice of paperless bills (the office could change it here)

@@ -101,7 +101,8 @@ def test_director_sees_the_stop_work_and_the_lift_is_refused(page, live_server, 
     shot("construction-01-project")
     page.get_by_label("Director's approval of the work previously completed").fill("Walked the site")
     page.get_by_role("button", name="Lift the order").click()
-    assert "not corrected" in page.locator(".messages").inner_text()
+    assert "not corrected" in page.locator("#error-summary").inner_text()  # on the form, as it was sent (issue 16)
+    assert page.get_by_label("Director's approval of the work previously completed").input_value() == "Walked the site"
     shot("construction-02-lift-refused")
     page.goto(f"{live_server.url}/construction/{n}/report/")
     shot("construction-03-report-form")
