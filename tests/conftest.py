@@ -4,9 +4,52 @@ from __future__ import annotations
 from datetime import date
 from decimal import Decimal
 
+import os
+
 import pytest
 
 from stormwater.rules.fees import TABLE_1_BLOCKS
+
+# What the PostgreSQL run of bin/test repeats (issue 24): the tests whose outcome can differ between the two
+# databases, i.e. every test that touches the database (pytest-django's database fixtures or marker, or a
+# `database` mark for tests whose child processes use the run's DATABASE_URL). Pure tests (rules, engineering,
+# the toolkit's parsers) run once, in the SQLite run. Browser tests run once too, in the SQLite run: what they
+# add to the page tests is the browser (layout at 390 px, axe, scripts, the offline outbox); every page's server
+# side also runs on PostgreSQL through the Django-client tests and crawls (tests/test_look_formats.py,
+# tests/test_refused_crawl.py, tests/test_access.py, each app's view tests).
+_DATABASE_FIXTURES = {"db", "transactional_db", "django_db_reset_sequences", "django_db_serialized_rollback",
+                      "live_server"}
+
+
+def _on_postgres() -> bool:
+    return os.environ.get("DATABASE_URL", "").startswith("postgres")
+
+
+def _uses_the_test_database(item) -> bool:
+    return bool(item.get_closest_marker("django_db") or _DATABASE_FIXTURES & set(getattr(item, "fixturenames", ())))
+
+
+def touches_database(item) -> bool:
+    return bool(_uses_the_test_database(item) or item.get_closest_marker("database")
+                or item.get_closest_marker("postgres_only"))
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config, items):
+    if _on_postgres() and os.environ.get("POSTGRES_RUN_ALL") != "1":
+        keep, once = [], []
+        for item in items:
+            (keep if touches_database(item) and not item.get_closest_marker("browser") else once).append(item)
+        if once:
+            config.hook.pytest_deselected(items=once)
+            items[:] = keep
+    # The long tests that work in child processes of their own (a wheel in a virtualenv, killed workers, backups)
+    # go first, so that the parallel workers do not end with one of them alone at the tail of the run (issue 24).
+    # They leave the test database alone, so pytest-django's order of the others is kept.
+    first = [i for i in items if i.get_closest_marker("slow") and not _uses_the_test_database(i)]
+    if first:
+        chosen = set(map(id, first))
+        items[:] = first + [i for i in items if id(i) not in chosen]
 
 
 @pytest.fixture(autouse=True)

@@ -14,6 +14,8 @@ import pytest
 
 from .live import Live
 
+pytestmark = [pytest.mark.database, pytest.mark.slow]  # its child processes use the run's database (DATABASE_URL)
+
 N = 8  # bills, each with an owner's e-mail address
 
 

@@ -107,6 +107,7 @@ def _still_works(data, cwd, env, secret) -> None:
 
 
 @postgres_run_only
+@pytest.mark.database
 def test_sqlite_backup_restores_into_postgresql_and_back_out_through_pg_dump(demo_town, tmp_path):
     """The way a town grows out of the embedded default: SQLite archive → empty PostgreSQL database; then that
     PostgreSQL town's own backup (pg_dump) → another empty database. Both equal the original. Each database is
