@@ -22,7 +22,7 @@ EXPECTED = {
     },
     wf.ABATEMENT: {
         # filed → reversed_on_appeal: the abatement named on a credit appeal the Select Board reversed is closed
-        # as abated on appeal, never granted again (issue 17; relief/services.py::_dispose_related_abatement).
+        # as abated on appeal, never granted again (issue 17; relief/appeals.py::_dispose_related_abatement).
         "filed": {"granted", "granted_part", "denied", "withdrawn", "reversed_on_appeal"},
         "granted": set(), "granted_part": {"reversed_on_appeal"}, "denied": {"reversed_on_appeal"},
         "reversed_on_appeal": set(), "withdrawn": set(),

@@ -1,8 +1,9 @@
 """State changes of construction oversight (Ch. 380 § 380-15 – § 380-19), each atomic, audited and on
 the project's case timeline. Refusals raise ``ConstructionError`` (a ValueError) or ``TransitionError``
 with a message that names what is missing and the rule; the message constants are imported by tests.
-Inspection reports, rainfall and notices live in ``reporting`` and the shared helpers in ``base``; both are
-re-exported here, so ``services.inspection_report_file`` etc. keep working.
+Inspection reports, rainfall and notices live in ``reporting``, violations, stop-work orders and enforcement in
+``enforcement``, and the shared helpers in ``base``; all are re-exported here, so ``services.inspection_report_file``,
+``services.stop_work_issue`` etc. keep working.
 """
 from __future__ import annotations
 
@@ -25,14 +26,18 @@ from stormwater.rules.money import ZERO, fmt, fmt_usd
 from . import documents
 from . import workflow as wf
 from .base import ConstructionError, _keep_pdf, _lock, _send_on_commit, _today, recipients  # noqa: F401 (re-exported)
+from .enforcement import (ERR_CORRECT_BY, ERR_LIFT, ERR_LIFT_NOTE, ERR_NO_OPEN_ORDER, ERR_NOT_CORRECTED,  # noqa: F401
+                          ERR_REFER, ERR_REFER_REASON, ERR_RESOLVE_REASON, ERR_SWO_REASON, ERR_SWO_VIOLATIONS,
+                          ERR_VIOLATION_FIELDS, _unresolved, enforcement_refer, enforcement_resolve, stop_work_issue,
+                          stop_work_lift, stop_work_open, violation_approve, violation_corrected,
+                          violation_notice_issue)
 from .reporting import (ERR_FINAL_NO_WALK, ERR_FINAL_PUNCH, ERR_FINAL_STORM, ERR_FINAL_VIDEO,  # noqa: F401
                         ERR_LATE_NOTICE, ERR_NO_NOTICE, ERR_NOT_YOURS, ERR_NOTICE_PAST, ERR_PRE_BURY, ERR_RANDOM,
                         ERR_REPORT_FIELDS, AlreadyFiled, ReportInput, RowInput, SignatureInput,
                         inspection_notice_give, inspection_report_file, may_file, project_position_set,
                         punch_item_done, rain_event_record, site_control_add, site_control_remove)
-from .models import (AsBuilt, ConstructionProject, DisturbedArea, EnforcementReferral, Evaluation, Inspection,
-                     InspectionKind, PreconstructionMeeting, StopWorkOrder, Surety, SuretyEntry, SuretyEntryKind,
-                     Violation)
+from .models import (AsBuilt, ConstructionProject, DisturbedArea, Evaluation, InspectionKind, PreconstructionMeeting,
+                     Surety, SuretyEntry, SuretyEntryKind, Violation)
 
 S = wf.Status
 K = InspectionKind
@@ -60,23 +65,10 @@ ERR_RELEASE_VIOLATIONS = ("A phase may be released only when completed in compli
 ERR_FORFEIT = ("Surety is used only when the permittee fails to correct (§ 380-16 C(4)(e)[4], § 380-17 A): "
                "violation {vid} {why}.")
 ERR_AMOUNT = "Amounts must be more than $0."
-ERR_LIFT = ("The stop-work order stays until every violation is corrected and all work previously completed is "
-            "approved by the DPW Director (§ 380-16 C(4)(e)[5]). Not yet: {items}.")
-ERR_LIFT_NOTE = "Record the Director's approval of the work previously completed (§ 380-16 C(4)(e)[5])."
-ERR_NO_OPEN_ORDER = "There is no stop-work order in force."
-ERR_SWO_VIOLATIONS = "A stop-work order is issued on violations (§ 380-16 C(4)(e)[5]): name at least one unresolved violation."
-ERR_REFER = "Enforcement proceeds on a failure to correct (§ 380-16 C(4)(f)[2], § 380-19): no unresolved violation."
-ERR_SWO_REASON = "Say why all construction activity stops: the order states it (§ 380-16 C(4)(e)[5])."
-ERR_REFER_REASON = ("Say what the referral is for: the failure to correct the violations, or the water resources "
-                    "not adequately protected (§ 380-16 C(4)(f)[2], § 380-19).")
-ERR_RESOLVE_REASON = "Say how the enforcement was resolved."
-ERR_NOT_CORRECTED = "Violation {vid} has not been reported corrected."
 ERR_ALREADY_STABLE = "This area is already stabilized."
 ERR_ASBUILT_FIELDS = "The as-built submission is missing: {fields}."
 ERR_ASBUILT_PDF = "The as-built drawings are submitted in PDF format (§ 380-15)."
 ERR_CERTIFICATE = "The certificate of completion cannot be issued (§ 380-18). Missing: {items}."
-ERR_VIOLATION_FIELDS = "A violation notice states the violation and the required corrective actions (§ 380-16 C(4)(e)[5])."
-ERR_CORRECT_BY = "The date to correct must not be before the violation was found."
 
 
 # --- opening the file -----------------------------------------------------------------------------
@@ -228,190 +220,6 @@ def area_stabilized(*, area: DisturbedArea, on: date, acting_user) -> DisturbedA
     area.save(update_fields=["stabilized_on"])
     event_record(case=area.project.case, kind="area", acting_user=acting_user, on=on, why=f"{area.name} stabilized")
     return area
-
-
-# --- violations, stop-work, enforcement -----------------------------------------------------------
-
-@transaction.atomic
-def violation_notice_issue(*, project: ConstructionProject, description: str, corrective_actions: str,
-                           correct_by: date, acting_user, found_on: date | None = None,
-                           inspection: Inspection | None = None, area: DisturbedArea | None = None) -> Violation:
-    """§ 380-16 C(4)(e)[5]: the applicant is notified in writing of the violation and the required
-    corrective actions (PDF notice in the file, emailed where configured)."""
-    p = _lock(project)
-    found_on = found_on or _today()
-    if not description.strip() or not corrective_actions.strip():
-        raise ConstructionError(ERR_VIOLATION_FIELDS,
-                                field="description" if not description.strip() else "corrective_actions")
-    if correct_by < found_on:
-        raise ConstructionError(ERR_CORRECT_BY, field="correct_by")
-    v = Violation.objects.create(project=p, inspection=inspection, area=area, found_on=found_on,
-                                 description=description.strip(), corrective_actions=corrective_actions.strip(),
-                                 correct_by=correct_by)
-    pdf = documents.letter_pdf(project=p, subject=f"Notice of violation {p.case.number}-V{v.pk}", on=found_on,
-                               paragraphs=[f"An inspection of {p.permit.site_address} on {found_on:%B %-d, %Y} found that "
-                                           "the work does not comply with the approved plan:", v.description,
-                                           "Required corrective actions:", v.corrective_actions,
-                                           f"Correct them by {correct_by:%B %-d, %Y}. The applicant shall promptly "
-                                           "correct any portion of the work that does not comply; a stop-work order "
-                                           "may be issued until the violations are corrected and the work approved, and "
-                                           "enforcement may proceed under § 380-19."],
-                               citation="Ch. 380 § 380-16 C(4)(e)[5], C(4)(f)[2]; § 380-19.")
-    doc = _keep_pdf(p, pdf, tag="violation_notice", title=f"Notice of violation V{v.pk}",
-                    filename=f"{p.case.number}-violation-{v.pk}.pdf", acting_user=acting_user)
-    v.notice_document = doc
-    v.save(update_fields=["notice_document"])
-    event_record(case=p.case, kind="violation", acting_user=acting_user, on=found_on,
-                 why=f"Violation V{v.pk}: {v.description} — correct by {show_day(correct_by)}", data={"violation": v.pk})
-    audit_record(actor=acting_user, action="construction.violation", obj=v)
-    _send_on_commit(project=p, subject=f"Notice of violation {p.case.number}-V{v.pk}", body=v.description,
-                    filename=doc.original_name, pdf=pdf, acting_user=acting_user)
-    return v
-
-
-@transaction.atomic
-def violation_corrected(*, violation: Violation, on: date, note: str, acting_user) -> Violation:
-    """The permittee reports the correction (the Director still has to approve it, § 380-16 C(4)(e)[5]): what was
-    done, and a day neither after today (issue 18: acts are never dated later than now) nor before the violation
-    was found."""
-    from stormwater.cases.filing import after_today
-
-    if not note.strip():
-        raise ConstructionError("Say what was done to correct the violation.", field="note")
-    if err := after_today(on, what="date of the correction"):
-        raise ConstructionError(err, field="on")
-    if on < violation.found_on:
-        raise ConstructionError(f"The correction cannot be dated before the violation was found "
-                                f"({show_day(violation.found_on)}).", field="on")
-    note = note.strip()
-    violation.corrected_on, violation.corrected_note = on, note
-    violation.save(update_fields=["corrected_on", "corrected_note"])
-    event_record(case=violation.project.case, kind="violation.corrected", acting_user=acting_user, on=on,
-                 why=f"V{violation.pk} reported corrected: {note}")
-    return violation
-
-
-@transaction.atomic
-def violation_approve(*, violation: Violation, on: date, acting_user) -> Violation:
-    """The Director approves the corrected work (§ 380-16 C(4)(e)[5])."""
-    if violation.corrected_on is None:
-        raise ConstructionError(ERR_NOT_CORRECTED.format(vid=f"V{violation.pk}"))
-    violation.approved_on, violation.approved_by = on, acting_user
-    violation.save(update_fields=["approved_on", "approved_by"])
-    event_record(case=violation.project.case, kind="violation.approved", acting_user=acting_user, on=on,
-                 why=f"V{violation.pk}: corrected work approved by the Director")
-    audit_record(actor=acting_user, action="construction.violation_approve", obj=violation)
-    return violation
-
-
-def _unresolved(project) -> list[Violation]:
-    return [v for v in project.violations.all() if not v.resolved]
-
-
-@transaction.atomic
-def stop_work_issue(*, project: ConstructionProject, violations: list[Violation], reason: str, acting_user,
-                    on: date | None = None) -> StopWorkOrder:
-    """§ 380-16 C(4)(e)[5]: all construction activity stops until the violations are corrected and the
-    work previously completed is approved."""
-    p = _lock(project)
-    on = on or _today()
-    violations = [v for v in violations if not v.resolved]
-    if not violations:
-        raise ConstructionError(ERR_SWO_VIOLATIONS, field="violations")
-    if not reason.strip():  # the written order states why all construction activity stops
-        raise ConstructionError(ERR_SWO_REASON, field="reason")
-    case_transition(case=p.case, to=S.STOP_WORK, acting_user=acting_user, on=on, why=f"Stop-work order: {reason}")
-    order = StopWorkOrder.objects.create(project=p, issued_on=on, reason=reason)
-    order.violations.set(violations)
-    pdf = documents.stop_work_pdf(order)
-    order.document = _keep_pdf(p, pdf, tag="stop_work_order", title=f"Stop-work order ({show_day(on)})",
-                               filename=f"{p.case.number}-stop-work-{on}.pdf", acting_user=acting_user)
-    order.save(update_fields=["document"])
-    _send_on_commit(project=p, subject=f"STOP-WORK ORDER {p.case.number}", body=reason,
-                    filename=order.document.original_name, pdf=pdf, acting_user=acting_user)
-    return order
-
-
-def stop_work_open(project) -> StopWorkOrder | None:
-    return project.stop_work_orders.filter(lifted_on__isnull=True).order_by("-issued_on", "-id").first()
-
-
-@transaction.atomic
-def stop_work_lift(*, project: ConstructionProject, work_approved_note: str, acting_user,
-                   on: date | None = None) -> StopWorkOrder:
-    """Lift the order: refused while any of its violations (or any other) is not corrected and approved,
-    and without the Director's approval of the work previously completed (§ 380-16 C(4)(e)[5])."""
-    p = _lock(project)
-    on = on or _today()
-    order = stop_work_open(p)
-    if order is None:
-        raise ConstructionError(ERR_NO_OPEN_ORDER)
-    pending = []
-    for v in list(order.violations.all()) + _unresolved(p):
-        if v.resolved:
-            continue
-        state = "not corrected" if v.corrected_on is None else "corrected, not approved by the Director"
-        item = f"V{v.pk} ({v.description[:60]}): {state}"
-        if item not in pending:
-            pending.append(item)
-    if pending:
-        raise ConstructionError(ERR_LIFT.format(items="; ".join(pending)))
-    if not work_approved_note.strip():
-        raise ConstructionError(ERR_LIFT_NOTE, field="note")
-    case_transition(case=p.case, to=S.ACTIVE, acting_user=acting_user, on=on,
-                    why=f"Stop-work order lifted: {work_approved_note}")
-    order.lifted_on, order.lifted_by, order.work_approved_note = on, acting_user, work_approved_note.strip()
-    order.save(update_fields=["lifted_on", "lifted_by", "work_approved_note"])
-    pdf = documents.letter_pdf(project=p, subject=f"Stop-work order lifted: {p.case.number}", on=on,
-                               paragraphs=[f"The stop-work order of {order.issued_on:%B %-d, %Y} is lifted as of "
-                                           f"{on:%B %-d, %Y}: the violations are corrected and the work previously "
-                                           f"completed is approved ({work_approved_note.strip()}). Work may resume."],
-                               citation="Ch. 380 § 380-16 C(4)(e)[5].")
-    _keep_pdf(p, pdf, tag="stop_work_lifted", title=f"Stop-work order lifted ({show_day(on)})",
-              filename=f"{p.case.number}-stop-work-lifted-{on}.pdf", acting_user=acting_user)
-    return order
-
-
-@transaction.atomic
-def enforcement_refer(*, project: ConstructionProject, reason: str, acting_user, on: date | None = None):
-    """Escalation: water resources or the MS4 not adequately protected, violations not corrected —
-    enforcement at the Director's discretion (§ 380-16 C(4)(f)[2], § 380-19)."""
-    p = _lock(project)
-    on = on or _today()
-    if not reason.strip():  # the referral letter states the failure to correct it acts on
-        raise ConstructionError(ERR_REFER_REASON, field="reason")
-    if not _unresolved(p):
-        raise ConstructionError(ERR_REFER)
-    case_transition(case=p.case, to=S.ENFORCEMENT, acting_user=acting_user, on=on, why=f"Enforcement: {reason}")
-    pdf = documents.letter_pdf(project=p, subject=f"Referral for enforcement: {p.case.number}", on=on,
-                               paragraphs=[reason, "Unresolved violations: " + "; ".join(
-                                   f"V{v.pk} {v.description} (correct by {show_day(v.correct_by)})" for v in _unresolved(p)),
-                                   "The Town may pursue all civil and criminal remedies (§ 380-19) and use the surety "
-                                   "to complete the work (§ 380-16 C(4)(e)[4], § 380-17 A)."],
-                               citation="Ch. 380 § 380-16 C(4)(f)[2]; § 380-19.")
-    doc = _keep_pdf(p, pdf, tag="enforcement", title=f"Referral for enforcement ({show_day(on)})",
-                    filename=f"{p.case.number}-enforcement-{on}.pdf", acting_user=acting_user)
-    return EnforcementReferral.objects.create(project=p, referred_on=on, reason=reason, document=doc)
-
-
-@transaction.atomic
-def enforcement_resolve(*, project: ConstructionProject, resolution: str, acting_user, on: date | None = None):
-    p = _lock(project)
-    on = on or _today()
-    ref = p.referrals.filter(resolved_on__isnull=True).order_by("-id").first()
-    if ref is None:
-        raise ConstructionError("There is no open enforcement referral.")
-    if not resolution.strip():
-        raise ConstructionError(ERR_RESOLVE_REASON, field="reason")
-
-    def check(_):
-        if _unresolved(p):
-            raise TransitionError(ERR_LIFT.format(items="; ".join(f"V{v.pk}" for v in _unresolved(p))))
-    case_transition(case=p.case, to=S.ACTIVE, acting_user=acting_user, on=on, check=check,
-                    why=f"Enforcement resolved: {resolution}")
-    ref.resolved_on, ref.resolution = on, resolution
-    ref.save(update_fields=["resolved_on", "resolution"])
-    return ref
 
 
 # --- surety (§ 380-17) ----------------------------------------------------------------------------

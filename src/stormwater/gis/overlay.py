@@ -1,5 +1,10 @@
 """Impervious area per parcel from GIS layers (Ch. 295 Art. IV ¶E, ¶F). Imports no Django.
 
+One module because it is one pipeline, the five steps below, over one ``Layer`` type and one list of ``Problem``:
+reading and validation, cleaning, the overlay and its partitioned run, and the command's inputs and outputs each use
+the others' types, and its many callers reach it as ``overlay.*``. Splitting would scatter the steps this docstring
+walks through.
+
 Ch. 295 Art. IV ¶E: the fee of a nonresidential parcel rests on "the total area of impervious
 surface on a parcel ... utilizing available GIS data layers"; ¶E and ¶F: impervious area inside
 the (Town, county, state, federal) right-of-way "will not be attributed to the parcel".

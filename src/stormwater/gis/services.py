@@ -1,5 +1,9 @@
 """State changes of the GIS app: uploads, assessor imports, impervious surveys. Each atomic, each audited.
 
+One module because, for now, its imports are being reorganized in parallel (issue 24) and a split here would collide
+with that work. It holds three families of acts, each under its own banner below (uploads and the archive checks,
+assessor records, impervious surveys): those are the seams for a later split.
+
 The heavy work (reading files, the overlay) runs before the transaction; the writes run in one
 ``transaction.atomic`` with one audit row for the import and one per parcel whose assessor record
 changed. A survey is never edited: a new import is a new dated survey (the history).

@@ -5,6 +5,8 @@ from datetime import date
 
 from stormwater.utility.documents import render_pdf
 
+from .terms import START_MONTHS
+
 LETTER = "permits/pdf/letter.html"
 
 
@@ -30,8 +32,6 @@ def decision_pdf(application) -> bytes:
     project must start by (§ 380-10 K: two years after issuance), the conditions, and the signature block of the
     Director who decided (issue 18)."""
     from stormwater.rules.calendar import add_months
-
-    from .services import START_MONTHS
 
     app = application
     start_by = add_months(app.issued_on, START_MONTHS) if app.issued_on else None

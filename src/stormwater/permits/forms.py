@@ -5,8 +5,8 @@ from django import forms
 from stormwater.rules.applicability import EXEMPTIONS
 from stormwater.web.forms import CHOOSE, form_auto_id
 
+from .decision import ERR_CONDITIONS_KIND, STANDARDS
 from .models import ConsultantAppeal, DecisionKind, ProjectType
-from .services import ERR_CONDITIONS_KIND, STANDARDS
 
 # The longest extension of a clock a form or the API accepts (§ 380-10 I(2) and K set no limit; more than ten
 # years is a typo, and a date past year 9999 cannot be computed; issue 15: days = 10^20 was a 500).

@@ -20,6 +20,7 @@ from stormwater.rules.permit_fees import FeeTerms, account_summary
 
 from . import workflow as wf
 from .models import AccountEntry, PermitApplication, PermitFeeSchedule
+from .terms import LINKABLE_ROLES
 
 ERR_NOT_FOUND = "No such permit application."
 ERR_NOT_APPLICANT = "Only the applicant (or staff recording a paper filing) may do this."
@@ -141,8 +142,6 @@ def permit_people(app: PermitApplication):
     """The signed-up people linked to the permit (issue 18): design engineer, contractor, the owner's agent — as the
     permit page's "People on this permit", ``GET /api/permits/<n>/parties/`` and ``stormwater permit parties`` list
     them."""
-    from .services import LINKABLE_ROLES
-
     return (app.case.parties.filter(user__isnull=False, role__in=list(LINKABLE_ROLES))
             .select_related("user", "user__registration").order_by("id"))
 

@@ -1,5 +1,10 @@
 """The independent recomputation of a stormwater management plan and its compliance report.
 
+One module because it is one computation: ``review_compute`` (some 500 of these lines) carries the plan from the
+design storms through runoff, routing and each standard, every step reading what the earlier ones computed. Its
+parts with a subject of their own already live beside it (``hydrology``, ``hydraulics``, ``quality``, ``network``,
+``massdep_rows``, ``rows``); splitting further would cut that one function's steps apart.
+
 Pure Python (no Django): :func:`review_compute` takes a parsed :class:`~.plan.Plan` and the BMP
 performance tables in force and returns a JSON-ready report. Every number comes from
 ``stormwater.engineering`` (TR-55, NEH 630, modified Puls routing, the BMP tables), every row names

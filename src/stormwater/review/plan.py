@@ -1,5 +1,9 @@
 """A stormwater management plan as data: parse and check the JSON/YAML file a reviewer uploads.
 
+One module because the plan's parts (the dataclasses) and the reader that builds them mirror each other part by part
+(``Subcatchment`` and ``_subcatchment``, ``Bmp`` and ``_bmp``, ...) and together are the one definition of the file
+format; splitting them would put a field and its check in two places.
+
 Pure Python (no Django): :func:`plan_parse` turns the file's text into a :class:`Plan` or raises
 :class:`PlanError` whose message starts with the path of the offending field
 (``"post[1].cover[0].hsg: must be A, B, C or D"``). The file format is documented in
