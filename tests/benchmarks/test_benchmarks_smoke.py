@@ -6,7 +6,7 @@ asserted.
 The database benchmarks need an empty database: a copy of one migrated once per test process (a migrate takes
 ~20 s here; a copy, none): a data folder on SQLite, a template database on the PostgreSQL run's server (tests see
 DATABASE_URL=postgres://… there, as tests/ops/ do). aging.py writes with COPY and runs on PostgreSQL only;
-engineering.py and gis_overlay.py use no database and run once, in the SQLite run of bin/test."""
+engineering.py, gis_overlay.py and load.py run once, in the SQLite run of bin/test; bill_run.py in both runs."""
 from __future__ import annotations
 
 import importlib.util
@@ -117,6 +117,7 @@ def test_gis_overlay_runs(tmp_path):
     assert "geopandas.overlay" in out and ("Dask path" in out) == bool(dask)
 
 
+@pytest.mark.database
 def test_bill_run_runs(fresh, tmp_path):
     data, extra = fresh
     out = run("bill_run.py", "--parcels", "300", cwd=tmp_path, env=env_for(data, **extra))
@@ -126,6 +127,7 @@ def test_bill_run_runs(fresh, tmp_path):
 
 
 @postgres_run_only
+@pytest.mark.database
 def test_aging_runs(fresh, tmp_path):
     data, extra = fresh
     out = run("aging.py", "--accounts", "200", "--repeat", "1", cwd=tmp_path, env=env_for(data, **extra))
@@ -151,7 +153,8 @@ def _free_port_pair() -> int:
 
 @pytest.mark.slow
 def test_load_runs(fresh, tmp_path):
-    """A few users for two seconds against each server (stormwater serve, runserver) on the demo town."""
+    """A few users for two seconds against each server (stormwater serve, runserver) on the demo town. Once, in the
+    SQLite run (tests/conftest.py repeats on PostgreSQL only what is marked as using the run's database)."""
     data, extra = fresh
     out = run("load.py", "--users", "3", "--seconds", "2", "--warmup", "1", "--workers", "1", "--port",
               str(_free_port_pair()), "--data", str(data), *(["--postgres"] if POSTGRES_URL else []), cwd=tmp_path,
