@@ -98,3 +98,45 @@ def test_the_select_board_reverses_a_credit_denial_whatever_became_of_the_named_
                    acting_user=None)
     nxt = Bill.objects.get(parcel=billed["house"], period_start=start)
     assert (nxt.credit_percent, nxt.amount) == (D("25"), D("39.87"))
+
+
+@pytest.mark.parametrize("granted_on, sunday, last_day", [
+    (date(2026, 9, 23), date(2029, 9, 23), date(2029, 9, 24)),  # Sun Sep 23, 2029 → Mon Sep 24
+    (date(2026, 10, 7), date(2029, 10, 7), date(2029, 10, 9)),  # Sun Oct 7 → Mon Oct 8 is Columbus Day → Tue Oct 9
+])
+def test_a_recertification_due_on_a_sunday_is_not_lapsed_on_the_owners_last_day(
+        billed, policy, personas, at, client_for, granted_on, sunday, last_day):
+    owner, director = personas["owner"], personas["director"]
+    bmp = CreditType.objects.get(policy=policy, code="BMP")  # recertified every 36 months
+    at(granted_on)
+    app = sv.credit_apply(parcel=billed["house"], credit_type=bmp, statement="Dry well.", acting_user=owner,
+                          uploads=[(t, pdf_upload(f"{t}.pdf")) for t, _ in bmp.required_documents])
+    sv.credit_determine_complete(application=app, acting_user=personas["staff"])
+    sv.credit_decide(application=app, decision="grant", reasons="", acting_user=director)
+    g = app.grants.get()
+    assert g.recertify_by == sunday and sunday.weekday() == 6
+    # The owner's page: the clock and the credit both say the rolled day is the last day.
+    at(last_day)
+    page = client_for(owner).get(f"/relief/{app.case.number}/").content.decode()
+    shown = f"{last_day:%b} {last_day.day}, {last_day.year}"
+    assert shown in page
+    grants = page[page.index('id="grants"'):page.index('id="clocks"')]
+    assert shown in grants and f"{sunday:%b} {sunday.day}, {sunday.year}" not in grants
+    body = client_for(owner).get(f"/api/relief/{app.case.number}/").json()
+    assert body["grants"][0]["recertify_due"] == str(last_day)
+    # The decision letter names the same day.
+    letter = _pdf_text(app.case.documents.get(tag="decision"))
+    assert f"Recertification is due by {last_day:%B} {last_day.day}, {last_day.year}" in letter
+    # On that day the credit has not lapsed: only noncompliance could revoke it.
+    with pytest.raises(sv.ReliefError, match=f"due by {last_day}: it has not lapsed"):
+        sv.credit_revoke(grant=g, lapsed=True, reason="No recertification.", acting_user=director)
+    g.refresh_from_db()
+    assert g.revoked_on is None
+    app.case.refresh_from_db()
+    assert app.case.status == wf.CreditStatus.GRANTED
+    # The day after, it has.
+    at(date.fromordinal(last_day.toordinal() + 1))
+    sv.credit_revoke(grant=g, lapsed=True, reason="No recertification received.", acting_user=director)
+    g.refresh_from_db()
+    assert g.revoked_on == date.fromordinal(last_day.toordinal() + 1)
+    assert str(last_day) in g.revoke_reason
