@@ -52,17 +52,28 @@ def _installments(account: Account, issued_by: date):
 def interest_accrued_total(inst: Installment, entries: list[LedgerEntry], as_of: date) -> Decimal:
     """All interest an installment has earned through ``as_of`` (Ch. 295 Art. IV billing ¶C).
 
-    Principal reductions are every principal entry other than its charge; a reversed entry and its
-    reversal are left out (a bounced payment never stopped interest). Back bills earn none (¶A).
+    Principal reductions are every principal entry other than its charge, each on its day. A reversal counts
+    against the entry it reverses, on that entry's day: reversed in full, the two cancel (a bounced payment never
+    stopped interest); reversed in part (a credit application withdrawn in part when the payment that funded it
+    bounced, issue 25), what stands of it still reduced the principal from its day. A reversal of a charge (a
+    voided run) is no reduction. Back bills earn none (¶A).
     """
     if inst.bill.is_back_bill:
         return ZERO
-    reversed_ids = {e.reverses_id for e in entries if e.reverses_id}
+    by_id = {e.pk: e for e in entries}
     charge = sum((e.amount for e in entries if e.kind == EntryKind.CHARGE and e.component == Component.PRINCIPAL),
                  ZERO)
-    reductions = [(e.effective_on, -e.amount) for e in entries
-                  if e.component == Component.PRINCIPAL and e.kind != EntryKind.CHARGE
-                  and e.pk not in reversed_ids and e.reverses_id is None]
+    reductions = []
+    for e in entries:
+        if e.component != Component.PRINCIPAL or e.kind == EntryKind.CHARGE:
+            continue
+        if e.reverses_id is None:
+            reductions.append((e.effective_on, -e.amount))
+            continue
+        # What it reverses is on this installment and effective by as_of (a reversal comes on or after it).
+        orig = by_id.get(e.reverses_id)
+        if orig is not None and orig.kind != EntryKind.CHARGE:
+            reductions.append((orig.effective_on, -e.amount))
     rate = inst.bill.run.resolution.interest_rate_percent
     return accrued_interest(principal=charge, reductions=reductions, due_date=inst.due_date, as_of=as_of,
                             rate_percent=rate)

@@ -11,9 +11,10 @@ The rules, the same as ledger.py and rules/interest.py:
   on or before the date; its charge counts in full once the bill is issued.
 - Interest (Ch. 295 Art. IV billing ¶C): 12 %/yr (the resolution's rate) simple, per day on a 365-day
   year, on the principal as paid down, from the day after the due date rolled past weekends and
-  Massachusetts holidays (MGL c.4 §9). A payment received on day D stops interest from day D. A reversed
-  entry and its reversal are both left out (a bounced payment never stopped interest). Back bills earn
-  none (billing ¶A). Summed exactly and rounded once to the cent, halves up (rules.money.round_cents).
+  Massachusetts holidays (MGL c.4 §9). A payment received on day D stops interest from day D. A reversal
+  counts against the entry it reverses, on that entry's day: in full, the two cancel (a bounced payment never
+  stopped interest); in part (a credit application withdrawn in part, issue 25), what stands of it counts; a
+  reversed charge is no reduction. Back bills earn none (billing ¶A). Summed exactly and rounded once to the cent, halves up (rules.money.round_cents).
 - What is earned and not yet posted (accrued − interest already charged, never below zero) is owed too.
 - The balance is every entry effective on or before the date plus that unposted interest.
 
@@ -161,7 +162,6 @@ def positions_cte(as_of: date, accounts: AccountFilter = ALL) -> tuple[str, list
     asof_n = dayno(as_of)
     a = _date_param(as_of)
     f_bill, p_bill = accounts.sql("b.account_id")
-    f_rev, p_rev = accounts.sql("r.account_id")
     f_led, p_led = accounts.sql("e.account_id")
     dn = _sql_dayno
     max0 = lambda x: f"(CASE WHEN ({x}) > 0 THEN ({x}) ELSE 0 END)"  # noqa: E731
@@ -170,12 +170,12 @@ def positions_cte(as_of: date, accounts: AccountFilter = ALL) -> tuple[str, list
     seg_days = max0(f"{_least(f'COALESCE(next_n, {asof_n + 1})', str(asof_n + 1))} - {_greatest('day_n', 'start_n')}")
     cents = _cents("e.amount")
     is_charge = "(e.kind = 'charge' AND e.component = 'principal')"
-    # a principal reduction that counts for interest: not a charge, not a reversal, not reversed
-    is_red = "(e.component = 'principal' AND e.kind <> 'charge' AND e.reverses_id IS NULL AND rvd.id IS NULL)"
-    rvd_join = (f"LEFT JOIN (SELECT r.reverses_id AS id, r.installment_id FROM utility_ledgerentry r\n"
-                f"             WHERE r.reverses_id IS NOT NULL AND r.effective_on <= %s{f_rev}\n"
-                f"             GROUP BY r.reverses_id, r.installment_id) rvd\n"
-                f"         ON rvd.id = e.id AND rvd.installment_id = e.installment_id")
+    # a principal change that counts for interest: not a charge; a reversal counts against what it reverses (on
+    # that entry's day, ``red_day``) unless that is a charge or on another installment (ledger.interest_accrued_total)
+    is_red = ("(e.component = 'principal' AND e.kind <> 'charge' AND (e.reverses_id IS NULL OR "
+              "(o.kind <> 'charge' AND o.installment_id = e.installment_id)))")
+    red_day = f"COALESCE({dn('o.effective_on')}, {dn('e.effective_on')})"
+    rev_join = "LEFT JOIN utility_ledgerentry o ON o.id = e.reverses_id"
     # PostgreSQL: inst is joined inline where it is used (twice), so the scans and joins can run in parallel
     # workers (a materialized CTE cannot); it is one join of four tables on their keys.
     inline = "NOT MATERIALIZED " if connection.vendor == "postgresql" else ""
@@ -202,8 +202,8 @@ lin AS (
   -- Every installment with its ledger movements, summed in one pass (a GROUP BY PostgreSQL can run in
   -- parallel workers): buckets (principal, interest, demand), interest charged, and the principal that
   -- earns interest. The change of that principal (delta): a charge counts in full from the start (day -1);
-  -- payments, abatements, liens, credits and refunds from their day; a reversed entry and its reversal
-  -- not at all. t_lin: the owed principal summed over the days from the first day of interest through
+  -- payments, abatements, liens, credits and refunds from their day; a reversal from the day of the entry it
+  -- reverses (a reversal in full and its entry cancel). t_lin: the owed principal summed over the days from the first day of interest through
   -- as_of (cent-days) = Σ delta × its days — exact while the principal never goes below zero, which holds
   -- whenever the reductions (down) do not exceed the charges; the others are counted day by day below.
   SELECT MAX(inst.account_id) AS account_id, inst.inst_id, MAX(inst.start_n) AS start_n,
@@ -216,11 +216,11 @@ lin AS (
          CAST(SUM(CASE WHEN {is_charge} THEN {cents} ELSE 0 END) AS BIGINT) AS charge,
          CAST(SUM(CASE WHEN {is_red} AND {cents} < 0 THEN -{cents} ELSE 0 END) AS BIGINT) AS down,
          CAST(SUM(CASE WHEN {is_charge} THEN {cents} * {max0(f'{asof_n + 1} - inst.start_n')}
-                       WHEN {is_red} THEN {cents} * {max0(f'{asof_n + 1} - ' + _greatest(dn('e.effective_on'), 'inst.start_n'))}
+                       WHEN {is_red} THEN {cents} * {max0(f'{asof_n + 1} - ' + _greatest(red_day, 'inst.start_n'))}
                        ELSE 0 END) AS BIGINT) AS t_lin
   FROM inst
   LEFT JOIN utility_ledgerentry e ON e.installment_id = inst.inst_id AND (e.effective_on <= %s OR e.kind = 'charge')
-  {rvd_join}
+  {rev_join}
   GROUP BY inst.inst_id
 ),
 exc AS (
@@ -236,10 +236,10 @@ win AS (
     SELECT m.*, SUM(delta) OVER w AS bal, LEAD(day_n) OVER w AS next_n
     FROM (
       SELECT e.installment_id AS inst_id, exc.start_n,
-             CASE WHEN {is_charge} THEN -1 ELSE {dn('e.effective_on')} END AS day_n, {cents} AS delta
+             CASE WHEN {is_charge} THEN -1 ELSE {red_day} END AS day_n, {cents} AS delta
       FROM utility_ledgerentry e
       JOIN exc ON exc.inst_id = e.installment_id
-      {rvd_join}
+      {rev_join}
       WHERE (e.effective_on <= %s OR e.kind = 'charge') AND ({is_charge} OR {is_red})
       UNION ALL
       SELECT inst_id, start_n, start_n, 0 FROM exc
@@ -297,7 +297,7 @@ pa AS (
          COALESCE(pia.b_over_90, 0) AS b_over_90, pia.oldest_due, COALESCE(pia.overdue, 0) AS overdue
   FROM {pa_from}
 )"""
-    return sql, [a, *p_bill, a, a, *p_rev, a, *p_rev, a, a, *p_led]
+    return sql, [a, *p_bill, a, a, a, *p_led]
 
 
 # --- per installment (payments, lockbox files) ----------------------------------------------------------

@@ -206,10 +206,63 @@ def payment_reverse(*, payment: Payment, reason: str, reversed_on: date | None =
                                    memo=f"Reversal of payment {payment.pk}: {reason}")
     rev = PaymentReversal.objects.create(payment=payment, reversed_on=reversed_on, reason=reason,
                                          created_by=_user(acting_user))
+    # The credit balance the payment left may have been spent since (applied to a later bill, or to what an earlier
+    # reversal made owed again): that spending is withdrawn, so no credit balance goes below zero (issue 25).
+    _withdraw_spent_credit(payment, reversed_on, reason, acting_user)
     # A credit balance left by other payments now covers what the bounced payment no longer pays.
     credit_apply(account=payment.account, on=reversed_on, acting_user=acting_user)
     audit_record(actor=acting_user, action="payment.reverse", obj=payment, why=reason)
     return rev
+
+
+def _withdraw_spent_credit(payment: Payment, on: date, reason: str, user) -> Decimal:
+    """After ``payment`` is reversed, the account's unapplied credit may stand above zero: what the payment left as
+    a credit balance was applied since to installments (``credit_apply``: a new bill, or what an earlier reversal
+    made owed again), and that credit is gone with the payment. An unapplied bucket above zero owes money on no
+    installment: the balance would count it and "due now" would not, interest would run on a principal the bounced
+    money still seems to pay, and a lien commitment would leave it out (issue 25: pay $3.16, demand, pay $100
+    leaving a credit, reverse the $3.16 — the credit pays it again — then reverse the $100).
+
+    So the credit applications are withdrawn, the latest first (the last spending is what the balance ran out on),
+    until the unapplied credit is back to zero: each a REVERSAL entry that ``reverses`` the application on its
+    installment and component (the demand charge, interest or principal it paid is owed again, and interest runs as
+    if that part had never been paid: ``ledger.interest_accrued_total``), with its counterpart on the unapplied
+    credit; dated the reversal's day, or the application's own if later (a credit applied to a bill issued on a
+    later day). Their memo names the payment; they carry none (an application of credit was never a payment on its
+    bill: ``selectors.bill_standing`` counts what was paid by the payments' own entries). Ch. 295 Art. IV billing
+    ¶C–¶D: what is owed is the installments' buckets; DESIGN.md: a correction is a reversing entry.
+
+    Returns what was withdrawn. What cannot be withdrawn (a credit balance refunded since) stays owed on the unapplied
+    credit."""
+    from django.db.models import Sum
+
+    account = payment.account
+    over = round_cents(LedgerEntry.objects.filter(account=account, component=Component.UNAPPLIED)
+                       .aggregate(s=Sum("amount"))["s"] or ZERO)
+    if over <= 0:
+        return ZERO
+    applied = list(LedgerEntry.objects.filter(account=account, kind=EntryKind.CREDIT, installment__isnull=False,
+                                              amount__lt=0).exclude(component=Component.UNAPPLIED)
+                   .select_related("bill", "installment").order_by("-effective_on", "-id"))
+    undone = {r["reverses"]: r["s"] for r in LedgerEntry.objects.filter(reverses__in=[e.pk for e in applied])
+              .values("reverses").annotate(s=Sum("amount"))}
+    left = over
+    for e in applied:
+        if left <= 0:
+            break
+        take = min(left, round_cents(-e.amount - (undone.get(e.pk) or ZERO)))
+        if take <= 0:
+            continue
+        day = max(on, e.effective_on)
+        memo = (f"Reversal of payment {payment.pk}: {reason} — the credit balance it left, applied "
+                f"{e.effective_on}, is withdrawn")[:300]
+        LedgerEntry.objects.create(account=account, kind=EntryKind.REVERSAL, component=e.component, amount=take,
+                                   effective_on=day, bill=e.bill, installment=e.installment, reverses=e,
+                                   created_by=_user(user), memo=memo)
+        LedgerEntry.objects.create(account=account, kind=EntryKind.REVERSAL, component=Component.UNAPPLIED,
+                                   amount=-take, effective_on=day, created_by=_user(user), memo=memo)
+        left -= take
+    return over - left
 
 
 # --- Demands and commitment ------------------------------------------------------------------------

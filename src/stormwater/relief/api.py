@@ -46,6 +46,8 @@ def case_json(case, *, detail: bool = False) -> dict:
                     else None, "grants": [{"percent": str(g.percent), "effective_from": str(g.effective_from),
                                            "expires_on": str(g.expires_on) if g.expires_on else None,
                                            "recertify_by": str(g.recertify_by) if g.recertify_by else None,
+                                           # the owner's last day: recertify_by rolled forward (MGL c.4 §9)
+                                           "recertify_due": str(g.recertify_due) if g.recertify_by else None,
                                            "revoked_on": str(g.revoked_on) if g.revoked_on else None,
                                            "granted_by": g.granted_by} for g in d.grants.all()]})
     elif case.kind == wf.ABATEMENT:

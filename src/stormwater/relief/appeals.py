@@ -188,6 +188,14 @@ def appeal_send_notice(*, appeal: Appeal, acting_user, on: date | None = None) -
     return ap
 
 
+def _abatement_open_to_appeal(ra: Abatement) -> bool:
+    """Whether the abatement application named on a credit appeal (appeals ¶A: the owner "paid the full amount … and
+    has also requested an abatement") can still be abated by the Board's decision on the credit: pending, denied or
+    granted in part — the abatement table allows it to be abated on appeal. One granted in full (the owner has what
+    was asked), withdrawn (no request stands) or abated by the Board already is not abated again (issue 25)."""
+    return A.REVERSED_ON_APPEAL.value in wf.ABATEMENT_TRANSITIONS.get(A(ra.case.status), frozenset())
+
+
 def _dispose_related_abatement(ra: Abatement, *, retro: Decimal, on: date, appeal_number: str, acting_user) -> None:
     """The abatement application named on a credit appeal, once the Select Board's credit is abated from its
     bill (appeals ¶A), is decided by that decision: a pending one is closed as abated on appeal, with the sum
@@ -328,6 +336,17 @@ def appeal_decide(*, appeal: Appeal, outcome: str, findings: str, acting_user, a
                          f"charges billed from {_d(on)}" + (f", until {_d(g.expires_on)}" if g.expires_on else "") + ".")
             ra = ap.related_abatement
             if ra is not None:
+                ra = Abatement.objects.select_for_update().select_related("case", "bill").get(pk=ra.pk)
+            if ra is not None and not _abatement_open_to_appeal(ra):
+                # The credit stands whatever became of the abatement named on the appeal (issue 25): one granted in
+                # full, withdrawn, or abated by the Board already is not abated again; the credit is prospective.
+                paras.append(f"The owner's application for abatement of bill {ra.bill.number} ({ra.case.number}) "
+                             f"was {ra.case.status_label.lower()} before this decision: that bill is not abated "
+                             "again, and the credit applies prospectively (appeals ¶A).")
+                event_record(case=ra.case, kind="appeal", acting_user=acting_user, on=on,
+                             why=f"Credit granted on appeal {ap.case.number}; this application was already "
+                                 f"{ra.case.status_label.lower()}: bill {ra.bill.number} not abated again")
+            elif ra is not None:
                 retro = min(_retro_credit_amount(ra.bill, ap.credit_percent), bill_abatable(ra.bill))
                 if retro > 0:
                     abatement_post(bill=ra.bill, amount=retro, on=on, disposition=ra.disposition,

@@ -245,7 +245,7 @@ def credit_decide(*, application: CreditApplication, decision: str, reasons: str
         paras.append("The credit is conditioned on continuing compliance with the Town's design and performance "
                      "standards and the continued operation and maintenance of what it is based on; the Department "
                      "may revoke it for noncompliance (credits ¶C)."
-                     + (f" Recertification is due by {_d(g.recertify_by)}." if g.recertify_by else ""))
+                     + (f" Recertification is due by {_d(g.recertify_due)}." if g.recertify_by else ""))
     else:
         paras.append("The credit is DENIED.")
     if reasons.strip():
@@ -282,7 +282,7 @@ def credit_recertify(*, grant: CreditGrant, acting_user, on: date | None = None,
             citation="Ch. 295 Art. IV credits ¶C",
             paragraphs=[f"Your recertification of the credit “{g.credit_type.name}” was accepted on {_d(on)}"
                         + (f" ({note})" if note else "") + ".",
-                        f"The next recertification is due by {_d(g.recertify_by)}."])
+                        f"The next recertification is due by {_d(g.recertify_due)}."])
     audit_record(actor=acting_user, action="credit.recertify", obj=g, why=note)
     return g
 
@@ -299,10 +299,13 @@ def credit_revoke(*, grant: CreditGrant, reason: str, lapsed: bool, acting_user,
         raise ReliefError(ERR_GRANT_NOT_IN_FORCE.format(revoked=g.revoked_on))
     if not (reason or "").strip():
         raise ReliefError(ERR_REVOKE_REASON, field="reason")
-    if lapsed and (g.recertify_by is None or on <= g.recertify_by):
-        raise ReliefError(ERR_NOT_LAPSED.format(due=g.recertify_by), field="lapsed")
+    # credits ¶C; MGL c.4 §9: lapsed only once the owner's last day — the due day rolled past a weekend or holiday, as
+    # the recertification clock and the owner's page show it — has passed.
+    due = g.recertify_due
+    if lapsed and (due is None or on <= due):
+        raise ReliefError(ERR_NOT_LAPSED.format(due=due), field="lapsed")
     case = g.application.case
-    why = ("Recertification lapsed (due " + str(g.recertify_by) + "): " if lapsed else "Noncompliance: ") + reason.strip()
+    why = ("Recertification lapsed (due " + str(due) + "): " if lapsed else "Noncompliance: ") + reason.strip()
     case_transition(case=case, to=C.REVOKED, acting_user=acting_user, on=on, why=why)
     g.revoked_on, g.revoke_reason = on, why
     g.save(update_fields=["revoked_on", "revoke_reason"])

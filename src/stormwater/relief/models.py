@@ -10,7 +10,7 @@ from stormwater.cases.models import Case
 from stormwater.parcels.models import Parcel
 from stormwater.receivables.models import CommitmentLine
 from stormwater.utility.models import MONEY, Bill
-from stormwater.rules.calendar import fmt_day
+from stormwater.rules.calendar import fmt_day, roll_forward
 
 PCT = dict(max_digits=6, decimal_places=3)
 
@@ -124,6 +124,14 @@ class CreditGrant(models.Model):
     class Meta:
         ordering = ["effective_from", "id"]
         indexes = [models.Index(fields=["parcel", "effective_from"])]
+
+    @property
+    def recertify_due(self):
+        """The owner's last day to recertify (credits ¶C): ``recertify_by`` (the interval counted from the grant or the
+        last recertification) rolled forward past a weekend or Massachusetts legal holiday (MGL c.4 §9) — the day the
+        case's recertification clock falls due. What the owner's page and letters show and what a lapse is counted
+        from (issue 25: a Sunday's credit was revoked as lapsed on the Monday the page showed as the last day)."""
+        return roll_forward(self.recertify_by) if self.recertify_by else None
 
 
 class AbatementGround(models.TextChoices):

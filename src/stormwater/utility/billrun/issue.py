@@ -110,8 +110,9 @@ def bill_run_issue(*, period_label: str, period_start: date, period_end: date, i
     prepare, approve. The CLI's ``stormwater bill_run`` and ``POST /api/bill-runs/``.
 
     - Rates: the resolution in force on the period's first day; none → BillingError.
-    - Idempotent: accounts already billed for the period are skipped (a conditional unique constraint on
-      (account, period_start) backs that up), so re-running bills nothing twice. Two callers at once: one
+    - Idempotent: parcels already billed for the period, on any account (whole or association unit), are
+      skipped (``prepare._billed``; a unique constraint on (account, period_start, revision) backs up one bill
+      per account), so re-running bills nothing twice, also after an instrument is recorded (issue 25). Two callers at once: one
       issues, the other reports 0 bills (tests/utility/test_concurrency.py).
     - Parcels that cannot be billed are listed with why (BillRunException), never billed $0.
     - Association parcels: one bill per unit for its recorded percentage; the units' amounts sum to the

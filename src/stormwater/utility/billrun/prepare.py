@@ -155,15 +155,71 @@ class _Pricer:
         return out
 
 
-def _slice_accounts(s: _Slice) -> dict[tuple[int, int | None], int]:
-    """Account pk for every (parcel, unit) of the slice to bill, creating missing accounts in bulk."""
+@dataclass
+class _Billed:
+    """What of a slice the run's period is billed for already, by a bill that is live (issued) or in a proof.
+
+    Ch. 295 Art. IV ¶B bills a parcel's fee for its period once, and ¶G divides that one fee among the units of an
+    association: so the period is billed once whoever it was billed to (issue 25: a re-run after an instrument was
+    recorded billed the units the master's whole fee over again, while the master's bill was still owed).
+
+    - ``parcels``: parcels of the slice with a bill for the period on any account of theirs, the whole parcel's or
+      its units': the run bills them nothing (neither through units a master billed whole, nor the whole master
+      whose units were billed).
+    - ``through``: unit parcels of the slice whose share of the period was billed through their master's unit
+      account: not billed on their own as well (a run dated before the instrument took effect would).
+    - ``own``: unit parcels (of the slice's masters) billed for the period on their own before an instrument named
+      them: their unit's share is not billed again through the master.
+    - ``revision``: account → its next revision, after the bills of voided runs and discarded proofs, which stay
+      (append-only) and count for nothing else: "-R2", "-R3" …
+    """
+
+    parcels: set = field(default_factory=set)
+    through: set = field(default_factory=set)
+    own: set = field(default_factory=set)
+    revision: dict = field(default_factory=dict)
+
+    def parcel(self, pk: int) -> bool:
+        return pk in self.parcels or pk in self.through
+
+    def unit(self, unit) -> bool:
+        return unit is not None and unit.parcel_id is not None and unit.parcel_id in self.own
+
+
+def _billed(run: BillRun, s: _Slice) -> _Billed:
+    """``_Billed`` of the slice: three indexed reads of the period's bills (inside the slice's transaction). The
+    one_bill_per_account_period_revision constraint backs up one bill per account; the one open run per period
+    (one_open_bill_run_per_period) keeps two runs from writing the period's bills at once."""
+    out = _Billed()
+    period = Bill.all_objects.filter(period_start=run.period_start)
+    for parcel, acct, state in (period.filter(parcel_id__gt=s.after, parcel_id__lte=s.last)
+                                .values_list("parcel_id", "account_id", "run__state")):
+        if state in DEAD_STATES:
+            out.revision[acct] = out.revision.get(acct, 1) + 1
+        else:
+            out.parcels.add(parcel)
+    live = period.exclude(run__state__in=DEAD_STATES)
+    out.through = set(live.filter(account__unit__parcel_id__gt=s.after, account__unit__parcel_id__lte=s.last)
+                      .values_list("account__unit__parcel_id", flat=True))
+    unit_parcels = {sh.unit.parcel_id for shares in s.units.values() for sh in shares if sh.unit.parcel_id}
+    if unit_parcels:
+        out.own = set(live.filter(account__unit__isnull=True, parcel_id__in=unit_parcels)
+                      .values_list("parcel_id", flat=True))
+    return out
+
+
+def _slice_accounts(s: _Slice, billed: _Billed) -> dict[tuple[int, int | None], int]:
+    """Account pk for every (parcel, unit) of the slice to bill, creating missing accounts in bulk (none for what
+    ``billed`` says the run skips)."""
     existing = {(p, u): pk for pk, p, u in Account.objects.filter(parcel_id__gt=s.after, parcel_id__lte=s.last)
                 .values_list("pk", "parcel_id", "unit_id")}
     new = []
     for row, _, _ in s.to_bill:
         p, pid = row[0], row[1]
+        if billed.parcel(p):
+            continue
         for unit in [sh.unit for sh in s.units.get(p) or []] or [None]:
-            if (p, unit.pk if unit else None) not in existing:
+            if (p, unit.pk if unit else None) not in existing and not billed.unit(unit):
                 new.append(Account(number=f"SW-{pid}" + (f"-U{unit.unit}" if unit else ""), parcel_id=p, unit=unit))
     if new:
         Account.objects.bulk_create(new, batch_size=2000)
@@ -181,17 +237,10 @@ def _write_slice(run: BillRun, pricer: _Pricer, s: _Slice) -> BillRunChunk | Non
             return None
         if BillRunChunk.objects.filter(run=run, after_pk=s.after).exists():
             return None
-        accounts = _slice_accounts(s)
-        # Idempotency: accounts with a bill for the period that is live (issued) or in a proof are skipped. The
-        # bills of voided runs and discarded proofs stay (append-only) and count for nothing but the account's next
-        # revision: "-R2", "-R3" … The one_bill_per_account_period_revision constraint backs both up.
-        billed, revision = set(), {}
-        for acct, state in (Bill.all_objects.filter(period_start=run.period_start, parcel_id__gt=s.after,
-                                                    parcel_id__lte=s.last).values_list("account_id", "run__state")):
-            if state in DEAD_STATES:
-                revision[acct] = revision.get(acct, 1) + 1
-            else:
-                billed.add(acct)
+        # Idempotency: what the period is billed for already — on any account, whole parcel or unit — is skipped
+        # (``_Billed``; Ch. 295 Art. IV ¶B, ¶G).
+        billed = _billed(run, s)
+        accounts = _slice_accounts(s, billed)
         bills, already, total = [], 0, ZERO
         label = run.period_label
         ps, pe, issued = (d.isoformat() for d in (run.period_start, run.period_end, run.issue_date))
@@ -203,19 +252,22 @@ def _write_slice(run: BillRun, pricer: _Pricer, s: _Slice) -> BillRunChunk | Non
                 targets = list(zip(units, pricer.associations.amounts(pk, fee.annual_fee)))
             else:
                 targets = [(None, fee.annual_fee)]
+            if billed.parcel(pk):
+                already += len(targets)
+                continue
             blocks = pricer.blocks(fee)
             for share, amount in targets:
                 unit = share.unit if share else None
-                acct = accounts[(pk, unit.pk if unit else None)]
-                if acct in billed:
+                if billed.unit(unit):
                     already += 1
                     continue
+                acct = accounts[(pk, unit.pk if unit else None)]
                 expl = fee.explanation
                 number = f"{label}-{pid}"
                 if unit:
                     expl += "\n" + unit_share_line(share, fee.annual_fee, amount)
                     number += f"-U{unit.unit}"
-                rev = revision.get(acct, 1)
+                rev = billed.revision.get(acct, 1)
                 if rev > 1:
                     number += f"-R{rev}"
                 bills.append([None, number, run.pk, acct, pk, ps, pe, issued,
