@@ -7,15 +7,15 @@ from stormwater.relief import api as relief_api
 from stormwater.review import urls as review_urls
 from stormwater.utility import api as utility_api
 from stormwater.utility import views as utility_views
-from stormwater.web import views as web_views
+from stormwater.pages import views as page_views
 
 urlpatterns = [
-    path("", web_views.home, name="home"),
-    path("healthz", web_views.healthz, name="healthz"),
+    path("", page_views.home, name="home"),
+    path("healthz", page_views.healthz, name="healthz"),
     # What each case-number prefix means (issue 16) and the town map (parcels, permits, sites, BMPs).
-    path("case-numbers/", web_views.case_numbers, name="case_numbers"),
-    path("map/", web_views.town_map, name="town_map"),
-    path("map/features.json", web_views.town_map_features, name="town_map_features"),
+    path("case-numbers/", page_views.case_numbers, name="case_numbers"),
+    path("map/", page_views.town_map, name="town_map"),
+    path("map/features.json", page_views.town_map_features, name="town_map_features"),
     # Sign-in (throttled; two-factor for staff), one's account, password reset, the Director's users page
     # (stormwater.accounts, issue 14): spread in, flat checked URLPatterns.
     *accounts_urlpatterns,

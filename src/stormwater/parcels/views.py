@@ -23,6 +23,7 @@ from .forms import ClassOverrideForm, InstrumentForm
 from .instrument_import import association_import
 from .lists import ParcelList
 from .models import AssociationUnit
+from .record import parcel_record
 from .selectors import (association_history, association_of, parcel_get_for_user,
                         parcel_impervious, parcels_for_user)
 from .services import AssociationRefused, association_check, association_record, parcel_set_class_override
@@ -60,9 +61,8 @@ def _detail_context(request, parcel, **extra) -> dict:
         "override_form": ClassOverrideForm(initial={"property_class": parcel.class_override}),
         "audit": audit_for_object(parcel)[:20] if request.user.can(Perm.AUDIT_VIEW) else [],
     }
-    # Everything tied to the parcel (issue 16): surveys, credits, abatements, permits, construction, O&M sites.
-    from stormwater.web.parcel_record import parcel_record
-
+    # Everything tied to the parcel (issue 16): surveys, credits, abatements, permits, construction, O&M sites —
+    # gathered above the parcel app (stormwater.pages.parcel_record), registered in ``record``.
     ctx.update(parcel_record(parcel=parcel, user=request.user, today=today))
     return ctx | extra
 

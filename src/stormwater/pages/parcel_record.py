@@ -1,17 +1,20 @@
 """Everything tied to a parcel, for its page /parcels/<id>/ (issue 16 "Record pages"): its impervious surveys over
 time, credit and abatement cases, credits in force, permits, construction files and O&M sites — each read through
 the app's own access function (``*_for_user``), so a person sees on the parcel page only what they may open
-anywhere else. The web layer gathers them because it is the one place that knows every app; the parcel app
-itself stays below them (parcels ← utility ← relief, permits, construction, stewardship)."""
+anywhere else. The pages gather them because they sit above every app; the parcel app itself stays below them
+(parcels ← utility ← relief, permits, construction, stewardship) and takes this through its registry
+(``parcels.record``), filled when the pages app is ready (``pages.apps.PagesConfig.ready``)."""
 from __future__ import annotations
 
 from datetime import date
 
 from django.db.models import Q
 
+from stormwater.parcels import record
 from stormwater.parcels.models import Parcel, ParcelImpervious
 
 
+@record.register
 def parcel_record(*, parcel: Parcel, user, today: date) -> dict:
     from stormwater.construction.selectors import projects_for_user
     from stormwater.permits.selectors import permits_for_user
@@ -34,7 +37,7 @@ def parcel_record(*, parcel: Parcel, user, today: date) -> dict:
                 .distinct().order_by("-case__opened_at"))
     sites = (sites_for_user(user).filter(Q(parcels=parcel) | Q(permit__parcels=parcel)).select_related("case")
              .distinct().order_by("-case__opened_at"))
-    from stormwater.accounts.roles import Perm
+    from stormwater.roles import Perm
 
     return {"can_gis": user.can(Perm.GIS_VIEW), "surveys": list(surveys), "relief_cases": list(relief), "credit_grants": list(credits),
             "permits": list(permits), "projects": list(projects), "sites": list(sites)}
