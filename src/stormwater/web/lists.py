@@ -31,7 +31,7 @@ import django_filters
 import django_tables2 as tables
 from django import forms
 from django.core.paginator import Paginator
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, DecimalField, Q, QuerySet
 from django.http import FileResponse, StreamingHttpResponse
 from django.template.defaultfilters import date as date_filter
 from django.utils import timezone
@@ -175,6 +175,22 @@ class SearchFilter(django_filters.CharFilter):
                 q |= Q(**{f"{f}__icontains": word})
             queryset = queryset.filter(q)
         return queryset
+
+
+# A balance (or any money annotation) compared with zero: SQLite sums decimals as floats (26.58 + 26.58 - 53.16 may
+# be 4e-15), so "owes" and "in credit" mean past half a cent either way (utility.balances makes the annotations).
+MONEY_FIELD = DecimalField(max_digits=14, decimal_places=2)
+HALF_CENT = Decimal("0.005")
+BALANCE_CHOICES = [("owes", "Owes"), ("credit", "In credit"), ("zero", "Zero")]
+
+
+def balance_filter(qs, value: str, field: str = "balance"):
+    """``owes`` / ``credit`` / ``zero`` on a balance annotation, half a cent either way."""
+    if value == "owes":
+        return qs.filter(**{f"{field}__gt": HALF_CENT})
+    if value == "credit":
+        return qs.filter(**{f"{field}__lt": -HALF_CENT})
+    return qs.filter(**{f"{field}__gte": -HALF_CENT, f"{field}__lte": HALF_CENT})
 
 
 def date_filter_field(field_name: str, lookup: str, label: str, **kwargs) -> django_filters.DateFilter:
