@@ -3,6 +3,7 @@ from django.urls import include, path, re_path
 from stormwater.accounts.urls import urlpatterns as accounts_urlpatterns
 from stormwater.parcels import api as parcels_api
 from stormwater.parcels import views as parcels_views
+from stormwater.receivables import views as receivables_views
 from stormwater.relief import api as relief_api
 from stormwater.review import urls as review_urls
 from stormwater.utility import api as utility_api
@@ -38,7 +39,7 @@ urlpatterns = [
     re_path(r"^bill-runs/(?P<run_id>\d+)/export\.(?P<fmt>csv|xlsx)$", utility_views.bill_run_export,
             name="bill_run_export"),
     path("bills/", utility_views.bill_list, name="bill_list"),
-    path("bills/<str:number>/", utility_views.bill_detail, name="bill_detail"),
+    path("bills/<str:number>/", receivables_views.bill_detail, name="bill_detail"),  # reads collections
     path("bills/<str:number>/pdf/", utility_views.bill_download, name="bill_pdf"),
     path("billing-problems/", utility_views.billing_problems, name="billing_problems"),
     # JSON API

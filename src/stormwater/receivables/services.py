@@ -13,6 +13,8 @@ from stormwater.rules.interest import interest_start
 from stormwater.rules.money import ZERO, fmt, fmt_display, fmt_ratio, round_cents, to_decimal
 from stormwater.utility.models import (DEAD_STATES, Account, Bill, BillRun, Component, EntryKind, Installment,
                                        LedgerEntry)
+from stormwater.utility.posting import ALLOCATION_ORDER, credit_apply  # noqa: F401 (named here: lockbox, callers)
+from stormwater.utility.posting import account_lock as _lock, allocate as _allocate
 from stormwater.utility.selectors import resolution_in_force
 
 from .ledger import account_position
@@ -32,8 +34,6 @@ ERR_BACK_BILL_AGAIN = ("Parcel {pid} was already back billed on {day}: back bill
 
 # Ch. 295 Art. IV billing ¶D: commitment once "the amount due remains unpaid 14 days after mailing".
 DEMAND_TO_COMMITMENT_DAYS = 14
-# Payment allocation order within an installment (DESIGN.md): demand charges, interest, principal.
-ALLOCATION_ORDER = (Component.DEMAND, Component.INTEREST, Component.PRINCIPAL)
 
 
 class CollectionError(ValueError):
@@ -92,12 +92,6 @@ def _check_open(day: date, field: str) -> None:
         raise CollectionError(ERR_CLOSED.format(field=field, day=day, through=through))
 
 
-def _lock(account: Account) -> Account:
-    # NO KEY UPDATE (PostgreSQL): serializes the writers of one account, and does not wait for the foreign-key
-    # checks (FOR KEY SHARE) of a bill run's approval posting charges to thousands of accounts at once.
-    return Account.objects.select_for_update(no_key=True).get(pk=account.pk)
-
-
 def _materialize_interest(account: Account, on: date, user) -> None:
     """Post, as of ``on``, the interest each installment has earned and not yet had posted."""
     for d in account_position(account, as_of=on).dues:
@@ -106,24 +100,6 @@ def _materialize_interest(account: Account, on: date, user) -> None:
                                        amount=d.interest_accrued, effective_on=on, bill=d.installment.bill,
                                        installment=d.installment, created_by=_user(user),
                                        memo=f"Interest through {on} (Ch. 295 Art. IV billing ¶C)")
-
-
-def _allocate(account: Account, amount: Decimal, on: date, *, kind: str, user, payment: Payment | None = None,
-              memo: str = "", components=ALLOCATION_ORDER) -> Decimal:
-    """Apply ``amount`` oldest installment first, demand → interest → principal; returns what is left."""
-    left = amount
-    for d in account_position(account, as_of=on).dues:
-        if left <= 0:
-            break
-        for comp in components:
-            owed = d.buckets[comp]
-            take = min(left, owed)
-            if take > 0:
-                LedgerEntry.objects.create(account=account, kind=kind, component=comp, amount=-take, effective_on=on,
-                                           bill=d.installment.bill, installment=d.installment, payment=payment,
-                                           created_by=_user(user), memo=memo)
-                left -= take
-    return left
 
 
 @transaction.atomic
@@ -167,24 +143,6 @@ def payment_post(*, account: Account, amount: Decimal, received_on: date, method
                  data={"account": account.number, "amount": fmt(amount), "received_on": str(received_on),
                        "unapplied": fmt(left)})
     return payment
-
-
-@transaction.atomic
-def credit_apply(*, account: Account, on: date, acting_user) -> Decimal:
-    """Apply an account's unapplied credit to what it owes (e.g. after a new bill is issued)."""
-    account = _lock(account)
-    from .ledger import unapplied_credit
-
-    credit = unapplied_credit(account, as_of=on)
-    if credit <= 0:
-        return ZERO
-    left = _allocate(account, credit, on, kind=EntryKind.CREDIT, user=acting_user, memo="Credit balance applied")
-    used = credit - left
-    if used > 0:
-        LedgerEntry.objects.create(account=account, kind=EntryKind.CREDIT, component=Component.UNAPPLIED,
-                                   amount=used, effective_on=on, created_by=_user(acting_user),
-                                   memo="Credit balance applied")
-    return used
 
 
 @transaction.atomic
