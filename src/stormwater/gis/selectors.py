@@ -4,9 +4,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
+from pathlib import Path
 
 import numpy as np
 import shapely
+from django.conf import settings
 from django.db.models import Count, Sum
 from django.http import Http404
 
@@ -482,10 +484,13 @@ def survey_geopackage(survey: ImperviousSurvey, path: str) -> None:
         .to_file(path, layer="impervious_pieces", driver="GPKG")
 
 
+def import_folder(gi: GisImport) -> Path:
+    """Where an import's uploaded files are kept (``services.gis_import_upload`` writes them there)."""
+    return Path(settings.MEDIA_ROOT) / "gis" / gi.folder
+
+
 def upload_sources(gi: GisImport) -> list[dict]:
     """Each uploaded source with its layers, their geometry type, fields, CRS and count (for mapping)."""
-    from .services import import_folder
-
     out = []
     folder = import_folder(gi)
     for name in gi.files:

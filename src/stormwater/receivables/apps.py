@@ -10,6 +10,6 @@ class ReceivablesConfig(AppConfig):
         # import them: it asks through the registry it owns (utility.books), filled here.
         from stormwater.utility import books
 
-        from .services import closed_through
+        from .selectors import closed_through
 
         books.register_closed_through(closed_through)

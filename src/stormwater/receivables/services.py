@@ -17,51 +17,19 @@ from stormwater.utility.posting import ALLOCATION_ORDER, credit_apply  # noqa: F
 from stormwater.utility.posting import account_lock as _lock, allocate as _allocate
 from stormwater.utility.selectors import resolution_in_force
 
+from .base import (DEMAND_TO_COMMITMENT_DAYS, ERR_AMOUNT, ERR_CLOSED, ERR_FUTURE, ERR_IMPLAUSIBLE,  # noqa: F401
+                   ERR_TOO_LARGE, ERR_UNKNOWN_ACCOUNT, MONEY_COLUMN_MAX, CollectionError, payment_amount_check)
 from .ledger import account_position
 from .models import (Commitment, CommitmentLine, Demand, Payment, PaymentBatch, PaymentMethod, PaymentReversal,
                      PeriodClose)
+from .selectors import closed_through
 
-ERR_AMOUNT = "amount: must be greater than zero"
-ERR_FUTURE = "received_on: {day} is in the future"
-ERR_CLOSED = "{field}: {day} is in a closed period (the books are closed through {through})"
-ERR_UNKNOWN_ACCOUNT = "account: no account {number!r}"
 ERR_ALREADY_REVERSED = "This payment was already reversed on {day}."
 ERR_BACK_BILL_LONG = ("A back bill may cover at most one year of charges (Ch. 295 Art. IV billing ¶A); "
                       "{start} – {end} is {days} days.")
 ERR_BACK_BILL_OVERLAP = "Parcel {pid} is already billed for part of {start} – {end} (bill {bill})."
 ERR_BACK_BILL_AGAIN = ("Parcel {pid} was already back billed on {day}: back billing is limited to one year of "
                        "charges (Ch. 295 Art. IV billing ¶A).")
-
-# Ch. 295 Art. IV billing ¶D: commitment once "the amount due remains unpaid 14 days after mailing".
-DEMAND_TO_COMMITMENT_DAYS = 14
-
-
-class CollectionError(ValueError):
-    pass
-
-
-# The largest amount the ledger's money columns hold (utility.models.MONEY: 14 digits, 2 after the point).
-# An amount past it was once stored by SQLite (which does not enforce digits) and broke every page that read it.
-MONEY_COLUMN_MAX = Decimal("999999999999.99")
-ERR_TOO_LARGE = "{field}: {value} is too large (the ledger holds at most $999,999,999,999.99)"
-ERR_IMPLAUSIBLE = ("{field}: ${value} is above the plausibility limit of ${limit} (town configuration "
-                   "payment_plausible_max); check the amount")
-
-
-def payment_amount_check(amount: Decimal, field: str = "amount") -> None:
-    """A payment's amount is greater than zero, fits the ledger's columns and is plausible (the town
-    configuration's ``payment_plausible_max``; issue 17). Raises CollectionError naming the field."""
-    from stormwater.townconfig import town_config
-
-    if amount <= 0:
-        raise CollectionError(ERR_AMOUNT)
-    if amount > MONEY_COLUMN_MAX:
-        raise CollectionError(ERR_TOO_LARGE.format(field=field, value=amount))
-    limit = town_config().payment_plausible_max
-    if amount > limit:
-        raise CollectionError(ERR_IMPLAUSIBLE.format(field=field, value=fmt_display(amount),
-                                                     limit=fmt_display(limit)))
-
 
 class DuplicateSuspected(CollectionError):
     """A payment like one posted before (``selectors.payment_duplicates`` under the caller's rule): it is posted
@@ -79,11 +47,6 @@ class DuplicateSuspected(CollectionError):
     def json_detail(self) -> dict:
         return {"duplicate_of": [{"payment": p.pk, "amount": fmt(p.amount), "received_on": str(p.received_on),
                                   "reference": p.reference} for p in self.matches]}
-
-
-def closed_through() -> date | None:
-    pc = PeriodClose.objects.order_by("-closed_through").first()
-    return pc.closed_through if pc else None
 
 
 def _check_open(day: date, field: str) -> None:
