@@ -17,6 +17,7 @@ from stormwater.rules.classes import ClassificationError, PropertyClass
 from stormwater.rules.fees import ABSURD_IMPERVIOUS_SQFT, Fee, FeeTerms, compute_fee
 from stormwater.rules.money import ZERO, allocate, fmt, fmt_ratio, round_cents, split_equal
 
+from . import credits
 from .models import Account, Bill, Installment, LedgerEntry, RateResolution
 
 ERR_NO_OWNER = "No record owner in the Assessors' data: the bill has no one to go to (Ch. 295 Art. IV ¶B)."
@@ -97,14 +98,10 @@ def _fee(pclass: PropertyClass, imp: Decimal, terms: FeeTerms, credit: Decimal, 
 def credits_in_force(*, on: date, parcel_pks=None) -> dict[int, tuple[Decimal, str]]:
     """Parcel pk → (credit percent, description) of the credits granted and in force on ``on``.
 
-    Credits are granted in the relief app (credit policy and applications); the fee only needs the
-    combined percent. Without that app, no credits.
+    Credits are granted in the relief app (credit policy and applications), which registers its reader in
+    ``utility.credits``; the fee only needs the combined percent. Without that app, no credits.
     """
-    try:
-        from stormwater.relief.selectors import credit_percent_by_parcel
-    except ImportError:
-        return {}
-    return credit_percent_by_parcel(on=on, parcel_pks=parcel_pks)
+    return credits.credits_in_force(on=on, parcel_pks=parcel_pks)
 
 
 def parcel_facts(parcel: Parcel, *, as_of: date) -> ParcelFacts:
