@@ -10,7 +10,7 @@ from django.template import Context, Template
 from django.urls import reverse
 
 from stormwater.accounts.roles import Role
-from stormwater.web.context import MENU, breadcrumbs_for, menu_for
+from stormwater.pages.context import MENU, breadcrumbs_for, menu_for
 
 pytestmark = pytest.mark.django_db
 

@@ -120,6 +120,8 @@ INSTALLED_APPS = [
     "stormwater.portal",
     "stormwater.notices",
     "stormwater.web",
+    # The pages that gather every app (home, town map, a parcel's whole record, the menu, demo_load): above them all.
+    "stormwater.pages",
     "stormwater.workqueue",  # issue 16: after every app whose workqueue.py it imports (WorkqueueConfig.ready)
     # Background jobs (docs/jobs.md): Django's task API and its database backend, our Job records on top.
     "django_tasks",
@@ -163,7 +165,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "stormwater.web.context.nav",
+                "stormwater.pages.context.nav",
             ],
         },
     }

@@ -39,7 +39,7 @@ def town_config() -> TownConfig:
 
 def _checked(cfg: TownConfig) -> TownConfig:
     """Names that refer to this application's vocabularies (which the pure rules package cannot import)."""
-    from stormwater.accounts.roles import Role
+    from stormwater.roles import Role
 
     unknown = [r for r in cfg.totp_required_roles if r not in Role.values]
     if unknown:  # a typo must not silently turn two-factor sign-in off for a role

@@ -3,19 +3,20 @@ from django.urls import include, path, re_path
 from stormwater.accounts.urls import urlpatterns as accounts_urlpatterns
 from stormwater.parcels import api as parcels_api
 from stormwater.parcels import views as parcels_views
+from stormwater.receivables import views as receivables_views
 from stormwater.relief import api as relief_api
 from stormwater.review import urls as review_urls
 from stormwater.utility import api as utility_api
 from stormwater.utility import views as utility_views
-from stormwater.web import views as web_views
+from stormwater.pages import views as page_views
 
 urlpatterns = [
-    path("", web_views.home, name="home"),
-    path("healthz", web_views.healthz, name="healthz"),
+    path("", page_views.home, name="home"),
+    path("healthz", page_views.healthz, name="healthz"),
     # What each case-number prefix means (issue 16) and the town map (parcels, permits, sites, BMPs).
-    path("case-numbers/", web_views.case_numbers, name="case_numbers"),
-    path("map/", web_views.town_map, name="town_map"),
-    path("map/features.json", web_views.town_map_features, name="town_map_features"),
+    path("case-numbers/", page_views.case_numbers, name="case_numbers"),
+    path("map/", page_views.town_map, name="town_map"),
+    path("map/features.json", page_views.town_map_features, name="town_map_features"),
     # Sign-in (throttled; two-factor for staff), one's account, password reset, the Director's users page
     # (stormwater.accounts, issue 14): spread in, flat checked URLPatterns.
     *accounts_urlpatterns,
@@ -38,7 +39,7 @@ urlpatterns = [
     re_path(r"^bill-runs/(?P<run_id>\d+)/export\.(?P<fmt>csv|xlsx)$", utility_views.bill_run_export,
             name="bill_run_export"),
     path("bills/", utility_views.bill_list, name="bill_list"),
-    path("bills/<str:number>/", utility_views.bill_detail, name="bill_detail"),
+    path("bills/<str:number>/", receivables_views.bill_detail, name="bill_detail"),  # reads collections
     path("bills/<str:number>/pdf/", utility_views.bill_download, name="bill_pdf"),
     path("billing-problems/", utility_views.billing_problems, name="billing_problems"),
     # JSON API

@@ -27,7 +27,7 @@ def data_folder(settings, tmp_path, monkeypatch):
                                      email=f"{username}@longmeadow.example")
         return {"loaded": True, "parcels": 0, "bill_run": None}
 
-    monkeypatch.setattr("stormwater.web.management.commands.demo_load.demo_load", users_only)
+    monkeypatch.setattr("stormwater.pages.management.commands.demo_load.demo_load", users_only)
     settings.DATA_DIR = tmp_path
     townconfig.town_config.cache_clear()
     yield tmp_path

@@ -113,7 +113,7 @@ def test_a_stored_document_whose_name_disagrees_with_its_content_is_saved_under_
 
 @pytest.mark.django_db
 def test_data_types_are_accepted_only_where_asked_and_only_if_they_parse(personas):
-    from stormwater.cases.filetypes import DOCUMENT_TYPES, JSON_DATA, YAML_DATA
+    from stormwater.web.filetypes import DOCUMENT_TYPES, JSON_DATA, YAML_DATA
 
     case = case_open(kind="permit", title="t", acting_user=None)
     plan_types = DOCUMENT_TYPES + (JSON_DATA, YAML_DATA)

@@ -1,5 +1,5 @@
 """Issue 16 "Preview, confirm, undo": the certificate of completion (§ 380-18) previews as its PDF, marked as
-a preview, before it is issued; the preview issues nothing (the mechanism, web/preview.py, is tested on the
+a preview, before it is issued; the preview issues nothing (the mechanism, cases/preview.py, is tested on the
 relief and permit decisions). A preview refused names what is missing."""
 
 

@@ -92,7 +92,7 @@ def test_the_import_page_runs_the_review_and_shows_the_comparison(client_for, pe
 
 
 def test_the_import_checks_each_upload_by_its_name_and_its_content(client_for, personas, example_data):
-    """Uploads go through the allow-list (cases/filetypes.py): the name's extension and the content must agree."""
+    """Uploads go through the allow-list (web/filetypes.py): the name's extension and the content must agree."""
     c = client_for(personas["staff"])
     pdf = c.post("/reviews/import/swmm/", {"post_file": SimpleUploadedFile("model.inp", b"%PDF-1.7\n%binary\x00\x01")})
     assert pdf.status_code == 400 and "Only SWMM 5 input files are accepted" in pdf.content.decode()

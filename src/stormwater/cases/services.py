@@ -17,8 +17,9 @@ from django.utils import timezone
 from stormwater.audit.services import actor_or_none as _actor, audit_record
 from stormwater.rules.clocks import Unit
 from stormwater.formats import day as show_day
+from stormwater.web.filetypes import DOCUMENT_TYPES, HEAD_BYTES, FileType, extension, type_by_content
+from stormwater.web.forms import Refusal
 
-from .filetypes import DOCUMENT_TYPES, HEAD_BYTES, FileType, extension, type_by_content
 from .machines import machine_for
 from .models import Case, CaseDocument, CaseEvent, CaseNumber, Clock, ClockExtension, ClockToll
 
@@ -38,13 +39,10 @@ ERR_EXT_REASON = "An extension needs its reason."
 DEFAULT_MAX_UPLOAD_BYTES = 50 * 1024 * 1024
 
 
-class TransitionError(Exception):
+class TransitionError(Refusal):
     """A transition the table or a precondition refuses; the message says why, ``field`` names the input it
-    concerns when there is one (a form shows it at that field: web/forms.py)."""
-
-    def __init__(self, message: str = "", field: str | None = None):
-        super().__init__(message)
-        self.field = field
+    concerns when there is one (a form shows it at that field: web/forms.py). A ``web.forms.Refusal``, so the
+    toolkit's ``web.postdata`` shows it as a refusal without importing this app."""
 
 
 class DocumentError(ValueError):
@@ -264,7 +262,7 @@ def clock_extend(*, case: Case, kind: str, days: int, reason: str, acting_user) 
 def case_document_add(*, case: Case, upload, tag: str, title: str, acting_user,
                       types: tuple[FileType, ...] = DOCUMENT_TYPES) -> CaseDocument:
     """Store an upload after checking its size, and its type: the name's extension must be one of ``types``
-    (cases.filetypes; PDF, PNG, JPEG, DWG unless the service asks for more) and the content must be of that type
+    (web.filetypes; PDF, PNG, JPEG, DWG unless the service asks for more) and the content must be of that type
     (magic bytes, or for data files UTF-8 that parses). The browser's claimed type is never read."""
     size = upload.size
     if not size:

@@ -119,7 +119,7 @@ def exif_position(gps: dict) -> tuple[float | None, float | None]:
 def photo_facts(data: bytes, name: str = "photo") -> PhotoFacts:
     """Format, size (as displayed, i.e. after the EXIF orientation), EXIF time and GPS position of a photo."""
     if len(data) >= 12 and data[4:8] == b"ftyp":
-        from stormwater.cases.filetypes import is_heic
+        from stormwater.web.filetypes import is_heic
 
         if is_heic(data[:16]):
             raise PhotoError(ERR_HEIC.format(name=name))

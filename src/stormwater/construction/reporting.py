@@ -225,7 +225,7 @@ def _checked_photos(uploads) -> list:
 def _photo_keep(*, p, insp, row, upload, facts, acting_user) -> InspectionPhoto:
     from django.core.files.base import ContentFile
 
-    from stormwater.cases.filetypes import PHOTO_TYPES
+    from stormwater.web.filetypes import PHOTO_TYPES
     from stormwater.cases.services import DocumentError, case_document_add
 
     from .photos import thumbnail_jpeg
@@ -346,7 +346,7 @@ def inspection_report_file(*, project: ConstructionProject, report: ReportInput,
     for upload, facts in report_photos:
         _photo_keep(p=p, insp=insp, row=None, upload=upload, facts=facts, acting_user=acting_user)
     if sig is not None and sig.method == SignatureMethod.DRAWN:
-        from stormwater.cases.filetypes import PHOTO_PNG
+        from stormwater.web.filetypes import PHOTO_PNG
         from stormwater.cases.services import DocumentError, case_document_add
 
         if getattr(sig.image, "size", 0) > MAX_SIGNATURE_BYTES:

@@ -22,7 +22,7 @@ from stormwater.web.context import shown_at
 from stormwater.web.files import document_response, download
 from stormwater.web.forms import FieldRefusal, add_refusal
 from stormwater.web.postdata import REFUSALS
-from stormwater.web.preview import preview_documents
+from stormwater.cases.preview import preview_documents
 from stormwater.web.postdata import act, date_value, money_value, refused
 
 from . import selectors, services
@@ -377,7 +377,7 @@ def construction_certificate(request, number):
 
 @_post_action(Perm.CONSTRUCTION_MANAGE)
 def construction_certificate_preview(request, number):
-    """The certificate as the PDF it would be, marked as a preview; nothing is issued (web/preview.py, issue 16).
+    """The certificate as the PDF it would be, marked as a preview; nothing is issued (cases/preview.py, issue 16).
     Refused (a final submission missing): the file again, saying what is missing."""
     p = _get(request, number)
     try:

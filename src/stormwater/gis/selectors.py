@@ -4,19 +4,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
+from pathlib import Path
 
 import numpy as np
 import shapely
+from django.conf import settings
 from django.db.models import Count, Sum
 from django.http import Http404
 
+from stormwater.parcels.fees import BillingProblem, ParcelFacts, fee_provider
 from stormwater.parcels.models import ImperviousSurvey, Parcel, ParcelImpervious
 from stormwater.parcels.selectors import parcel_classification
 from stormwater.rules.classes import ClassificationError, PropertyClass, normalize_use_code
 from stormwater.rules.fees import erus_for_area
 from stormwater.rules.town import demo_terms
-from stormwater.utility.selectors import (AssociationSplit, BillingProblem, ParcelFacts, assess, association_split,
-                                         resolution_in_force)
 
 from . import overlay
 from .models import GisImport, ImperviousPiece, ParcelShape, SurveyParcelFacts
@@ -228,12 +229,12 @@ def _erus(cls, sqft, terms) -> int | None:
 
 
 class _Through:
-    """What the association instruments in force do to a report's parcels (``utility.selectors.association_split``,
-    Ch. 295 Art. IV ¶G): a unit parcel has no fee of its own (its share is in the master's), and a master whose unit
-    has no owner is not billed — as the bill run reads them."""
+    """What the association instruments in force do to a report's parcels (``utility.selectors.association_split``
+    through ``parcels.fees``, Ch. 295 Art. IV ¶G): a unit parcel has no fee of its own (its share is in the master's),
+    and a master whose unit has no owner is not billed — as the bill run reads them."""
 
     def __init__(self, as_of: date):
-        self.split: AssociationSplit = association_split(on=as_of)
+        self.split = fee_provider().association_split(on=as_of)
         self.masters = dict(Parcel.objects.filter(pk__in=list(self.split.shares)).values_list("pk", "parcel_id"))
 
     def unit_note(self, pk: int) -> str | None:
@@ -256,7 +257,8 @@ class _Through:
 
 def _price(p: Parcel, code: str, units, sqft, terms, cache: dict | None = None):
     """(class or None, the fee assessment or None, the billing problem or None) of a parcel with these facts,
-    through ``utility.selectors.assess`` (the one fee path). Reports price through ``_Through.price``."""
+    through ``utility.selectors.assess`` (the one fee path, reached through ``parcels.fees``). Reports price through
+    ``_Through.price``."""
     pf = ParcelFacts(has_owner=p.owner_id is not None, land_use_code=code, dwelling_units=units,
                      public_way=p.public_way, road_maintenance=p.road_maintenance,
                      class_override=p.class_override, class_override_reason=p.class_override_reason,
@@ -267,7 +269,7 @@ def _price(p: Parcel, code: str, units, sqft, terms, cache: dict | None = None):
         cls = None
     fee = problem = None
     try:
-        fee = assess(pf, terms, cache=cache)
+        fee = fee_provider().assess(pf, terms, cache=cache)
     except BillingProblem as e:
         problem = str(e)
     return cls, fee, problem
@@ -282,7 +284,7 @@ def survey_comparison(*, new_areas: dict[int, Decimal], as_of: date, limit: int 
     (``impervious_as_of``: each parcel's latest survey); "after" is the same with the new survey's areas."""
     from stormwater.parcels.selectors import impervious_as_of, survey_in_force
 
-    res = resolution_in_force(as_of)
+    res = fee_provider().resolution_in_force(as_of)
     terms = res.fee_terms() if res else demo_terms()
     prev = survey_in_force(as_of)
     before = impervious_as_of(as_of=as_of)
@@ -322,10 +324,10 @@ def survey_comparison(*, new_areas: dict[int, Decimal], as_of: date, limit: int 
 def survey_changes(*, survey_from: ImperviousSurvey, survey_to: ImperviousSurvey, as_of: date) -> ChangeReport:
     """Parcels whose ERUs, class or fee differ between two surveys, priced under the resolution in force.
 
-    Both sides go through ``utility.selectors.assess`` (the one fee path) with the same resolution,
+    Both sides go through ``utility.selectors.assess`` (the one fee path, ``parcels.fees``) with the same resolution,
     so the fee change is what the ground change (and any class change) does to the bill.
     """
-    res = resolution_in_force(as_of)
+    res = fee_provider().resolution_in_force(as_of)
     a = dict(ParcelImpervious.objects.filter(survey=survey_from).values_list("parcel_id", "impervious_sqft"))
     b = dict(ParcelImpervious.objects.filter(survey=survey_to).values_list("parcel_id", "impervious_sqft"))
     fa, fb = _facts_for(survey_from), _facts_for(survey_to)
@@ -482,10 +484,13 @@ def survey_geopackage(survey: ImperviousSurvey, path: str) -> None:
         .to_file(path, layer="impervious_pieces", driver="GPKG")
 
 
+def import_folder(gi: GisImport) -> Path:
+    """Where an import's uploaded files are kept (``services.gis_import_upload`` writes them there)."""
+    return Path(settings.MEDIA_ROOT) / "gis" / gi.folder
+
+
 def upload_sources(gi: GisImport) -> list[dict]:
     """Each uploaded source with its layers, their geometry type, fields, CRS and count (for mapping)."""
-    from .services import import_folder
-
     out = []
     folder = import_folder(gi)
     for name in gi.files:

@@ -21,7 +21,6 @@ from pathlib import Path
 
 import numpy as np
 import shapely
-from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
@@ -37,6 +36,7 @@ from . import assessor as assessor_mod
 from . import overlay
 from .sanity import ERR_EMPTY_LAYER, matches_parcels, units_sanity
 from .models import GisImport, ImperviousPiece, ParcelShape, SurveyParcelFacts
+from .selectors import import_folder, survey_comparison
 
 CENT = Decimal("0.01")
 BATCH = 2000
@@ -88,10 +88,6 @@ def _envelope(g) -> dict:
 # ---------------------------------------------------------------------------------------------
 # Uploads
 # ---------------------------------------------------------------------------------------------
-
-def import_folder(gi: GisImport) -> Path:
-    return Path(settings.MEDIA_ROOT) / "gis" / gi.folder
-
 
 @transaction.atomic
 def gis_import_upload(*, kind: str, files: list, acting_user) -> GisImport:
@@ -510,8 +506,6 @@ def survey_import(*, spec: SurveySpec, name: str, surveyed_on: date, acting_user
                                  "areas": sorted((pid, str(new_areas[known[pid]])) for pid in matched)})
     if not refusal:
         # Before a survey replaces the areas in force: what it does to the bill (issue 20).
-        from .selectors import survey_comparison
-
         report["comparison"] = survey_comparison(new_areas=new_areas, as_of=surveyed_on)
     if dry_run:
         return SurveyOutcome(None, report)

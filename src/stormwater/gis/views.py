@@ -26,9 +26,9 @@ from . import assessor as assessor_mod
 from .forms import ROLE_CHOICES, ChangeForm, UploadForm, assessor_mapping_from_post, layers_mapping_from_post
 from .lists import ImportList, SurveyList
 from .models import GisImport
-from .selectors import (eru_determination, gis_import_get, histogram_svg_bars, survey_changes,
+from .selectors import (eru_determination, gis_import_get, histogram_svg_bars, import_folder, survey_changes,
                         survey_csv, survey_geopackage, survey_get, surveys, upload_sources)
-from .services import ERR_ALREADY, ERR_NOT_CHECKED, gis_import_upload, import_folder
+from .services import ERR_ALREADY, ERR_NOT_CHECKED, gis_import_upload
 
 
 @require_perm(Perm.GIS_VIEW)

@@ -3,12 +3,18 @@ error, who started it and when; linked to the queue library's task result (djang
 
 The queue (which worker picks what, when) belongs to the library; this record is what the job page, the JSON
 API and the job bodies share. Progress, log lines and the heartbeat are written by the running job in short
-transactions of their own (services.job_progress / job_log), so a page polling the record sees them live.
+transactions of their own (``Job.progress`` / ``Job.log``), so a page polling the record sees them live.
 """
 from __future__ import annotations
 
+import time
+
 from django.conf import settings
-from django.db import models
+from django.db import models, transaction
+from django.utils import timezone
+
+LOG_LINES_KEPT = 5000          # per job; a runaway body must not fill the database
+PROGRESS_EVERY_SECONDS = 0.5   # progress writes at most this often (first, last and total changes always)
 
 
 class JobState(models.TextChoices):
@@ -62,16 +68,37 @@ class Job(models.Model):
             return 100 if self.state == JobState.SUCCEEDED else None
         return min(100, int(self.done * 100 / self.total))
 
-    # What task bodies call (each write is its own short transaction; see services).
+    # What task bodies call: each write is a short durable transaction of its own, so a page polling
+    # /api/jobs/<id>/ sees it live, and no job holds the database's write lock while staff post a payment (SQLite
+    # has one writer at a time).
     def progress(self, done: int, total: int | None = None) -> None:
-        from .services import job_progress
-
-        job_progress(job=self, done=done, total=total)
+        """Record progress ``done`` of ``total`` (total None: keep the known total). A short transaction of its
+        own; it refuses to run inside another transaction (durable), where the page could not see it until the
+        end."""
+        total = self.total if total is None else total
+        now = time.monotonic()
+        last = getattr(self, "_progress_written", None)
+        due = (last is None or total != self.total or done == total or now - last >= PROGRESS_EVERY_SECONDS)
+        self.done, self.total = done, total
+        if not due:
+            return
+        with transaction.atomic(durable=True):
+            Job.objects.filter(pk=self.pk).update(done=done, total=total, heartbeat_at=timezone.now())
+        self._progress_written = now
 
     def log(self, line: str) -> None:
-        from .services import job_log
-
-        job_log(job=self, line=line)
+        """Append a log line (short durable transaction, like progress)."""
+        n = getattr(self, "_log_count", None)
+        if n is None:
+            n = JobLogLine.objects.filter(job=self).count()
+        self._log_count = n + 1
+        if n > LOG_LINES_KEPT:
+            return
+        if n == LOG_LINES_KEPT:
+            line = f"(more than {LOG_LINES_KEPT} lines: the rest are not kept)"
+        with transaction.atomic(durable=True):
+            JobLogLine.objects.create(job=self, line=str(line)[:2000])
+            Job.objects.filter(pk=self.pk).update(heartbeat_at=timezone.now())
 
 
 class JobLogLine(models.Model):

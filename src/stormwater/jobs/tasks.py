@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from django_tasks import task
 
+from .runner import job_execute
+
 
 @task()
 def run_job(job_id: int) -> dict:
-    from .services import job_execute
-
     job = job_execute(job_id=job_id)
     return {"job": job.pk, "state": job.state}

@@ -19,7 +19,7 @@ from django.utils import timezone
 from stormwater.jobs.workers import worker_lost, worker_name
 
 from .models import NoticeSent, NoticeStatus
-from .services import attachment_path
+from .selectors import attachment_path
 
 log = logging.getLogger(__name__)
 

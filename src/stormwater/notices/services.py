@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import os
 import uuid
-from pathlib import Path
 
 from django.conf import settings
 from django.db import IntegrityError, models, transaction
@@ -21,13 +20,9 @@ from django.db import IntegrityError, models, transaction
 from stormwater.audit.services import audit_record
 
 from .models import NoticeSent, NoticeStatus
+from .selectors import attachment_path
 
 ERR_NOT_UNKNOWN = "Only a notice whose sending is unknown can be resolved; this one is {status}."
-
-
-def attachment_path(sha256: str) -> Path:
-    """Where an attachment is kept (by content: the same PDF is stored once)."""
-    return Path(settings.MEDIA_ROOT) / "outbox" / sha256[:2] / sha256
 
 
 def _store_attachment(content: bytes) -> str:

@@ -11,6 +11,7 @@ from stormwater.accounts.access import require_perm
 from stormwater.accounts.roles import Perm
 from stormwater.web.jsonapi import BadInput, api_errors, date_field, json_object
 
+from .fees import fee_provider
 from .selectors import association_history, association_of, parcel_get_for_user, parcel_impervious, parcel_search
 from .services import association_check, association_record
 
@@ -24,10 +25,8 @@ def parcel_json(parcel, *, with_fee: bool = False) -> dict:
            "lot_sqft": str(parcel.lot_sqft) if parcel.lot_sqft is not None else None,
            "class_override": parcel.class_override or None}
     if with_fee:
-        from stormwater.utility.selectors import parcel_fee
-
         today = date.today()
-        pf = parcel_fee(parcel, as_of=today)
+        pf = fee_provider().parcel_fee(parcel, as_of=today)  # the utility's fee path (parcels.fees)
         area = parcel_impervious(parcel, as_of=today)
         out["impervious"] = ({"sqft": str(area.impervious_sqft), "by_layer": area.by_layer,
                               "survey": area.survey.name, "surveyed_on": str(area.survey.surveyed_on)}

@@ -9,9 +9,10 @@ from django.db.models.functions import Substr, Trim
 
 from stormwater.accounts.roles import Perm
 from stormwater.rules.classes import ROOMING_HOUSE_CODES, PropertyClass
-from stormwater.utility.balances import BALANCE_CHOICES, MONEY_FIELD, balance_filter, ledger_sum
-from stormwater.web.lists import ListFilter, ListPage, ListTable, MoneyColumn, NumberColumn, SearchFilter, choice_filter
+from stormwater.web.lists import (BALANCE_CHOICES, MONEY_FIELD, ListFilter, ListPage, ListTable, MoneyColumn,
+                                  NumberColumn, SearchFilter, balance_filter, choice_filter)
 
+from .fees import fee_provider
 from .models import CLASS_CHOICES, Parcel, ParcelImpervious
 
 UNDECIDED = "undecided"
@@ -44,13 +45,14 @@ def property_class_expression() -> Case:
 
 def parcels_annotated(qs: QuerySet[Parcel], *, balance: bool = True) -> QuerySet[Parcel]:
     """Each parcel with its class, the impervious area of the latest survey measuring it and (for billing staff:
-    a condominium's parcel sums every unit's account) the posted balance of its accounts."""
+    a condominium's parcel sums every unit's account) the posted balance of its accounts (the utility's ledger,
+    through ``parcels.fees``)."""
     klass, luc = property_class_expression()
     latest = (ParcelImpervious.objects.filter(parcel=OuterRef("pk"))
               .order_by("-survey__surveyed_on", "-survey_id").values("impervious_sqft")[:1])
     return qs.annotate(_luc=luc).annotate(
         property_class=klass, impervious_sqft=Subquery(latest, output_field=MONEY_FIELD),
-        balance=ledger_sum(account__parcel=OuterRef("pk")) if balance else Value(None, output_field=MONEY_FIELD))
+        balance=fee_provider().parcel_balance() if balance else Value(None, output_field=MONEY_FIELD))
 
 
 class ParcelFilter(ListFilter):
@@ -113,7 +115,7 @@ class ParcelList(ListPage):
 
     def __init__(self, request, queryset):
         staff = request.user.can(Perm.BILLING_VIEW_ALL)
-        self.totals = {"balance": Sum(ledger_sum(account__parcel=OuterRef("pk")), output_field=MONEY_FIELD)} if staff else {}
+        self.totals = {"balance": Sum(fee_provider().parcel_balance(), output_field=MONEY_FIELD)} if staff else {}
         super().__init__(request, parcels_annotated(queryset, balance=staff))
         if not staff:
             self.table.columns.hide("balance")

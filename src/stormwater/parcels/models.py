@@ -22,7 +22,7 @@ class Owner(models.Model):
                              related_name="owner_records")
     # Paperless bills (issue 17 "Paying online": "an owner can choose e-mail only"): the owner's bills are e-mailed
     # and left out of the print file for mailing. Only with an e-mail address on file (parcels.services.
-    # owner_paperless_set); without one a bill is always printed (receivables.mailing.paperless_q).
+    # owner_paperless_set); without one a bill is always printed (utility.paperless.paperless_q).
     paperless = models.BooleanField(default=False, help_text="Bills by e-mail only (the owner's choice)")
 
     class Meta:

@@ -15,14 +15,15 @@ from stormwater.accounts.access import require_perm
 from stormwater.accounts.roles import Perm
 from stormwater.audit.selectors import audit_for_object
 from stormwater.imports.pipeline import ImportRefused
-from stormwater.utility.selectors import account_balance, bills_for_user, parcel_fee
 from stormwater.web.forms import form_refusal
 from stormwater.web.postdata import refused
 
+from .fees import fee_provider
 from .forms import ClassOverrideForm, InstrumentForm
 from .instrument_import import association_import
 from .lists import ParcelList
 from .models import AssociationUnit
+from .record import parcel_record
 from .selectors import (association_history, association_of, parcel_get_for_user,
                         parcel_impervious, parcels_for_user)
 from .services import AssociationRefused, association_check, association_record, parcel_set_class_override
@@ -38,12 +39,7 @@ def parcel_list(request):
 
 def _detail_context(request, parcel, **extra) -> dict:
     today = date.today()
-    pf = parcel_fee(parcel, as_of=today)
-    bills = bills_for_user(user=request.user).filter(parcel=parcel).prefetch_related("installments")
-    accounts = [(a, account_balance(a, as_of=today)) for a in parcel.accounts.select_related("unit")]
-    if not request.user.can(Perm.BILLING_VIEW_ALL):
-        own = {b.account_id for b in bills}
-        accounts = [(a, bal) for a, bal in accounts if a.pk in own]
+    pf = fee_provider().parcel_fee(parcel, as_of=today)  # the utility's fee path (parcels.fees)
     assoc = association_of(parcel)
     history = association_history(assoc) if assoc else []
     in_force = next((i for i in sorted(history, key=lambda i: (i.effective_on, i.pk), reverse=True)
@@ -51,8 +47,7 @@ def _detail_context(request, parcel, **extra) -> dict:
     unit_of = (AssociationUnit.objects.filter(parcel=parcel).select_related("association__parcel").first())
     can_edit = request.user.can(Perm.PARCEL_EDIT) and unit_of is None
     ctx = {
-        "parcel": parcel, "pf": pf, "area": parcel_impervious(parcel, as_of=today), "bills": bills,
-        "accounts": accounts, "today": today,
+        "parcel": parcel, "pf": pf, "area": parcel_impervious(parcel, as_of=today), "today": today,
         "association": assoc, "instruments": history, "in_force": in_force, "unit_of": unit_of,
         "can_record_instrument": can_edit,
         "instrument_form": InstrumentForm() if can_edit else None,
@@ -60,9 +55,9 @@ def _detail_context(request, parcel, **extra) -> dict:
         "override_form": ClassOverrideForm(initial={"property_class": parcel.class_override}),
         "audit": audit_for_object(parcel)[:20] if request.user.can(Perm.AUDIT_VIEW) else [],
     }
-    # Everything tied to the parcel (issue 16): surveys, credits, abatements, permits, construction, O&M sites.
-    from stormwater.web.parcel_record import parcel_record
-
+    # Everything tied to the parcel (issue 16): accounts and bills, surveys, credits, abatements, permits,
+    # construction, O&M sites — gathered above the parcel app (stormwater.pages.parcel_record), registered in
+    # ``record``.
     ctx.update(parcel_record(parcel=parcel, user=request.user, today=today))
     return ctx | extra
 

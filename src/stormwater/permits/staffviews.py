@@ -16,7 +16,7 @@ from stormwater.accounts.roles import Perm
 from stormwater.web.files import download
 from stormwater.web.forms import FieldRefusal, add_refusal
 from stormwater.web.once import submit_once
-from stormwater.web.preview import preview_documents
+from stormwater.cases.preview import preview_documents
 from stormwater.web.postdata import REFUSALS, date_value, money_value, refused, whole_value
 
 from . import documents, services
@@ -209,7 +209,7 @@ def permit_decide_view(request, number: str):
 @require_perm(Perm.PERMIT_DECIDE)
 def permit_decide_preview(request, number: str):
     """The decision (and the permit it issues) as the PDF it would be, marked as a preview; nothing is issued
-    (web/preview.py). Refused: the file again with the errors at the fields, as the act itself answers."""
+    (cases/preview.py). Refused: the file again with the errors at the fields, as the act itself answers."""
     app = permit_get_for_user(user=request.user, number=number)
     form = DecisionForm(request.POST)
     if form.is_valid():

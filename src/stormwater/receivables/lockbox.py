@@ -40,11 +40,12 @@ from stormwater.audit.services import actor_or_none as _user, audit_record, audi
 from stormwater.imports.pipeline import CsvTable, ImportRefused, Problem, bytes_checksum, content_checksum, read_csv_bytes
 from stormwater.rules.money import ZERO, fmt, round_cents, to_decimal
 from stormwater.utility.models import Account, Component, EntryKind, LedgerEntry
+from stormwater.utility.posting import ALLOCATION_ORDER
 
+from .base import ERR_CLOSED, ERR_FUTURE, ERR_UNKNOWN_ACCOUNT, CollectionError, payment_amount_check
 from .models import Payment, PaymentBatch, PaymentMethod
 from .positions import AccountFilter, installment_figures
-from .services import (ALLOCATION_ORDER, ERR_CLOSED, ERR_FUTURE, ERR_UNKNOWN_ACCOUNT, CollectionError,
-                       closed_through, payment_amount_check)
+from .selectors import FILE_ROW, PaymentContent, closed_through, payment_duplicates_each
 
 BATCH_COLUMNS = ("account", "amount", "received_on", "reference")
 MSG_ALREADY_POSTED = "This file was already posted on {at:%Y-%m-%d %H:%M} ({rows} payments): nothing posted again."
@@ -299,8 +300,6 @@ def _posted_before(rows: list[BatchRow]) -> set[int]:
     ``FILE_ROW`` rule (account, amount, day received, reference; a payment reversed since still counts), in one
     query over the file's accounts and days. A file may carry the same content k times (two equal payments without
     a reference): as many of them as were posted before are skipped, the rest are new."""
-    from .selectors import FILE_ROW, PaymentContent, payment_duplicates_each
-
     contents = [PaymentContent(r.account.pk, r.amount, r.received_on, r.reference) for r in rows]
     found = payment_duplicates_each(contents, rule=FILE_ROW)
     seen: dict[tuple, int] = defaultdict(int)
@@ -335,7 +334,7 @@ def _post_rows(batch: PaymentBatch, rows: list[BatchRow], acting_user) -> None:
 
 def _post_day(batch: PaymentBatch, day: date, rows: list[BatchRow], acting_user) -> None:
     """Post payments received on ``day``, at most one per account: the positions read once, interest
-    posted to the day, each payment allocated as ``services._allocate`` does, one insert per table."""
+    posted to the day, each payment allocated as ``utility.posting.allocate`` does, one insert per table."""
     user = _user(acting_user)
     figures = installment_figures(day, AccountFilter(ids=[r.account.pk for r in rows]))
     payments = Payment.objects.bulk_create(
@@ -354,7 +353,7 @@ def _post_day(batch: PaymentBatch, day: date, rows: list[BatchRow], acting_user)
                                            memo=f"Interest through {day} (Ch. 295 Art. IV billing ¶C)"))
         memo = f"Payment {payment.pk}" + (f" ref {r.reference}" if r.reference else "")
         left = r.amount
-        # services._allocate: oldest installment first; demand charges → interest → principal.
+        # utility.posting.allocate: oldest installment first; demand charges → interest → principal.
         for d in dues:
             if left <= 0:
                 break

@@ -3,7 +3,7 @@
 transactions of its own, exactly once across crashes and re-runs).
 
 The paper copy remains the mailing; email is sent where the owner gave an address. An owner who chose bills by
-e-mail only (``parcels.Owner.paperless``, issue 17) is e-mailed and left out of the print file (``bills_to_print``). Bills go out by a
+e-mail only (``parcels.Owner.paperless``, issue 17) is e-mailed and left out of the print file (``utility.paperless.bills_to_print``). Bills go out by a
 background job (``bills_email``: the bill run page's button, ``stormwater bills_email --run N``), so a
 100,000-bill run is not slowed by rendering PDFs; demands go out when they are served.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from django.db import transaction
-from django.db.models import CharField, Q
+from django.db.models import CharField
 from django.db.models.functions import Cast
 
 from stormwater.notices.models import NoticeSent, NoticeStatus
@@ -20,6 +20,7 @@ from stormwater.notices.outbox import MAX_ATTEMPTS, outbox_recover, outbox_send
 from stormwater.notices.services import notice_email, notice_record
 from stormwater.utility.documents import bill_pdf, render_pdf
 from stormwater.utility.models import Bill
+from stormwater.utility.paperless import bills_to_print, paperless_count, paperless_q  # noqa: F401
 
 from .ledger import account_position
 from .models import Demand
@@ -45,28 +46,6 @@ def demand_email(demand: Demand):
         body=(f"A statement of the stormwater charges due on account {demand.account.number}, with a demand for "
               f"payment dated {demand.served_on:%B %-d, %Y}, is attached (Ch. 295 Art. IV billing ¶D)."),
         attachment=(f"demand-{demand.pk}.pdf", pdf, "application/pdf"))
-
-
-def paperless_q(prefix: str = "") -> Q:
-    """Bills (``prefix`` "" for a Bill queryset) whose billed owner — the unit's owner for an association unit —
-    chose bills by e-mail only and has an address on file (issue 17 "Paperless bills"). Without an address a bill
-    is printed and mailed whatever the choice says."""
-    def owner(path: str) -> Q:
-        return Q(**{f"{prefix}{path}__paperless": True}) & ~Q(**{f"{prefix}{path}__email": ""})
-
-    return ((Q(**{f"{prefix}account__unit__isnull": True}) & owner("account__parcel__owner"))
-            | (Q(**{f"{prefix}account__unit__isnull": False}) & owner("account__unit__owner")))
-
-
-def bills_to_print(run):
-    """The bills of ``run`` for the print file (the mailing): every bill but the paperless owners' (``paperless_q``),
-    in bill-number order."""
-    return Bill.objects.filter(run=run).exclude(paperless_q()).order_by("number")
-
-
-def paperless_count(run) -> int:
-    """How many bills of ``run`` go by e-mail only (said on the bill run page and by the print job)."""
-    return Bill.objects.filter(run=run).filter(paperless_q()).count()
 
 
 def bill_key(bill) -> str:

@@ -17,7 +17,7 @@ from stormwater.web.lists import (DateColumn, ListFilter, ListTable, MoneyColumn
                                   choice_filter, report_option)
 
 from . import selectors
-from .positions import AccountReport
+from .positions import ALL, AccountFilter, AccountReport
 
 # Past due by more than: the aging buckets (Ch. 295 Art. IV billing ¶C: interest from the day after the due date).
 PAST_DUE = [("1", "Past due (any)"), ("30", "More than 30 days"), ("60", "More than 60 days"),
@@ -120,8 +120,9 @@ class PositionList(ReportListPage):
     def build(self, accounts):
         raise NotImplementedError
 
-    def make_report(self, accounts):
-        report = self.build(accounts)
+    def make_report(self, subquery):
+        """The report over every account (``subquery`` None) or the filtered ones (``web.lists.ReportListPage``)."""
+        report = self.build(AccountFilter(subquery=subquery) if subquery is not None else ALL)
         if self.options.get("past_due") in _PAST_DUE_SQL:
             report.where = f"({report.where}) AND {_PAST_DUE_SQL[self.options['past_due']]}"
         return report

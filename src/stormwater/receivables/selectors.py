@@ -16,15 +16,21 @@ from typing import Sequence
 from stormwater.rules.money import round_cents
 from stormwater.utility.models import Account
 
-from .models import Demand
+from .base import DEMAND_TO_COMMITMENT_DAYS
+from .models import Demand, PeriodClose
 from .positions import (ALL, AGING_BUCKETS, AccountFigures, AccountFilter, AccountReport, PositionReport, _as_date,
                         _date_param, _figures)
-from .services import DEMAND_TO_COMMITMENT_DAYS
 
 __all__ = ["AGING_BUCKETS", "AgingRow", "aging", "aging_report", "commitment_candidates", "commitment_report",
            "delinquency", "delinquency_report", "demand_candidates", "demand_report", "bill_standing",
            "BillStanding", "DuplicateRule", "PaymentContent", "payment_duplicates", "payment_duplicates_each",
-           "AT_ENTRY", "BY_REFERENCE", "FILE_ROW"]
+           "AT_ENTRY", "BY_REFERENCE", "FILE_ROW", "closed_through"]
+
+
+def closed_through() -> date | None:
+    """The last day of the closed books (``services.period_close``), or None: nothing is posted on or before it."""
+    pc = PeriodClose.objects.order_by("-closed_through").first()
+    return pc.closed_through if pc else None
 
 
 def aging_report(*, as_of: date) -> AccountReport:

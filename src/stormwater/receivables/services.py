@@ -13,55 +13,23 @@ from stormwater.rules.interest import interest_start
 from stormwater.rules.money import ZERO, fmt, fmt_display, fmt_ratio, round_cents, to_decimal
 from stormwater.utility.models import (DEAD_STATES, Account, Bill, BillRun, Component, EntryKind, Installment,
                                        LedgerEntry)
+from stormwater.utility.posting import ALLOCATION_ORDER, credit_apply  # noqa: F401 (named here: lockbox, callers)
+from stormwater.utility.posting import account_lock as _lock, allocate as _allocate
 from stormwater.utility.selectors import resolution_in_force
 
+from .base import (DEMAND_TO_COMMITMENT_DAYS, ERR_AMOUNT, ERR_CLOSED, ERR_FUTURE, ERR_IMPLAUSIBLE,  # noqa: F401
+                   ERR_TOO_LARGE, ERR_UNKNOWN_ACCOUNT, MONEY_COLUMN_MAX, CollectionError, payment_amount_check)
 from .ledger import account_position
 from .models import (Commitment, CommitmentLine, Demand, Payment, PaymentBatch, PaymentMethod, PaymentReversal,
                      PeriodClose)
+from .selectors import closed_through
 
-ERR_AMOUNT = "amount: must be greater than zero"
-ERR_FUTURE = "received_on: {day} is in the future"
-ERR_CLOSED = "{field}: {day} is in a closed period (the books are closed through {through})"
-ERR_UNKNOWN_ACCOUNT = "account: no account {number!r}"
 ERR_ALREADY_REVERSED = "This payment was already reversed on {day}."
 ERR_BACK_BILL_LONG = ("A back bill may cover at most one year of charges (Ch. 295 Art. IV billing ¶A); "
                       "{start} – {end} is {days} days.")
 ERR_BACK_BILL_OVERLAP = "Parcel {pid} is already billed for part of {start} – {end} (bill {bill})."
 ERR_BACK_BILL_AGAIN = ("Parcel {pid} was already back billed on {day}: back billing is limited to one year of "
                        "charges (Ch. 295 Art. IV billing ¶A).")
-
-# Ch. 295 Art. IV billing ¶D: commitment once "the amount due remains unpaid 14 days after mailing".
-DEMAND_TO_COMMITMENT_DAYS = 14
-# Payment allocation order within an installment (DESIGN.md): demand charges, interest, principal.
-ALLOCATION_ORDER = (Component.DEMAND, Component.INTEREST, Component.PRINCIPAL)
-
-
-class CollectionError(ValueError):
-    pass
-
-
-# The largest amount the ledger's money columns hold (utility.models.MONEY: 14 digits, 2 after the point).
-# An amount past it was once stored by SQLite (which does not enforce digits) and broke every page that read it.
-MONEY_COLUMN_MAX = Decimal("999999999999.99")
-ERR_TOO_LARGE = "{field}: {value} is too large (the ledger holds at most $999,999,999,999.99)"
-ERR_IMPLAUSIBLE = ("{field}: ${value} is above the plausibility limit of ${limit} (town configuration "
-                   "payment_plausible_max); check the amount")
-
-
-def payment_amount_check(amount: Decimal, field: str = "amount") -> None:
-    """A payment's amount is greater than zero, fits the ledger's columns and is plausible (the town
-    configuration's ``payment_plausible_max``; issue 17). Raises CollectionError naming the field."""
-    from stormwater.townconfig import town_config
-
-    if amount <= 0:
-        raise CollectionError(ERR_AMOUNT)
-    if amount > MONEY_COLUMN_MAX:
-        raise CollectionError(ERR_TOO_LARGE.format(field=field, value=amount))
-    limit = town_config().payment_plausible_max
-    if amount > limit:
-        raise CollectionError(ERR_IMPLAUSIBLE.format(field=field, value=fmt_display(amount),
-                                                     limit=fmt_display(limit)))
-
 
 class DuplicateSuspected(CollectionError):
     """A payment like one posted before (``selectors.payment_duplicates`` under the caller's rule): it is posted
@@ -81,21 +49,10 @@ class DuplicateSuspected(CollectionError):
                                   "reference": p.reference} for p in self.matches]}
 
 
-def closed_through() -> date | None:
-    pc = PeriodClose.objects.order_by("-closed_through").first()
-    return pc.closed_through if pc else None
-
-
 def _check_open(day: date, field: str) -> None:
     through = closed_through()
     if through and day <= through:
         raise CollectionError(ERR_CLOSED.format(field=field, day=day, through=through))
-
-
-def _lock(account: Account) -> Account:
-    # NO KEY UPDATE (PostgreSQL): serializes the writers of one account, and does not wait for the foreign-key
-    # checks (FOR KEY SHARE) of a bill run's approval posting charges to thousands of accounts at once.
-    return Account.objects.select_for_update(no_key=True).get(pk=account.pk)
 
 
 def _materialize_interest(account: Account, on: date, user) -> None:
@@ -106,24 +63,6 @@ def _materialize_interest(account: Account, on: date, user) -> None:
                                        amount=d.interest_accrued, effective_on=on, bill=d.installment.bill,
                                        installment=d.installment, created_by=_user(user),
                                        memo=f"Interest through {on} (Ch. 295 Art. IV billing ¶C)")
-
-
-def _allocate(account: Account, amount: Decimal, on: date, *, kind: str, user, payment: Payment | None = None,
-              memo: str = "", components=ALLOCATION_ORDER) -> Decimal:
-    """Apply ``amount`` oldest installment first, demand → interest → principal; returns what is left."""
-    left = amount
-    for d in account_position(account, as_of=on).dues:
-        if left <= 0:
-            break
-        for comp in components:
-            owed = d.buckets[comp]
-            take = min(left, owed)
-            if take > 0:
-                LedgerEntry.objects.create(account=account, kind=kind, component=comp, amount=-take, effective_on=on,
-                                           bill=d.installment.bill, installment=d.installment, payment=payment,
-                                           created_by=_user(user), memo=memo)
-                left -= take
-    return left
 
 
 @transaction.atomic
@@ -167,24 +106,6 @@ def payment_post(*, account: Account, amount: Decimal, received_on: date, method
                  data={"account": account.number, "amount": fmt(amount), "received_on": str(received_on),
                        "unapplied": fmt(left)})
     return payment
-
-
-@transaction.atomic
-def credit_apply(*, account: Account, on: date, acting_user) -> Decimal:
-    """Apply an account's unapplied credit to what it owes (e.g. after a new bill is issued)."""
-    account = _lock(account)
-    from .ledger import unapplied_credit
-
-    credit = unapplied_credit(account, as_of=on)
-    if credit <= 0:
-        return ZERO
-    left = _allocate(account, credit, on, kind=EntryKind.CREDIT, user=acting_user, memo="Credit balance applied")
-    used = credit - left
-    if used > 0:
-        LedgerEntry.objects.create(account=account, kind=EntryKind.CREDIT, component=Component.UNAPPLIED,
-                                   amount=used, effective_on=on, created_by=_user(acting_user),
-                                   memo="Credit balance applied")
-    return used
 
 
 @transaction.atomic

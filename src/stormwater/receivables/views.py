@@ -14,8 +14,10 @@ from stormwater.accounts.roles import Perm
 from stormwater.formats import day as show_day
 from stormwater.parcels.models import Parcel
 from stormwater.rules.money import fmt_usd
+from stormwater.townconfig import town_config
 from stormwater.utility.documents import render_pdf
 from stormwater.utility.models import Account, BillRun
+from stormwater.utility.selectors import bill_installments, bill_page_get_for_user
 from stormwater.web.files import csv_response, download, table_response
 from stormwater.web.once import submit_once
 from stormwater.web.paging import paginate
@@ -90,14 +92,39 @@ def account_statement(request, number: str):
     account = account_get_for_user(user=request.user, number=number)
     as_of = AsOfForm(request.GET).day()
     pos = account_position(account, as_of=as_of)
-    from stormwater.utility.views import pay_context
-
     pay = pay_context(account, today=date.today()) if as_of == date.today() else {}  # paying is today's act
     return render(request, "receivables/account.html", {
         "account": account, "pos": pos, "as_of": as_of, **pay,
         "entries": account.entries.filter(effective_on__lte=as_of).order_by("effective_on", "id"),
         "payments": account.payments.select_related("reversal"), "can_reverse": request.user.can(Perm.COLLECT),
         "reverse_form": ReverseForm(), **_paperless_context(request.user, account)})
+
+
+@require_perm()
+def bill_detail(request, number: str):
+    """A bill's page (/bills/<number>/): the bill, its installments, whether it is paid (``selectors.bill_standing``)
+    and the "Pay" button. Here rather than in the utility because it reads collections (the utility sits below)."""
+    bill = bill_page_get_for_user(user=request.user, number=number)
+    today = date.today()
+    standing = selectors.bill_standing(bill, as_of=today)
+    return render(request, "utility/bill_detail.html", {"bill": bill, "installments": bill_installments(bill),
+                                                        "standing": standing,
+                                                        **pay_context(bill.account, today=today, bill=bill)})
+
+
+def pay_context(account, *, today: date, bill=None) -> dict:
+    """The "Pay" button's amounts and the processor's links (issue 17; ``selectors.pay_offer``): the
+    amount due now, the whole balance as a second link where the town allows it, and the credit when the account holds
+    more than it owes. No links when nothing is due (never a negative or $0 amount) or without a processor."""
+    if bill is not None and (bill.run.state != "issued" or getattr(bill, "voided", False)):
+        return {}
+    cfg = town_config()
+    offer = selectors.pay_offer(account, as_of=today, bill=bill)
+    ref = bill.number if bill is not None else ""
+    link = (lambda amount: cfg.payment_url(account=account.number, amount=amount, bill=ref)
+            if amount > 0 and cfg.payment_url_template else None)
+    return {"offer": offer, "pay_url": link(offer.due_now),
+            "pay_all_url": link(offer.balance) if cfg.pay_whole_balance_online and offer.more_than_due else None}
 
 
 def _paperless_context(user, account) -> dict:

@@ -59,7 +59,8 @@ def combine_percents(items: list[tuple[Decimal, bool]], *, cap: Decimal) -> Deci
 def credit_percent_by_parcel(*, on: date, parcel_pks=None) -> dict[int, tuple[Decimal, str]]:
     """Parcel pk → (combined credit percent, short description) of the credits in force on ``on``.
 
-    Called by ``utility.selectors.credits_in_force`` for bill runs and parcel pages: a bill takes the
+    Registered in ``utility.credits`` (``apps.ReliefConfig.ready``), read by ``utility.selectors.credits_in_force``
+    for bill runs and parcel pages: a bill takes the
     credits in force on its issue date, so a grant applies prospectively and a revocation returns the
     fee from the next bill (credits ¶C, ¶E). One query for the whole town.
     """
@@ -84,7 +85,7 @@ def credit_percent_by_parcel(*, on: date, parcel_pks=None) -> dict[int, tuple[De
 
 def bill_owed(bill: Bill, *, as_of: date) -> Decimal:
     """What the bill's installments issued by ``as_of`` still owe (principal, interest, demand charges)."""
-    from stormwater.receivables.ledger import account_dues
+    from stormwater.utility.ledger import account_dues
 
     return sum((d.total for d in account_dues(bill.account, as_of=as_of)
                 if d.installment.bill_id == bill.pk and d.installment.issue_date <= as_of), ZERO)

@@ -22,7 +22,7 @@ from stormwater.web.files import document_response, download
 from stormwater.web.forms import FieldRefusal, add_refusal
 from stormwater.web.once import submit_once
 from stormwater.web.postdata import refused
-from stormwater.web.preview import preview_documents
+from stormwater.cases.preview import preview_documents
 
 from . import actions
 from . import services as sv
@@ -247,7 +247,7 @@ def relief_act(request, number: str, action: str):
 @require_POST
 @require_perm()
 def relief_preview(request, number: str, action: str):
-    """The written decision as the PDF it would be, marked as a preview; nothing is issued (web/preview.py).
+    """The written decision as the PDF it would be, marked as a preview; nothing is issued (cases/preview.py).
     Refused: the page again with the errors at the fields, as the act itself answers."""
     case = relief_case_get_for_user(user=request.user, number=number)
     if action not in DECISION_FORMS:

@@ -2,7 +2,7 @@ from pathlib import Path
 
 from django import forms
 
-from stormwater.cases.filetypes import HEAD_BYTES, PFDS_CSV, SWMM_INP
+from stormwater.web.filetypes import HEAD_BYTES, PFDS_CSV, SWMM_INP
 from stormwater.cases.services import DocumentError, upload_type
 from stormwater.imports.pipeline import sniff
 
@@ -10,7 +10,7 @@ from .services import MAX_INPUT_BYTES
 
 
 def _read_upload(f, *, what: str = "a JSON or YAML plan file", latin1: bool = False, filetype=None) -> str:
-    """The upload's text. With ``filetype`` (cases.filetypes) its name's extension and its content must agree."""
+    """The upload's text. With ``filetype`` (web.filetypes) its name's extension and its content must agree."""
     if f.size > MAX_INPUT_BYTES:
         raise forms.ValidationError("The file is larger than 2 MB.")
     raw = f.read()

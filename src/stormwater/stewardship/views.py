@@ -316,9 +316,9 @@ def site_notice(request, number):
 @require_perm(Perm.STEWARDSHIP)
 def site_notice_preview(request, number):
     """The notice to correct as the PDF it would be, marked as a preview; nothing is served, no clock starts and
-    nothing is e-mailed (web/preview.py, issue 16: a legal notice shows its PDF before it issues). Refused (the
+    nothing is e-mailed (cases/preview.py, issue 16: a legal notice shows its PDF before it issues). Refused (the
     violation or the work left blank): the site again with what was typed and the error at its field."""
-    from stormwater.web.preview import preview_documents
+    from stormwater.cases.preview import preview_documents
 
     from stormwater.web.forms import add_refusal
 

@@ -1,19 +1,18 @@
 """Balances as annotations: a list of accounts, bills or parcels shows, filters and sorts by what is owed in its
-one query (issue 16, the one list mechanism), instead of a query a row."""
+one query (issue 16, the one list mechanism), instead of a query a row. The filter on such an annotation
+(``balance_filter``: owes, in credit, zero — half a cent either way) is the list mechanism's (``web.lists``), named
+here too."""
 from __future__ import annotations
 
 from datetime import date
 from decimal import Decimal
 
-from django.db.models import DecimalField, Subquery, Sum, Value
+from django.db.models import OuterRef, Subquery, Sum, Value
 from django.db.models.functions import Coalesce
 
-from .models import LedgerEntry
+from stormwater.web.lists import BALANCE_CHOICES, HALF_CENT, MONEY_FIELD, balance_filter  # noqa: F401
 
-MONEY_FIELD = DecimalField(max_digits=14, decimal_places=2)
-# A balance compared with zero: SQLite sums decimals as floats (26.58 + 26.58 - 53.16 may be 4e-15), so
-# "owes" and "in credit" mean past half a cent either way.
-HALF_CENT = Decimal("0.005")
+from .models import LedgerEntry
 
 
 def ledger_sum(*, as_of: date | None = None, entries=None, **outer) -> Coalesce:
@@ -29,13 +28,7 @@ def ledger_sum(*, as_of: date | None = None, entries=None, **outer) -> Coalesce:
     return Coalesce(Subquery(total, output_field=MONEY_FIELD), Value(Decimal("0.00")), output_field=MONEY_FIELD)
 
 
-BALANCE_CHOICES = [("owes", "Owes"), ("credit", "In credit"), ("zero", "Zero")]
-
-
-def balance_filter(qs, value: str, field: str = "balance"):
-    """``owes`` / ``credit`` / ``zero`` on a balance annotation, half a cent either way."""
-    if value == "owes":
-        return qs.filter(**{f"{field}__gt": HALF_CENT})
-    if value == "credit":
-        return qs.filter(**{f"{field}__lt": -HALF_CENT})
-    return qs.filter(**{f"{field}__gte": -HALF_CENT, f"{field}__lte": HALF_CENT})
+def parcel_balance() -> Coalesce:
+    """The posted balance of the accounts of the parcel ``OuterRef("pk")`` (a condominium's parcel sums every unit's
+    account): what the parcels list shows and filters by (registered in ``parcels.fees``)."""
+    return ledger_sum(account__parcel=OuterRef("pk"))

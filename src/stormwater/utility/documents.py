@@ -27,11 +27,11 @@ def bill_context(bill, *, base_url: str = "") -> dict:
     """
     import segno
 
-    from stormwater.receivables.ledger import account_position
     from stormwater.rules.deadlines import deadline
     from stormwater.rules.money import ZERO
     from stormwater.townconfig import town_config
 
+    from .ledger import account_position
     from .scanline import scanline_format
     from .selectors import bill_installments
 

@@ -10,12 +10,14 @@ from django.db.models import QuerySet, Sum
 from django.http import Http404
 
 from stormwater.accounts.roles import Perm
+from stormwater.parcels.fees import BillingProblem, ParcelFacts  # noqa: F401 (the fee path's types, named here too)
 from stormwater.parcels.models import Parcel
 from stormwater.parcels.selectors import parcel_classification, parcel_impervious
 from stormwater.rules.classes import ClassificationError, PropertyClass
 from stormwater.rules.fees import ABSURD_IMPERVIOUS_SQFT, Fee, FeeTerms, compute_fee
 from stormwater.rules.money import ZERO, allocate, fmt, fmt_ratio, round_cents, split_equal
 
+from . import credits
 from .models import Account, Bill, Installment, LedgerEntry, RateResolution
 
 ERR_NO_OWNER = "No record owner in the Assessors' data: the bill has no one to go to (Ch. 295 Art. IV ¶B)."
@@ -24,31 +26,10 @@ ERR_AREA_OVER_LOT = "Impervious area {imp} ft² exceeds the lot size {lot} ft²:
 ERR_NO_RESOLUTION = "No rate resolution is in force on {day}: enter the Select Board's resolution first."
 
 
-class BillingProblem(Exception):
-    """A parcel that cannot be billed as it stands; the message says why, for staff."""
-
-
 def resolution_in_force(on: date) -> RateResolution | None:
     """The resolution with the latest effective date on or before ``on`` (Ch. 295 Art. IV ¶D)."""
     return (RateResolution.objects.filter(effective_from__lte=on).prefetch_related("blocks")
             .order_by("-effective_from", "-id").first())
-
-
-@dataclass(frozen=True)
-class ParcelFacts:
-    """The plain values the fee needs, so one parcel and a 100,000-parcel run share one code path."""
-
-    has_owner: bool
-    land_use_code: str
-    dwelling_units: int | None
-    public_way: bool
-    road_maintenance: bool
-    class_override: str
-    class_override_reason: str
-    lot_sqft: Decimal | None
-    impervious_sqft: Decimal | None
-    credit_percent: Decimal = ZERO  # granted credits in force (Ch. 295 Art. IV credits ¶B–¶E)
-    credit_note: str = ""           # which credits, for the explanation
 
 
 def assess(facts: ParcelFacts, terms: FeeTerms, *, cache: dict | None = None) -> Fee:
@@ -117,14 +98,10 @@ def _fee(pclass: PropertyClass, imp: Decimal, terms: FeeTerms, credit: Decimal, 
 def credits_in_force(*, on: date, parcel_pks=None) -> dict[int, tuple[Decimal, str]]:
     """Parcel pk → (credit percent, description) of the credits granted and in force on ``on``.
 
-    Credits are granted in the relief app (credit policy and applications); the fee only needs the
-    combined percent. Without that app, no credits.
+    Credits are granted in the relief app (credit policy and applications), which registers its reader in
+    ``utility.credits``; the fee only needs the combined percent. Without that app, no credits.
     """
-    try:
-        from stormwater.relief.selectors import credit_percent_by_parcel
-    except ImportError:
-        return {}
-    return credit_percent_by_parcel(on=on, parcel_pks=parcel_pks)
+    return credits.credits_in_force(on=on, parcel_pks=parcel_pks)
 
 
 def parcel_facts(parcel: Parcel, *, as_of: date) -> ParcelFacts:

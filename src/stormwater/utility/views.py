@@ -23,8 +23,9 @@ from .forms import BillRunForm, ResolutionForm
 from .lists import BillList, BillRunList, ProblemList
 from .billrun import approval_refusal, gone_run_message, preparing_job
 from .models import Bill, BillRun, RateResolution, RunState
+from .paperless import paperless_count
 from .proof import DIFFERENCE_KINDS, ProofDifferences
-from .selectors import bill_installments, bill_page_get_for_user, bills_for_user, parcel_fee, resolution_in_force
+from .selectors import bill_page_get_for_user, bills_for_user, parcel_fee, resolution_in_force
 from .services import (BillingError, bill_run_approve, bill_run_discard, bill_run_mark_mailed, bill_run_prepare_later,
                        bill_run_start, bill_run_void, resolution_adopt)
 
@@ -119,8 +120,6 @@ def bill_run_detail(request, run_id: int):
         ctx.update(summary=run.summary, diff_kind=diffs.kind, diff_kinds=DIFFERENCE_KINDS,
                    diffs=Paginator(diffs, DIFF_PAGE).get_page(request.GET.get("dpage")))
     if run.state == RunState.ISSUED:  # issue 17 "Paperless bills": e-mailed, not printed
-        from stormwater.receivables.mailing import paperless_count
-
         ctx["paperless"] = paperless_count(run)
     if run.state == RunState.PROOF and ctx["can_approve"]:
         ctx["approval_refusal"] = approval_refusal(run, user)
@@ -196,35 +195,6 @@ def bill_list(request):
     """Every bill the user may see (``bills_for_user``) on the one list mechanism (``utility.lists``)."""
     lst = BillList(request, bills_for_user(user=request.user))
     return lst.export_response() or render(request, "utility/bills.html", {"lst": lst})
-
-
-@require_perm()
-def bill_detail(request, number: str):
-    from stormwater.receivables.selectors import bill_standing
-
-    bill = bill_page_get_for_user(user=request.user, number=number)
-    today = date.today()
-    standing = bill_standing(bill, as_of=today)
-    return render(request, "utility/bill_detail.html", {"bill": bill, "installments": bill_installments(bill),
-                                                        "standing": standing,
-                                                        **pay_context(bill.account, today=today, bill=bill)})
-
-
-def pay_context(account, *, today: date, bill=None) -> dict:
-    """The "Pay" button's amounts and the processor's links (issue 17; ``receivables.selectors.pay_offer``): the
-    amount due now, the whole balance as a second link where the town allows it, and the credit when the account holds
-    more than it owes. No links when nothing is due (never a negative or $0 amount) or without a processor."""
-    from stormwater.receivables.selectors import pay_offer
-
-    if bill is not None and (bill.run.state != "issued" or getattr(bill, "voided", False)):
-        return {}
-    cfg = town_config()
-    offer = pay_offer(account, as_of=today, bill=bill)
-    ref = bill.number if bill is not None else ""
-    link = (lambda amount: cfg.payment_url(account=account.number, amount=amount, bill=ref)
-            if amount > 0 and cfg.payment_url_template else None)
-    return {"offer": offer, "pay_url": link(offer.due_now),
-            "pay_all_url": link(offer.balance) if cfg.pay_whole_balance_online and offer.more_than_due else None}
 
 
 @require_perm()

@@ -186,7 +186,7 @@ def document_response(doc) -> FileResponse:
     saved (an uploaded file never renders as a page of this site); its name made header-safe. A name whose extension
     disagrees with the sniffed content (stored before uploads were checked, e.g. a PDF named ``setup.pdf.exe``) is
     never opened inline and is saved with its content's extension added (``setup.pdf.exe.pdf``)."""
-    from stormwater.cases.filetypes import names_agree, type_of
+    from stormwater.web.filetypes import names_agree, type_of
 
     name, ftype = doc.original_name, type_of(doc.content_type)
     agree = names_agree(name, doc.content_type)

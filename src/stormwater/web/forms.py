@@ -13,6 +13,16 @@ from django import forms
 CHOOSE = ("", "— choose —")  # the first option of a select on a legal act: nothing is decided by default
 
 
+class Refusal(Exception):
+    """A service saying no that is not a ``ValueError`` (a transition its state table refuses: a domain's error
+    class derives from this, e.g. ``cases.services.TransitionError``), so that the toolkit (``web.postdata``) knows
+    a refusal without importing the domain; ``field`` names the input it concerns when there is one."""
+
+    def __init__(self, message: str = "", field: str | None = None):
+        super().__init__(message)
+        self.field = field
+
+
 class FieldRefusal(ValueError):
     """A refusal about one input (``field``: the posted name), the message saying why."""
 

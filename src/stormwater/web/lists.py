@@ -31,7 +31,7 @@ import django_filters
 import django_tables2 as tables
 from django import forms
 from django.core.paginator import Paginator
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, DecimalField, Q, QuerySet
 from django.http import FileResponse, StreamingHttpResponse
 from django.template.defaultfilters import date as date_filter
 from django.utils import timezone
@@ -175,6 +175,22 @@ class SearchFilter(django_filters.CharFilter):
                 q |= Q(**{f"{f}__icontains": word})
             queryset = queryset.filter(q)
         return queryset
+
+
+# A balance (or any money annotation) compared with zero: SQLite sums decimals as floats (26.58 + 26.58 - 53.16 may
+# be 4e-15), so "owes" and "in credit" mean past half a cent either way (utility.balances makes the annotations).
+MONEY_FIELD = DecimalField(max_digits=14, decimal_places=2)
+HALF_CENT = Decimal("0.005")
+BALANCE_CHOICES = [("owes", "Owes"), ("credit", "In credit"), ("zero", "Zero")]
+
+
+def balance_filter(qs, value: str, field: str = "balance"):
+    """``owes`` / ``credit`` / ``zero`` on a balance annotation, half a cent either way."""
+    if value == "owes":
+        return qs.filter(**{f"{field}__gt": HALF_CENT})
+    if value == "credit":
+        return qs.filter(**{f"{field}__lt": -HALF_CENT})
+    return qs.filter(**{f"{field}__gte": -HALF_CENT, f"{field}__lte": HALF_CENT})
 
 
 def date_filter_field(field_name: str, lookup: str, label: str, **kwargs) -> django_filters.DateFilter:
@@ -475,7 +491,7 @@ class ListPage:
 
 
 class ReportData(TableData):
-    """django-tables2's data over a set-based report (``receivables.positions.PositionReport``: raw SQL, a page
+    """django-tables2's data over a set-based report (e.g. ``receivables.positions.PositionReport``: raw SQL, a page
     and its totals in one statement, streamed exports) instead of a queryset: its length is the report's count,
     a slice is one page read by the report, and an order is the report's own SQL (``ReportListPage.sql_order``),
     never a sort in Python."""
@@ -496,18 +512,18 @@ class ReportData(TableData):
 class ReportListPage(ListPage):
     """A list over a set-based report: the same filters, headers, pager, totals and downloads as every other
     list (the same templates), the rows and totals computed by the report's SQL (a constant number of queries:
-    the totals, then the page). The filter set runs over ``queryset`` (accounts): when one of its filters is set,
-    the report is computed for the matching accounts only (an SQL subquery inside the report's statement). A
+    the totals, then the page). The filter set runs over ``queryset`` (e.g. accounts): when one of its filters is
+    set, the report is computed for the matching rows only (an SQL subquery inside the report's statement). A
     filter whose ``method`` is ``report_option`` does not touch the queryset: ``make_report`` reads it from
-    ``self.options`` (the as-of date …). Subclasses give ``make_report(accounts)``, the table's ``sql_order``
-    (column → one SQL term of the report's inner query) and ``report_totals(totals)`` (column → total)."""
+    ``self.options`` (the as-of date …). Subclasses give ``make_report(subquery)`` — ``subquery`` is None (every
+    row) or the (SQL, params) selecting the primary keys of the filtered queryset, which the report turns into its
+    own scope (``receivables.reportlists.PositionList``: an ``AccountFilter``) — the table's ``sql_order`` (column →
+    one SQL term of the report's inner query) and ``report_totals(totals)`` (column → total)."""
 
     per_page = 100  # web/paging.REPORT_PAGE_SIZE: the reports' page before the list mechanism
     settings: tuple[str, ...] = ("as_of",)  # parameters that set the report rather than filter it (not "filters")
 
     def __init__(self, request, queryset: QuerySet, *, prefix: str | None = None):
-        from stormwater.receivables.positions import ALL, AccountFilter
-
         self.request = request
         if prefix is not None:
             self.prefix = prefix
@@ -515,8 +531,8 @@ class ReportListPage(ListPage):
         qs = self.filterset.qs
         form = self.filterset.form
         self.options = {k: v for k, v in form.cleaned_data.items() if v not in (None, "")} if form.is_bound else {}
-        accounts = AccountFilter(subquery=qs.values("pk").query.sql_with_params()) if qs.query.has_filters() else ALL
-        self.report = self.make_report(accounts)
+        subquery = qs.values("pk").query.sql_with_params() if qs.query.has_filters() else None
+        self.report = self.make_report(subquery)
         self.table = self.table_class(ReportData(self.report))
         self.table.request = request
         asked = [s for s in request.GET.getlist(self.param("sort")) if s]
@@ -524,7 +540,7 @@ class ReportListPage(ListPage):
         if not self.table.order_by:
             self.report.order_by = ", ".join(self.table.sql_tiebreak)
 
-    def make_report(self, accounts):
+    def make_report(self, subquery: tuple[str, tuple] | None):
         raise NotImplementedError
 
     @property

@@ -14,8 +14,7 @@ from django.http import Http404, HttpResponse, QueryDict
 from django.shortcuts import redirect
 from django.urls import Resolver404, resolve
 
-from stormwater.cases.services import DocumentError, TransitionError
-from stormwater.web.forms import FieldRefusal
+from stormwater.web.forms import FieldRefusal, Refusal
 from stormwater.web.refill import refill
 
 
@@ -66,7 +65,9 @@ def whole_value(value: str | None, field: str, *, lo: int, hi: int, default: int
     return n
 
 
-REFUSALS = (TransitionError, ValueError, DocumentError)  # a service saying no: the transition table, a precondition
+# A service saying no: a state table (``web.forms.Refusal``: ``cases.services.TransitionError`` and its kin), a
+# precondition or a bad value (``ValueError``: ``FieldRefusal``, ``cases.services.DocumentError``, each app's error).
+REFUSALS = (Refusal, ValueError)
 
 
 def attempt(request, fn, ok: str) -> bool:

@@ -5,14 +5,16 @@ The act's own service runs — the same checks, the same wording, the same templ
 that is then rolled back: nothing it wrote stays (status, timeline, audit row, ledger, the e-mail queued on
 commit), and the files its documents wrote to storage are deleted. While it runs, ``render_pdf``
 (utility/documents.py) marks every page "PREVIEW — NOT ISSUED", so a preview cannot pass for the document.
-A refusal by the service propagates as it would for the act itself."""
+A refusal by the service propagates as it would for the act itself.
+
+This module is the mark (``previewing``, ``mark_html``); the documents an act would issue are a case's, so the
+preview of them is the cases app's (``cases.preview.preview_documents``)."""
 from __future__ import annotations
 
 import contextvars
 import re
-from typing import Callable
-
-from django.db import transaction
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 _ACTIVE: contextvars.ContextVar[bool] = contextvars.ContextVar("document_preview", default=False)
 
@@ -33,30 +35,11 @@ def mark_html(html: str) -> str:
     return out if n else _BANNER + html
 
 
-class _Discard(Exception):
-    pass
-
-
-def preview_documents(run: Callable[[], object], *, case) -> list[tuple[str, bytes]]:
-    """Run ``run()`` (the act) and roll it back; → the (file name, content) of each document it generated in
-    ``case``'s file or in a case the act opened under it (a notice to correct opens its own case under the
-    site's), in order. Refusals raise as they would for the act."""
-    from stormwater.cases.models import CaseDocument
-
-    last = CaseDocument.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
-    out: list[tuple[str, bytes]] = []
+@contextmanager
+def preview_marking() -> Iterator[None]:
+    """While inside, every document rendered is marked as a preview (``previewing`` is true)."""
     token = _ACTIVE.set(True)
     try:
-        with transaction.atomic():
-            run()
-            for doc in CaseDocument.objects.filter(pk__gt=last).select_related("case").order_by("pk"):
-                if case.pk in (doc.case_id, doc.case.parent_id) and doc.generated:
-                    with doc.file.open("rb") as f:
-                        out.append((doc.original_name, f.read()))
-                doc.file.storage.delete(doc.file.name)  # the row goes with the rollback; the file must go too
-            raise _Discard
-    except _Discard:
-        pass
+        yield
     finally:
         _ACTIVE.reset(token)
-    return out

@@ -75,7 +75,7 @@ def water_sewer_export(job):
 def bills_pdf(job):
     """Every bill of the run in bill-number order but those of owners who chose e-mail only, for the print shop: one PDF, or a ZIP of PDFs of
     PRINT_BATCH bills each. Bills are rendered one by one; only one batch's pages are held at a time."""
-    from stormwater.receivables.mailing import bills_to_print, paperless_count
+    from stormwater.utility.paperless import bills_to_print, paperless_count
     from stormwater.utility.documents import bill_document
 
     run = _run(job)

@@ -11,6 +11,7 @@ from django.db.models import Sum
 from stormwater.rules.calendar import add_calendar_days, add_months
 from stormwater.rules.money import ZERO, fmt, round_cents
 
+from ..books import closed_through
 from ..models import BillRun, BillRunChunk, RunState
 
 # Ch. 295 Art. IV ¶B: "Payment shall be due 30 days after the issue date of the stormwater bill."
@@ -67,12 +68,11 @@ ERR_ISSUE_WINDOW = ("issue_date: {day} is outside the window for {label} (period
 def issue_date_refusal(*, period_label: str, period_start: date, period_end: date, issue_date: date) -> str | None:
     """Why a run of the period may not be issued on ``issue_date``, or None (issue 17).
 
-    - Closed books (receivables.PeriodClose): a run's charges are posted effective on its issue date, and
+    - Closed books (``utility.books``: receivables.PeriodClose): a run's charges are posted effective on its issue date, and
       nothing is posted on or before the day the books are closed through.
     - The town's window around the period (``TownConfig.bill_issue_months_before_period`` / ``…_after_period``;
       Ch. 295 Art. IV ¶B bills the fee for its period, the window is the town's policy).
     """
-    from stormwater.receivables.services import closed_through
     from stormwater.townconfig import town_config
 
     through = closed_through()

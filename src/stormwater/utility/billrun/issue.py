@@ -13,7 +13,9 @@ from stormwater.accounts.roles import Perm
 from stormwater.audit.services import actor_or_none, audit_record
 from stormwater.rules.money import ZERO, fmt, fmt_display
 
+from ..books import closed_through
 from ..models import Account, Bill, BillRun, Component, EntryKind, Installment, LedgerEntry, RunState
+from ..posting import credit_apply
 from .common import (ERR_ISSUE_CLOSED, ERR_MAY_NOT_APPROVE, ERR_MAY_NOT_ISSUE, ERR_NOT_PROOF, ERR_ONE_STEP_SECOND_APPROVER,
                      ERR_SECOND_APPROVER, MSG_OPEN_PROOF, BillingError, BillRunResult, Log, Progress, _counts,
                      _locked, _result, _set_state, run_problems)
@@ -55,8 +57,6 @@ def _post_charges(run: BillRun, acting_user) -> int:
 def _apply_credit_balances(run: BillRun, acting_user) -> int:
     """Accounts carrying an overpayment credit: apply it to the new bills, so no interest accrues on a bill the
     owner has in effect already paid. Returns how many accounts."""
-    from stormwater.receivables.services import credit_apply
-
     with_credit = list(LedgerEntry.objects.filter(
         component=Component.UNAPPLIED, account_id__in=Bill.all_objects.filter(run=run).values("account_id"))
         .values("account_id").annotate(s=Sum("amount")).filter(s__lt=0).values_list("account_id", flat=True))
@@ -83,8 +83,6 @@ def bill_run_approve(*, run: BillRun, acting_user) -> BillRunResult:
         refusal = approval_refusal(locked, acting_user)
         if refusal:
             raise BillingError(refusal)
-        from stormwater.receivables.services import closed_through
-
         through = closed_through()  # the books may have been closed since the proof was prepared (issue 17)
         if through and locked.issue_date <= through:
             raise BillingError(ERR_ISSUE_CLOSED.format(day=locked.issue_date, through=through))

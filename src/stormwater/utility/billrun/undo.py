@@ -11,6 +11,7 @@ from stormwater.accounts.roles import Perm
 from stormwater.audit.services import actor_or_none, audit_record
 from stormwater.rules.money import fmt
 
+from ..books import closed_through
 from ..models import Bill, BillRun, Component, EntryKind, Installment, LedgerEntry, RunState
 from .common import (ERR_ACTIVITY, ERR_CLOSED, ERR_MAIL_STATE, ERR_MAILED, ERR_MAY_NOT_VOID, ERR_NOT_ISSUED,
                      ERR_NOT_OPEN, ERR_REASON, BillingError, _locked, _set_state)
@@ -102,8 +103,6 @@ def bill_run_void(*, run: BillRun, reason: str, acting_user) -> BillRun:
         activity = _activity(locked)
         if activity:
             raise BillingError(ERR_ACTIVITY.format(run=locked.pk, what=activity[0], bill=activity[1]))
-        from stormwater.receivables.services import closed_through
-
         through = closed_through()
         if through and locked.issue_date <= through:
             raise BillingError(ERR_CLOSED.format(through=through, run=locked.pk, day=locked.issue_date))

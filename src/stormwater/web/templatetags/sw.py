@@ -156,7 +156,7 @@ def case_ref(case, label: str = ""):
 
 
 def _may_open_parcel(user, parcel) -> bool:
-    from stormwater.accounts.roles import Perm
+    from stormwater.roles import Perm
 
     if user is None or not user.is_authenticated:
         return False
@@ -204,7 +204,7 @@ def account_ref(account, label: str = ""):
 
 @register.filter
 def can(user, perm: str) -> bool:
-    """``{% if user|can:"collect" %}``: the role table (accounts.roles) in a template, e.g. to link a reference
+    """``{% if user|can:"collect" %}``: the role table (stormwater.roles) in a template, e.g. to link a reference
     only for people who may open its page."""
     return bool(user is not None and getattr(user, "is_authenticated", False) and user.can(perm))
 

@@ -7,7 +7,7 @@ from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 
 from stormwater.accounts.access import public, require_perm
-from stormwater.accounts.roles import Perm, Role
+from stormwater.roles import Perm, Role
 from stormwater.parcels.selectors import parcels_for_user
 from stormwater.utility.models import BillRun, LedgerEntry
 from stormwater.utility.selectors import bills_for_user, resolution_in_force
@@ -91,7 +91,7 @@ def case_numbers(request):
 def town_map(request):
     """The town map (issue 16): parcels, permits, construction files, O&M sites and BMPs; a search that works
     without JavaScript (the list of matches) and, with it, also finds the match on the map."""
-    from stormwater.web.townmap import KIND_LABELS, town_search
+    from stormwater.pages.townmap import KIND_LABELS, town_search
 
     q = request.GET.get("q", "").strip()
     hits = town_search(user=request.user, q=q)
@@ -100,9 +100,9 @@ def town_map(request):
 
 @require_perm(Perm.PARCEL_VIEW_ALL)
 def town_map_features(request):
-    """The town map's data: GeoJSON (WGS 84) of what the person may open (web.townmap.town_features)."""
+    """The town map's data: GeoJSON (WGS 84) of what the person may open (pages.townmap.town_features)."""
     from django.http import JsonResponse
 
-    from stormwater.web.townmap import town_features
+    from stormwater.pages.townmap import town_features
 
     return JsonResponse(town_features(user=request.user))
