@@ -168,6 +168,8 @@ def whole_number(raw, name: str, *, lo: int = -MAX_WHOLE, hi: int = MAX_WHOLE) -
     if len(text.lstrip("+-")) > MAX_DIGITS:
         raise BadInput(f"{name}: must be from {lo} to {hi}")
     try:
+        if not text.isascii():  # int() reads "٣" as 3; str.isdigit() passes "¹", which int() refuses (issue 27)
+            raise ValueError(text)
         n = int(text)
     except ValueError:
         raise BadInput(f"{name}: {raw!r} is not a whole number") from None
