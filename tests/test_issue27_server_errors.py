@@ -25,7 +25,7 @@ def test_the_parcel_geojson_still_reads_a_survey_number(client_for, personas, to
     assert r.status_code == 200
 
 
-@pytest.mark.parametrize("rate", ["abc", "1e999", [95], {"x": 1}, "0", "-5", "1000", True])
+@pytest.mark.parametrize("rate", ["abc", "1e999", [95], {"x": 1}, "0", "-5", "1000", True, "NaN", "-0"])
 def test_the_rate_model_api_refuses_a_malformed_collection_rate_by_name(client_for, personas, resolution, rate):
     r = client_for(personas["staff"]).post(
         "/api/fund/rate-model", {"fiscal_year": 2027, "base_as_of": "2026-07-01", "collection_rate_percent": rate},
