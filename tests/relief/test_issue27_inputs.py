@@ -27,3 +27,13 @@ def test_an_abatement_application_refuses_a_statement_that_is_not_text(client_fo
         content_type="application/json")
     assert r.status_code == 400 and r.json()["error"].startswith("statement:")
     assert Case.objects.count() == cases
+
+
+@pytest.mark.parametrize("why", [{"a": 1}, ["x"]])
+def test_a_relief_act_refuses_a_field_that_is_not_a_form_value(client_for, personas, town, policy, why):
+    o = client_for(personas["owner"])
+    n = o.post("/api/relief/credits", {"parcel_id": "01-01-1", "credit": "BMP", "statement": "Rain garden."},
+               content_type="application/json").json()["number"]
+    r = o.post(f"/api/relief/{n}/withdraw", {"why": why}, content_type="application/json")
+    assert r.status_code == 400 and r.json()["error"].startswith("why:")
+    assert Case.objects.get(number=n).status == "filed"

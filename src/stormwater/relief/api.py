@@ -15,7 +15,7 @@ from stormwater.cases.services import TransitionError
 from stormwater.parcels.selectors import parcel_get_for_user
 from stormwater.rules.money import fmt
 from stormwater.utility.selectors import bill_get_for_user
-from stormwater.web.jsonapi import BadInput, api_errors, json_object, text_field
+from stormwater.web.jsonapi import BadInput, api_errors, form_fields, json_object, text_field
 
 from . import actions
 from . import services as sv
@@ -125,7 +125,7 @@ def api_credit_apply(request):
 def api_relief_act(request, number: str, action: str):
     """POST one act on a case (``actions.ACTIONS``) with its fields; the act's own permission applies."""
     case = relief_case_get_for_user(user=request.user, number=number)
-    out = actions.act(case=case, name=action, params=json_object(request), user=request.user)
+    out = actions.act(case=case, name=action, params=form_fields(json_object(request)), user=request.user)
     case = out.case if action == "appeal" else case
     case.refresh_from_db()
     return JsonResponse(case_json(case, detail=True), status=201 if action == "appeal" else 200)

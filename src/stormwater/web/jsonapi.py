@@ -235,6 +235,15 @@ def text_field(body, name: str, *, required: bool = False, max_length: int | Non
     return raw
 
 
+def form_fields(body: dict) -> dict:
+    """``body`` for code that reads a posted form's values (text, or a number or true/false here): an object or
+    a list in a field is refused by its name (issue 27: a dict reached ``.strip()``, or was stored as its repr)."""
+    for name, raw in body.items():
+        if isinstance(raw, (dict, list)):
+            raise BadInput(f"{name}: must be text, a number or true/false")
+    return body
+
+
 def only_fields(body: dict, fields) -> None:
     """Refuse fields the endpoint does not know, by name (a typo must not be silently ignored)."""
     unknown = sorted(set(body) - set(fields))
