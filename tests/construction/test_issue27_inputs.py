@@ -58,3 +58,22 @@ def test_the_conditions_refuse_an_unknown_frequency_and_the_page_still_shows(cli
     assert r.status_code == 400 and "frequency" in r.content.decode()
     assert Project.objects.get(pk=project.pk).frequency == "14day_storm"
     assert client_for(personas["director"]).get(f"/construction/{project.case.number}/").status_code == 200
+
+
+@pytest.mark.parametrize("value", ["abc", "99999999999999999999999"])
+def test_removing_a_control_refuses_an_odd_control_id(client_for, personas, project, value):
+    c = client_for(personas["director"])
+    r = c.post(f"/construction/{project.case.number}/controls/", {"action": "remove", "control": value})
+    assert r.status_code in (302, 400)
+    page = r.content.decode() if r.status_code == 400 else c.get(r.url).content.decode()
+    assert "is not one of the records offered" in page
+
+
+@pytest.mark.parametrize("field", ["design_engineer", "esc_inspector"])
+def test_opening_a_file_refuses_an_odd_person_id(client_for, personas, approved, field):
+    c = client_for(personas["director"])
+    r = c.post("/construction/open/", {"permit": approved.case.number, field: "99999999999999999999999"})
+    assert r.status_code in (302, 400)
+    page = r.content.decode() if r.status_code == 400 else c.get(r.url).content.decode()
+    assert "is not one of the records offered" in page
+    assert not Project.objects.exists()

@@ -70,6 +70,13 @@ def construction_list(request):
         "overdue": selectors.inspections_overdue() if request.user.can(Perm.INSPECT) else []})
 
 
+def _person(request, name: str):
+    """An optional person from the list offered (``name``); an id that is no whole number is refused at its field
+    (issue 27), one that is no user is none, as it always was."""
+    pk = record_id(request.POST.get(name), name, required=False)
+    return User.objects.filter(pk=pk).first() if pk else None
+
+
 @require_POST
 @require_perm(Perm.CONSTRUCTION_MANAGE)
 def construction_open(request):
@@ -77,9 +84,8 @@ def construction_open(request):
     if permit is None:  # nothing chosen (or a number that is no permit): said at the field, not a 404
         return refused(request, FieldRefusal("Choose the approved permit the file is opened for.", "permit"),
                        reverse("construction_list"))
-    eng = User.objects.filter(pk=request.POST.get("design_engineer") or 0).first()
-    esc = User.objects.filter(pk=request.POST.get("esc_inspector") or 0).first()
     try:
+        eng, esc = _person(request, "design_engineer"), _person(request, "esc_inspector")
         p = services.project_open(
             permit=permit, acting_user=request.user, design_engineer=eng,
             design_engineer_name=request.POST.get("design_engineer_name", ""),
