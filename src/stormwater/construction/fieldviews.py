@@ -20,7 +20,7 @@ from stormwater.accounts.access import public, require_perm
 from stormwater.accounts.roles import Perm
 from stormwater.cases.services import TransitionError
 from stormwater.townconfig import town_config
-from stormwater.web.postdata import refilled
+from stormwater.web.postdata import record_id, refilled
 
 from . import field, reportform, reporting, selectors
 from .models import InspectionKind
@@ -242,8 +242,8 @@ def construction_controls(request, number: str):
     f = request.POST
     to = reverse("construction_detail", args=[number]) + "#controls"
     if f.get("action") == "remove":
-        c = get_object_or_404(p.controls, pk=f.get("control") or 0)
-        return act(request, lambda: reporting.site_control_remove(control=c, acting_user=request.user),
+        return act(request, lambda: reporting.site_control_remove(
+            control=get_object_or_404(p.controls, pk=record_id(f.get("control"), "control")), acting_user=request.user),
                    "Control removed from the checklist.", to)
     return act(request, lambda: reporting.site_control_add(
         project=p, kind=f.get("kind", ""), name=f.get("name", ""), location=f.get("location", ""),

@@ -23,7 +23,7 @@ from stormwater.web.files import document_response, download
 from stormwater.web.forms import FieldRefusal, add_refusal
 from stormwater.web.postdata import REFUSALS
 from stormwater.cases.preview import preview_documents
-from stormwater.web.postdata import act, date_value, money_value, refused
+from stormwater.web.postdata import act, choice_value, date_value, money_value, record_id, record_ids, refused
 
 from . import selectors, services
 from .lists import ConstructionList
@@ -48,6 +48,12 @@ def _get(request, number):
     return selectors.project_get_for_user(user=request.user, number=number)
 
 
+def _one(records, value, field: str):
+    """The posted choice ``field`` (``value``) among ``records``: an id that is no whole number is refused at the
+    field (issue 27: "abc" as a key was a 500), one that is not among them is a 404. Call it inside the act."""
+    return get_object_or_404(records, pk=record_id(value, field))
+
+
 @require_perm()
 def construction_list(request):
     lst = ConstructionList(request, selectors.projects_for_user(request.user))
@@ -64,6 +70,13 @@ def construction_list(request):
         "overdue": selectors.inspections_overdue() if request.user.can(Perm.INSPECT) else []})
 
 
+def _person(request, name: str):
+    """An optional person from the list offered (``name``); an id that is no whole number is refused at its field
+    (issue 27), one that is no user is none, as it always was."""
+    pk = record_id(request.POST.get(name), name, required=False)
+    return User.objects.filter(pk=pk).first() if pk else None
+
+
 @require_POST
 @require_perm(Perm.CONSTRUCTION_MANAGE)
 def construction_open(request):
@@ -71,9 +84,8 @@ def construction_open(request):
     if permit is None:  # nothing chosen (or a number that is no permit): said at the field, not a 404
         return refused(request, FieldRefusal("Choose the approved permit the file is opened for.", "permit"),
                        reverse("construction_list"))
-    eng = User.objects.filter(pk=request.POST.get("design_engineer") or 0).first()
-    esc = User.objects.filter(pk=request.POST.get("esc_inspector") or 0).first()
     try:
+        eng, esc = _person(request, "design_engineer"), _person(request, "esc_inspector")
         p = services.project_open(
             permit=permit, acting_user=request.user, design_engineer=eng,
             design_engineer_name=request.POST.get("design_engineer_name", ""),
@@ -83,7 +95,8 @@ def construction_open(request):
             preconstruction_required=bool(request.POST.get("preconstruction_required")),
             surety_required=not request.POST.get("no_surety_reason"),
             surety_not_required_reason=request.POST.get("no_surety_reason", ""),
-            frequency=request.POST.get("frequency", Frequency.EVERY_7_DAYS.value),
+            frequency=choice_value(request.POST.get("frequency"), Frequency, "frequency",
+                                   default=Frequency.EVERY_7_DAYS.value),
             sensitive_waters=bool(request.POST.get("sensitive_waters")))
     except (TransitionError, ValueError) as e:  # the list again, as it was sent, the error at its field
         return refused(request, e, reverse("construction_list"))
@@ -177,8 +190,8 @@ def construction_conditions(request, number):
     p = _get(request, number)
     f = request.POST
     return _do(request, p, lambda: services.project_conditions_set(
-        project=p, acting_user=request.user, frequency=f.get("frequency") or None,
-        sensitive_waters=bool(f.get("sensitive_waters")), frozen=f.get("frozen") or None,
+        project=p, acting_user=request.user, frequency=choice_value(f.get("frequency"), Frequency, "frequency"),
+        sensitive_waters=bool(f.get("sensitive_waters")), frozen=choice_value(f.get("frozen"), Frozen, "frozen"),
         stabilized_on=date_value(f["stabilized_on"], field="stabilized_on") if f.get("stabilized_on") else None,
         clear_stabilized=not f.get("stabilized_on")), "Inspection frequency conditions updated.", "schedule")
 
@@ -240,12 +253,14 @@ def construction_area(request, number):
                 messages.success(request, "Area added.")
                 return redirect(f"/construction/{p.case.number}/#areas")
         return _detail_page(request, p, area_form=form, status=400)
-    area = get_object_or_404(p.areas, pk=f.get("area") or 0)
+    def area():
+        return _one(p.areas, f.get("area"), "area")
+
     if action == "ceased":
-        return _do(request, p, lambda: services.area_ceased(area=area, on=date_value(f.get("on"), field="on"),
+        return _do(request, p, lambda: services.area_ceased(area=area(), on=date_value(f.get("on"), field="on"),
                                                             acting_user=request.user),
                    "Work ceased recorded: stabilize within 7 days.", "areas")
-    return _do(request, p, lambda: services.area_stabilized(area=area, on=date_value(f.get("on"), field="on"),
+    return _do(request, p, lambda: services.area_stabilized(area=area(), on=date_value(f.get("on"), field="on"),
                                                             acting_user=request.user),
                "Area stabilized.", "areas")
 
@@ -254,11 +269,15 @@ def construction_area(request, number):
 def construction_violation(request, number):
     p = _get(request, number)
     f = request.POST
-    insp = p.inspections.filter(pk=f.get("inspection") or 0).first()
+
+    def inspection():  # optional; an id no longer on the file is none (as it always was), "abc" is refused
+        pk = record_id(f.get("inspection"), "inspection", required=False)
+        return p.inspections.filter(pk=pk).first() if pk else None
+
     return _do(request, p, lambda: services.violation_notice_issue(
         project=p, description=f.get("description", ""), corrective_actions=f.get("corrective_actions", ""),
         correct_by=date_value(f.get("correct_by"), field="correct_by"), found_on=date_value(f.get("found_on"), timezone.localdate(), field="found_on"),
-        inspection=insp, acting_user=request.user), "Notice of violation issued.", "violations")
+        inspection=inspection(), acting_user=request.user), "Notice of violation issued.", "violations")
 
 
 @_post_action(Perm.INSPECTION_FILE)
@@ -292,11 +311,10 @@ def construction_violation_approve(request, number, violation_id):
 @_post_action(Perm.CONSTRUCTION_MANAGE)
 def construction_stop_work(request, number):
     p = _get(request, number)
-    vs = list(p.violations.filter(pk__in=request.POST.getlist("violations")))
-    return _do(request, p, lambda: services.stop_work_issue(project=p, violations=vs,
-                                                             reason=request.POST.get("reason", ""),
-                                                             acting_user=request.user),
-               "Stop-work order issued.", "violations")
+    return _do(request, p, lambda: services.stop_work_issue(
+        project=p, violations=list(p.violations.filter(pk__in=record_ids(request.POST.getlist("violations"),
+                                                                        "violations"))),
+        reason=request.POST.get("reason", ""), acting_user=request.user), "Stop-work order issued.", "violations")
 
 
 @_post_action(Perm.CONSTRUCTION_MANAGE)
@@ -338,9 +356,8 @@ def construction_surety(request, number):
         return _do(request, p, lambda: services.surety_release(
             project=p, amount=money_value(f.get("amount"), "amount"), on=date_value(f.get("on"), timezone.localdate(), field="on"),
             phase=f.get("phase", ""), reason=f.get("reason", ""), acting_user=request.user), "Surety released.", "surety")
-    v = get_object_or_404(p.violations, pk=f.get("violation") or 0)
     return _do(request, p, lambda: services.surety_forfeit(
-        project=p, violation=v, amount=money_value(f.get("amount"), "amount"), on=date_value(f.get("on"), timezone.localdate(), field="on"),
+        project=p, violation=_one(p.violations, f.get("violation"), "violation"), amount=money_value(f.get("amount"), "amount"), on=date_value(f.get("on"), timezone.localdate(), field="on"),
         reason=f.get("reason", ""), acting_user=request.user), "Surety drawn to correct the work.", "surety")
 
 

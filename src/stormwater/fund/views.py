@@ -17,6 +17,7 @@ from stormwater.formats import day as show_day
 from stormwater.rules.money import fmt_ratio, fmt_usd
 from stormwater.web.files import csv_text, download, xlsx_bytes
 from stormwater.web.forms import add_refusal
+from stormwater.web.postdata import whole_value
 
 from . import charts, exports, services
 from .forms import (USE_LEGEND, AdoptForm, BudgetForm, BudgetLineForm, OtherRevenueForm, RateModelForm,
@@ -251,12 +252,15 @@ def fund_receipts_export(request, fmt: str):
 def _rvb_params(request) -> tuple[int, date]:
     today = date.today()
     try:
-        fy = int(request.GET.get("fy") or fiscal_year_of(today))
+        fy = whole_value(request.GET.get("fy"), "fy", lo=2000, hi=2100, default=fiscal_year_of(today))
         as_of = date.fromisoformat(request.GET["as_of"]) if request.GET.get("as_of") else today
     except ValueError:
         fy, as_of = fiscal_year_of(today), today
-    if not 2000 <= fy <= 2100:
-        fy = fiscal_year_of(today)
+        if request.GET.get("as_of"):  # a fiscal year out of range alone keeps a good as-of date (as before)
+            try:
+                as_of = date.fromisoformat(request.GET["as_of"])
+            except ValueError:
+                pass
     return fy, as_of
 
 

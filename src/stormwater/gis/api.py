@@ -9,7 +9,7 @@ from django.views.decorators.http import require_POST
 from stormwater.accounts.access import require_perm
 from stormwater.accounts.roles import Perm
 from stormwater.parcels.selectors import parcel_get_for_user
-from stormwater.web.jsonapi import BadInput, api_errors, date_field, text_field
+from stormwater.web.jsonapi import BadInput, api_errors, date_field, int_field, text_field
 
 from .layer_upload import LayerUpload, layers_upload_import
 
@@ -17,10 +17,11 @@ from .selectors import changes_geojson, eru_determination, parcel_geojson, surve
 
 
 @require_perm(api=True)
+@api_errors()
 def api_parcel_geojson(request, parcel_id: str):
     """The parcel and its impervious pieces by layer (WGS84). An owner reaches only their own parcels."""
     parcel = parcel_get_for_user(user=request.user, parcel_id=parcel_id)
-    survey = survey_get(int(request.GET["survey"])) if request.GET.get("survey", "").isdigit() else None
+    survey = survey_get(int_field(request.GET, "survey", None, lo=1)) if request.GET.get("survey") else None
     return JsonResponse(parcel_geojson(parcel=parcel, survey=survey))
 
 

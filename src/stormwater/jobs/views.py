@@ -7,7 +7,7 @@ from pathlib import Path
 from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
-from django.http import FileResponse, Http404
+from django.http import FileResponse, Http404, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
@@ -45,9 +45,11 @@ def job_file(request, job_id: int):
 
 
 def _back(request, job):
+    # A path on this site only: ``redirect`` reads any other word as a URL name ("None" was a NoReverseMatch, a 500).
     nxt = request.POST.get("next", "")
-    if nxt and url_has_allowed_host_and_scheme(nxt, allowed_hosts={request.get_host()}, require_https=request.is_secure()):
-        return redirect(nxt)
+    if nxt.startswith("/") and url_has_allowed_host_and_scheme(nxt, allowed_hosts={request.get_host()},
+                                                               require_https=request.is_secure()):
+        return HttpResponseRedirect(nxt)
     return redirect("job_detail", job_id=job.pk) if job else redirect("job_list")
 
 

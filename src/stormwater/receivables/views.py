@@ -21,8 +21,8 @@ from stormwater.utility.selectors import bill_installments, bill_page_get_for_us
 from stormwater.web.files import csv_response, download, table_response
 from stormwater.web.once import submit_once
 from stormwater.web.paging import paginate
-from stormwater.web.forms import add_refusal, form_refusal
-from stormwater.web.postdata import date_value, refused
+from stormwater.web.forms import FieldRefusal, add_refusal, form_refusal
+from stormwater.web.postdata import date_value, record_ids, refused
 
 from . import exports
 from .access import account_get_for_user, accounts_for_user
@@ -233,13 +233,14 @@ def commitments(request):
     form = CommitForm(request.POST or None, initial={"tax_fiscal_year": as_of.year + 1 if as_of.month >= 7
                                                      else as_of.year})
     if request.method == "POST" and form.is_valid():
-        ds = list(Demand.objects.filter(pk__in=request.POST.getlist("demand")).select_related("account"))
         try:
+            ds = list(Demand.objects.filter(pk__in=record_ids(request.POST.getlist("demand"), "demand"))
+                      .select_related("account"))
             c = commitment_create(tax_fiscal_year=form.cleaned_data["tax_fiscal_year"],
                                   committed_on=form.cleaned_data["committed_on"], demands=ds, acting_user=request.user)
             messages.success(request, f"Committed {c.lines.count()} accounts to the Board of Assessors.")
             return redirect("commitment_detail", commitment_id=c.pk)
-        except CollectionError as e:
+        except (CollectionError, FieldRefusal) as e:
             add_refusal(form, e)
     lst = CommitmentList(request, accounts_for_user(user=request.user))
     made = CommitmentMadeList(request)

@@ -15,7 +15,7 @@ from stormwater.cases.services import TransitionError
 from stormwater.parcels.selectors import parcel_get_for_user
 from stormwater.rules.money import fmt
 from stormwater.utility.selectors import bill_get_for_user
-from stormwater.web.jsonapi import BadInput, api_errors, json_object
+from stormwater.web.jsonapi import BadInput, api_errors, form_fields, json_object, text_field
 
 from . import actions
 from . import services as sv
@@ -97,7 +97,7 @@ def api_abatement_apply(request):
     """POST {bill, grounds: [...], statement, amount, disposition: refund|credit}."""
     p = json_object(request)
     bill = bill_get_for_user(user=request.user, number=str(p.get("bill", "")))
-    ab = sv.abatement_apply(bill=bill, grounds=list(p.get("grounds") or []), statement=p.get("statement", ""),
+    ab = sv.abatement_apply(bill=bill, grounds=list(p.get("grounds") or []), statement=text_field(p, "statement"),
                             amount_requested=actions.parse_money(p.get("amount"), "amount") or 0,
                             disposition=p.get("disposition", "refund"), acting_user=request.user)
     return JsonResponse(case_json(ab.case, detail=True), status=201)
@@ -114,7 +114,7 @@ def api_credit_apply(request):
     ctype = CreditType.objects.filter(policy=policy, code=p.get("credit")).first() if policy else None
     if ctype is None:
         raise BadInput(f"credit: no credit {p.get('credit')!r} in the policy in force")
-    app = sv.credit_apply(parcel=parcel, credit_type=ctype, statement=p.get("statement", ""),
+    app = sv.credit_apply(parcel=parcel, credit_type=ctype, statement=text_field(p, "statement"),
                           acting_user=request.user)
     return JsonResponse(case_json(app.case, detail=True), status=201)
 
@@ -125,7 +125,7 @@ def api_credit_apply(request):
 def api_relief_act(request, number: str, action: str):
     """POST one act on a case (``actions.ACTIONS``) with its fields; the act's own permission applies."""
     case = relief_case_get_for_user(user=request.user, number=number)
-    out = actions.act(case=case, name=action, params=json_object(request), user=request.user)
+    out = actions.act(case=case, name=action, params=form_fields(json_object(request)), user=request.user)
     case = out.case if action == "appeal" else case
     case.refresh_from_db()
     return JsonResponse(case_json(case, detail=True), status=201 if action == "appeal" else 200)

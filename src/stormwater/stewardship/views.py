@@ -22,7 +22,7 @@ from stormwater.cases.models import CaseDocument
 from stormwater.web.context import shown_at
 from stormwater.web.files import document_response, download
 from stormwater.web.forms import FieldRefusal
-from stormwater.web.postdata import REFUSALS, act, date_value, refused, whole_value
+from stormwater.web.postdata import REFUSALS, act, date_value, record_id, record_ids, refused, whole_value
 
 from . import selectors, services
 from .contents import OM_ITEMS
@@ -213,9 +213,8 @@ def site_easement(request, number):
                 return redirect(f"/stewardship/{site.case.number}/#easements")
         return _detail_page(request, site, easement_none_form=form, status=400)
     if f.get("action") == "record":
-        e = get_object_or_404(site.easements, pk=f.get("easement") or 0)
         return _do(request, site, lambda: services.easement_record(
-            easement=e, recorded_on=date_value(f["recorded_on"], field="recorded_on") if f.get("recorded_on") else None,
+            easement=get_object_or_404(site.easements, pk=record_id(f.get("easement"), "easement")), recorded_on=date_value(f["recorded_on"], field="recorded_on") if f.get("recorded_on") else None,
             book=f.get("book", ""),
             page=f.get("page", ""), document_number=f.get("document_number", ""),
             proof_upload=request.FILES.get("file"), acting_user=request.user), "Easement recording entered.",
@@ -383,9 +382,9 @@ def site_amend(request, number, plan_id):
     site = _site(request, number)
     plan = get_object_or_404(site.plans, pk=plan_id)
     f = request.POST
-    signed = list(site.parties.filter(pk__in=f.getlist("signed_by")))
     return _do(request, site, lambda: services.plan_amend(
-        plan=plan, description=f.get("description", ""), signed_by=signed,
+        plan=plan, description=f.get("description", ""),
+        signed_by=list(site.parties.filter(pk__in=record_ids(f.getlist("signed_by"), "signed_by"))),
         director_agreed_on=date_value(f["director_agreed_on"], field="director_agreed_on") if f.get("director_agreed_on") else None,
         effective_on=date_value(f.get("effective_on"), timezone.localdate(), field="effective_on"), upload=request.FILES.get("file"),
         acting_user=request.user), "Amendment recorded.", "plan")

@@ -168,6 +168,8 @@ def whole_number(raw, name: str, *, lo: int = -MAX_WHOLE, hi: int = MAX_WHOLE) -
     if len(text.lstrip("+-")) > MAX_DIGITS:
         raise BadInput(f"{name}: must be from {lo} to {hi}")
     try:
+        if not text.isascii():  # int() reads "٣" as 3; str.isdigit() passes "¹", which int() refuses (issue 27)
+            raise ValueError(text)
         n = int(text)
     except ValueError:
         raise BadInput(f"{name}: {raw!r} is not a whole number") from None
@@ -231,6 +233,15 @@ def text_field(body, name: str, *, required: bool = False, max_length: int | Non
     if max_length is not None and len(raw) > max_length:
         raise BadInput(f"{name}: at most {max_length} characters")
     return raw
+
+
+def form_fields(body: dict) -> dict:
+    """``body`` for code that reads a posted form's values (text, or a number or true/false here): an object or
+    a list in a field is refused by its name (issue 27: a dict reached ``.strip()``, or was stored as its repr)."""
+    for name, raw in body.items():
+        if isinstance(raw, (dict, list)):
+            raise BadInput(f"{name}: must be text, a number or true/false")
+    return body
 
 
 def only_fields(body: dict, fields) -> None:

@@ -44,6 +44,7 @@ from django_tables2.utils import call_with_appropriate
 
 from stormwater.web.files import CONTENT_TYPES, safe_cell
 from stormwater.web.templatetags.sw import DAY, DAYTIME, WEEKDAY
+from stormwater.web.postdata import page_value
 
 PER_PAGE = 50
 CENT = Decimal("0.01")
@@ -285,16 +286,9 @@ class ListPage:
 
     @cached_property
     def page(self):
-        per = self.per_page
-        try:
-            per = int(self.request.GET.get(self.param("per_page")) or per)
-        except ValueError:
-            pass
+        per = page_value(self.request.GET.get(self.param("per_page")), self.per_page)
         per = per if per in PER_PAGE_CHOICES else self.per_page
-        try:
-            n = max(1, int(self.request.GET.get(self.param("page")) or 1))
-        except ValueError:
-            n = 1
+        n = page_value(self.request.GET.get(self.param("page")), 1)
         pages = max(1, -(-self.count // per))
         self.table.paginate(paginator_class=_CountedPaginator, per_page=per, page=min(n, pages), count=self.count)
         return self.table.page

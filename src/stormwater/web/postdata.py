@@ -65,6 +65,46 @@ def whole_value(value: str | None, field: str, *, lo: int, hi: int, default: int
     return n
 
 
+MAX_ID = 2**63 - 1  # a database key (bigint); a larger number is no record (SQLite raises OverflowError past it)
+
+
+def record_id(value: str | None, field: str, *, required: bool = True) -> int | None:
+    """A posted record id (a whole number from 1): "abc", "¹", "-3" or a 40-digit number are refused by
+    ``field`` (issue 27: a raw value as a primary key was a 500). Blank → an error, or None when not ``required``."""
+    text = (value or "").strip()
+    if not text and not required:
+        return None
+    if not text:
+        raise FieldRefusal(f"{field}: a choice is required.", field)
+    if len(text) > 19 or not (text.isascii() and text.isdigit()) or not 1 <= int(text) <= MAX_ID:
+        raise FieldRefusal(f"{field}: {value!r} is not one of the records offered.", field)
+    return int(text)
+
+
+def record_ids(values: list[str], field: str) -> list[int]:
+    """Posted record ids (a multiple choice, ``request.POST.getlist(field)``), each read by ``record_id``."""
+    return [record_id(v, field) for v in values if (v or "").strip()]
+
+
+def choice_value(value: str | None, choices, field: str, *, default: str | None = None) -> str | None:
+    """A posted choice among ``choices`` (a ``TextChoices``/``StrEnum`` or values); blank → ``default``."""
+    if not value:
+        return default
+    allowed = [getattr(c, "value", c) for c in choices]
+    if value not in allowed:
+        raise FieldRefusal(f"{field}: {value!r} is not one of {', '.join(map(str, allowed))}.", field)
+    return value
+
+
+def page_value(value: str | None, default: int, *, hi: int = 10**6) -> int:
+    """A query's page number or size (a link, not a form): anything but a whole number from 1 to ``hi`` is
+    ``default`` — a pager never refuses, it shows the nearest page."""
+    text = (value or "").strip()
+    if not (text.isascii() and text.isdigit()) or len(text) > 7:
+        return default
+    return min(max(1, int(text)), hi)
+
+
 # A service saying no: a state table (``web.forms.Refusal``: ``cases.services.TransitionError`` and its kin), a
 # precondition or a bad value (``ValueError``: ``FieldRefusal``, ``cases.services.DocumentError``, each app's error).
 REFUSALS = (Refusal, ValueError)
