@@ -14,7 +14,7 @@ from stormwater.relief import workflow as wf
 from stormwater.relief.models import CreditType
 from stormwater.utility.models import Account, Bill, EntryKind, LedgerEntry
 
-from .conftest import house_bill, pdf_upload
+from .conftest import credit_denial_appealed_naming_an_abatement, house_bill, pdf_text, pdf_upload
 
 ET = ZoneInfo("America/New_York")
 
@@ -267,7 +267,7 @@ def test_a_lien_abatement_denied_by_the_select_board_notifies_the_appellate_tax_
     assert ap.case.status == wf.LienStatus.DENIED
     atb = ap.case.clocks.get(kind="atb_appeal")
     assert atb.state().due == date(2027, 4, 20)  # Apr 19, 2027 is Patriots' Day
-    text = _pdf_text(ap.case.documents.get(tag="decision"))
+    text = pdf_text(ap.case.documents.get(tag="decision"))
     assert "Appellate Tax Board" in text and "April 20, 2027" in text
 
 
@@ -294,31 +294,12 @@ def test_a_lien_abatement_is_at_most_what_was_committed_and_on_the_same_account(
                                 grounds="x", amount_requested=committed.total + 1, acting_user=personas["staff"])
 
 
-def _pdf_text(doc) -> str:
-    import subprocess
-
-    out = subprocess.run(["pdftotext", doc.file.path, "-"], capture_output=True, text=True, check=True).stdout
-    return " ".join(out.split())
-
 
 def test_a_pending_abatement_named_on_a_reversed_credit_appeal_is_not_abated_twice(billed, policy, personas, at):
     """Issue 17: the Select Board reversed the credit denial and abated the bill; the abatement application
     named on the appeal stayed pending, and granting it posted the same amount again."""
-    owner, director = personas["owner"], personas["director"]
-    bill = house_bill(billed)
-    at(date(2026, 9, 20))
-    payment_post(account=bill.account, amount=D("53.16"), received_on=date(2026, 9, 20), acting_user=None)
-    at(date(2026, 9, 21))
-    ab = sv.abatement_apply(bill=bill, grounds=["credit"], statement="The BMP credit should apply.",
-                            amount_requested=D("13.29"), disposition="refund", acting_user=owner)
-    bmp = CreditType.objects.get(policy=policy, code="BMP")
-    app = sv.credit_apply(parcel=billed["house"], credit_type=bmp, statement="Dry well.", acting_user=owner,
-                          uploads=[(t, pdf_upload(f"{t}.pdf")) for t, _ in bmp.required_documents])
-    sv.credit_determine_complete(application=app, acting_user=personas["staff"])
-    at(date(2026, 10, 2))
-    sv.credit_decide(application=app, decision="deny", reasons="Undersized.", acting_user=director)
-    at(date(2026, 10, 5))
-    ap = sv.appeal_file(decided_case=app.case, grounds="Sized for the roof.", acting_user=owner, related_abatement=ab)
+    director = personas["director"]
+    bill, ab, app, ap = credit_denial_appealed_naming_an_abatement(billed, policy, personas, at)
     sv.appeal_transmit_record(appeal=ap, acting_user=personas["staff"])
     sv.appeal_schedule_hearing(appeal=ap, hearing_at=datetime(2026, 11, 10, 19, tzinfo=ET), place="Town Hall",
                                acting_user=personas["clerk"])

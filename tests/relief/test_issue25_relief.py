@@ -11,28 +11,22 @@
 """
 from __future__ import annotations
 
-import subprocess
 from datetime import date, datetime
 from decimal import Decimal as D
 from zoneinfo import ZoneInfo
 
 import pytest
 
-from stormwater.receivables.services import payment_post
 from stormwater.relief import services as sv
 from stormwater.relief import workflow as wf
 from stormwater.relief.models import CreditType
 from stormwater.utility.models import Bill, EntryKind, LedgerEntry
 from stormwater.utility.services import bill_run_issue, fiscal_year
 
-from .conftest import house_bill, pdf_upload
+from .conftest import credit_denial_appealed_naming_an_abatement, pdf_text, pdf_upload
 
 ET = ZoneInfo("America/New_York")
 
-
-def _pdf_text(doc) -> str:
-    out = subprocess.run(["pdftotext", doc.file.path, "-"], capture_output=True, text=True, check=True).stdout
-    return " ".join(out.split())
 
 
 def _credit_appeal_with_abatement(billed, policy, personas, at, *, abatement_then: str):
@@ -41,20 +35,7 @@ def _credit_appeal_with_abatement(billed, policy, personas, at, *, abatement_the
     ("granted": granted in full by the Director; "withdrawn": withdrawn by the owner); the owner appeals the credit
     denial naming the abatement, and the Select Board hears it on Nov 10."""
     owner, director = personas["owner"], personas["director"]
-    bill = house_bill(billed)
-    at(date(2026, 9, 20))
-    payment_post(account=bill.account, amount=D("53.16"), received_on=date(2026, 9, 20), acting_user=None)
-    at(date(2026, 9, 21))
-    ab = sv.abatement_apply(bill=bill, grounds=["credit"], statement="The BMP credit should apply.",
-                            amount_requested=D("13.29"), disposition="refund", acting_user=owner)
-    bmp = CreditType.objects.get(policy=policy, code="BMP")
-    app = sv.credit_apply(parcel=billed["house"], credit_type=bmp, statement="Dry well.", acting_user=owner,
-                          uploads=[(t, pdf_upload(f"{t}.pdf")) for t, _ in bmp.required_documents])
-    sv.credit_determine_complete(application=app, acting_user=personas["staff"])
-    at(date(2026, 10, 2))
-    sv.credit_decide(application=app, decision="deny", reasons="Undersized.", acting_user=director)
-    at(date(2026, 10, 5))
-    ap = sv.appeal_file(decided_case=app.case, grounds="Sized for the roof.", acting_user=owner, related_abatement=ab)
+    bill, ab, app, ap = credit_denial_appealed_naming_an_abatement(billed, policy, personas, at)
     if abatement_then == "granted":
         sv.abatement_decide(abatement=ab, decision="grant", reasons="", acting_user=director)
     else:
@@ -88,7 +69,7 @@ def test_the_select_board_reverses_a_credit_denial_whatever_became_of_the_named_
     assert ab.case.status == status
     assert sum((e.amount for e in LedgerEntry.objects.filter(bill=bill, kind=EntryKind.ABATEMENT)), D(0)) == abated
     assert not ap.amount_abated
-    letter = _pdf_text(ap.case.documents.get(tag="decision"))
+    letter = pdf_text(ap.case.documents.get(tag="decision"))
     assert "REVERSES the denial and grants a credit of 25" in letter
     assert ab.case.number in letter
     # The credit applies to the next bill: FY2028's house bill is 75 % of $53.16.
@@ -125,7 +106,7 @@ def test_a_recertification_due_on_a_sunday_is_not_lapsed_on_the_owners_last_day(
     body = client_for(owner).get(f"/api/relief/{app.case.number}/").json()
     assert body["grants"][0]["recertify_due"] == str(last_day)
     # The decision letter names the same day.
-    letter = _pdf_text(app.case.documents.get(tag="decision"))
+    letter = pdf_text(app.case.documents.get(tag="decision"))
     assert f"Recertification is due by {last_day:%B} {last_day.day}, {last_day.year}" in letter
     # On that day the credit has not lapsed: only noncompliance could revoke it.
     with pytest.raises(sv.ReliefError, match=f"due by {last_day}: it has not lapsed"):
