@@ -73,13 +73,17 @@ def permit_info_request(request, number: str):
         "Information requested: letter generated, the 42-day clock is stopped.")
 
 
+def _extension_days(request) -> int:
+    """The days of an extension (the review clock's or the project start's), either way up to the form's limit."""
+    return whole_value(request.POST.get("days"), "days", lo=-MAX_EXTENSION_DAYS, hi=MAX_EXTENSION_DAYS, default=0)
+
+
 @require_POST
 @require_perm(Perm.PERMIT_REVIEW)
 def permit_extend_view(request, number: str):
     app = permit_get_for_user(user=request.user, number=number)
     return _do(request, app, lambda: services.permit_extend(
-        application=app, days=whole_value(request.POST.get("days"), "days", lo=-MAX_EXTENSION_DAYS,
-                                          hi=MAX_EXTENSION_DAYS, default=0), reason=request.POST.get("reason", ""),
+        application=app, days=_extension_days(request), reason=request.POST.get("reason", ""),
         acting_user=request.user), "Extension recorded.")
 
 
@@ -253,8 +257,7 @@ def permit_change_determine(request, number: str, change_id: int):
 def permit_start_extend(request, number: str):
     app = permit_get_for_user(user=request.user, number=number)
     return _do(request, app, lambda: services.project_start_extend(
-        application=app, days=whole_value(request.POST.get("days"), "days", lo=-MAX_EXTENSION_DAYS,
-                                          hi=MAX_EXTENSION_DAYS, default=0), reason=request.POST.get("reason", ""),
+        application=app, days=_extension_days(request), reason=request.POST.get("reason", ""),
         acting_user=request.user), "Start date extended.")
 
 
