@@ -107,15 +107,16 @@ def test_a_naive_storm_time_is_refused():
 
 
 def test_dst_through_the_database(project, personas, at):
-    """Stored in UTC, read back and shown in local time: the same deadlines through the selector."""
-    at(date(2026, 3, 2), 11)
-    cs.inspection_report_file(project=project, report=report("erosion_pre_start", dt(2026, 3, 2, 10)),
+    """Stored in UTC, read back and shown in local time: the same deadlines through the selector. (DST began
+    2027-03-14; the permit was issued 2026-04-10, and no inspection may be dated before it: issue 30.)"""
+    at(date(2027, 3, 8), 11)
+    cs.inspection_report_file(project=project, report=report("erosion_pre_start", dt(2027, 3, 8, 10)),
                               acting_user=personas["inspector"])
-    at(date(2026, 3, 7), 12)  # rainfall is recorded after it fell (issue 18)
-    cs.rain_event_record(project=project, ended_at=dt(2026, 3, 7, 10), rain_in=D("0.40"), source="gauge",
+    at(date(2027, 3, 13), 12)  # rainfall is recorded after it fell (issue 18)
+    cs.rain_event_record(project=project, ended_at=dt(2027, 3, 13, 10), rain_in=D("0.40"), source="gauge",
                          acting_user=personas["staff"])
     d = selectors.next_due(project)
-    assert d.due_at == datetime(2026, 3, 8, 11, tzinfo=E) and "ending 2026-03-07 10:00" in d.reason
+    assert d.due_at == datetime(2027, 3, 14, 11, tzinfo=E) and "ending 2027-03-13 10:00" in d.reason
 
 
 # --- which inspection satisfies what ------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 emailing it after commit to the applicant and the Director (§ 380-16 C(4)(f)[1])."""
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, datetime
 
 from django.utils import timezone
 
@@ -24,6 +24,32 @@ class ConstructionError(ValueError):
 
 def _today() -> date:
     return timezone.localdate()
+
+
+# --- no act of a construction file is dated before its permit (issue 30) ----------------------------------------
+# A construction file follows an issued permit (§ 380-10 I: the decision; § 380-10 K: the two years to start run from
+# issuance; § 380-16: the meeting, the plan on site and the inspections are of the permitted work). So no act of the
+# file (meeting, plan on site, start, inspection, storm, area, violation, stop-work, as-built, certificate) may be
+# dated before the permit's issuance (its decision date where no issuance date is recorded, else the file's opening).
+ERR_BEFORE_PERMIT = ("The {what} ({day:%Y-%m-%d}) is before permit {number} was issued ({issued:%Y-%m-%d}): "
+                     "no act of the construction file may be dated before the permit (§ 380-10 I, K; § 380-16).")
+
+
+def permit_issued_on(project: ConstructionProject) -> date:
+    """The first day an act of this construction file may be dated."""
+    permit = project.permit
+    return permit.issued_on or permit.decided_on or timezone.localdate(project.case.opened_at)
+
+
+def not_before_permit(project: ConstructionProject, when, *, what: str, field: str | None = None) -> None:
+    """Refuse (naming ``what`` and the posted ``field``) a date or time of an act before the permit's issuance."""
+    if when is None:
+        return
+    day = timezone.localdate(when) if isinstance(when, datetime) else when
+    issued = permit_issued_on(project)
+    if day < issued:
+        raise ConstructionError(ERR_BEFORE_PERMIT.format(what=what, day=day, number=project.permit.case.number,
+                                                         issued=issued), field=field)
 
 
 def _lock(project: ConstructionProject) -> ConstructionProject:

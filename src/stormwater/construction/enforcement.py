@@ -14,7 +14,7 @@ from stormwater.formats import day as show_day
 
 from . import documents
 from . import workflow as wf
-from .base import ConstructionError, _keep_pdf, _lock, _send_on_commit, _today
+from .base import ConstructionError, _keep_pdf, _lock, _send_on_commit, _today, not_before_permit
 from .models import ConstructionProject, DisturbedArea, EnforcementReferral, Inspection, StopWorkOrder, Violation
 
 S = wf.Status
@@ -47,6 +47,7 @@ def violation_notice_issue(*, project: ConstructionProject, description: str, co
                                 field="description" if not description.strip() else "corrective_actions")
     if correct_by < found_on:
         raise ConstructionError(ERR_CORRECT_BY, field="correct_by")
+    not_before_permit(p, found_on, what="day the violation was found", field="found_on")
     v = Violation.objects.create(project=p, inspection=inspection, area=area, found_on=found_on,
                                  description=description.strip(), corrective_actions=corrective_actions.strip(),
                                  correct_by=correct_by)
@@ -117,6 +118,7 @@ def stop_work_issue(*, project: ConstructionProject, violations: list[Violation]
     work previously completed is approved."""
     p = _lock(project)
     on = on or _today()
+    not_before_permit(p, on, what="day of the stop-work order", field="on")
     violations = [v for v in violations if not v.resolved]
     if not violations:
         raise ConstructionError(ERR_SWO_VIOLATIONS, field="violations")

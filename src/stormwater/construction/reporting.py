@@ -19,7 +19,7 @@ from stormwater.rules.money import ZERO
 from stormwater.formats import day as show_day, moment as show_moment
 
 from . import documents
-from .base import ConstructionError, _keep_pdf, _lock, _send_on_commit
+from .base import ConstructionError, _keep_pdf, _lock, _send_on_commit, not_before_permit
 from .models import (ENGINEER_KINDS, ChecklistRow, Condition, ConstructionProject, Evaluation, Inspection,
                      InspectionKind, InspectionNotice, InspectionPhoto, PunchItem, RainEvent, SignatureMethod,
                      SiteControl)
@@ -68,6 +68,7 @@ def rain_event_record(*, project: ConstructionProject, ended_at: datetime, rain_
     future = after_now(ended_at, what="time the 24-hour rainfall ended")
     if future:
         raise ConstructionError(future, field="ended_at")
+    not_before_permit(project, ended_at, what="time the 24-hour rainfall ended", field="ended_at")
     ev = RainEvent.objects.create(project=project, ended_at=ended_at, rain_in=rain_in, snow_in=snow_in,
                                   source=source.strip(), recorded_by=acting_user)
     event_record(case=project.case, kind="rain", acting_user=acting_user, on=timezone.localtime(ended_at).date(),
@@ -276,21 +277,35 @@ def inspection_report_file(*, project: ConstructionProject, report: ReportInput,
             raise ConstructionError(ERR_RANDOM)
         who = "design engineer" if kind in ENGINEER_KINDS else "design engineer or erosion-control inspector"
         raise ConstructionError(ERR_NOT_YOURS.format(who=who))
+    # Every refusal about the report's dates and its notice is said at once (issue 30: a report dated tomorrow
+    # without a notice was refused for the notice, then for the date once the notice was fixed).
+    refusals: list[tuple[str, str | None]] = []
     notice = None
     if kind in ENGINEER_KINDS:
         day = timezone.localtime(report.inspected_at).date()
         notice = p.notices.filter(kind=kind, scheduled_at__date=day).order_by("-noticed_at").first()
         if notice is None:
-            raise ConstructionError(ERR_NO_NOTICE.format(kind=kind.label.lower(), day=day))
-        if not notice_is_timely(noticed_at=notice.noticed_at, inspection_at=report.inspected_at):
+            refusals.append((ERR_NO_NOTICE.format(kind=kind.label.lower(), day=day), None))
+        elif not notice_is_timely(noticed_at=notice.noticed_at, inspection_at=report.inspected_at):
             hours = (report.inspected_at - notice.noticed_at).total_seconds() / 3600
-            raise ConstructionError(ERR_LATE_NOTICE.format(kind=kind.label.lower(), hours=hours))
+            refusals.append((ERR_LATE_NOTICE.format(kind=kind.label.lower(), hours=hours), None))
     # Issue 18: a report is of an inspection made (§ 380-16 C(4)(f)[1]); none of its dates is later than now.
-    for refusal in (after_now(report.inspected_at, what="inspection date and time"),
-                    after_today(report.video_recorded_on, what="date of the video inspection of the pipes"),
-                    after_today(report.storm_evaluated_on, what="date of the storm evaluated")):
+    # Issue 30: nor earlier than the permit (construction.base.not_before_permit).
+    dated = ((report.inspected_at, "inspection date and time", "inspected_at", after_now),
+             (report.video_recorded_on, "date of the video inspection of the pipes", "video_recorded_on", after_today),
+             (report.storm_evaluated_on, "date of the storm evaluated", "storm_evaluated_on", after_today))
+    for when, what, field, later in dated:
+        refusal = later(when, what=what)
+        if refusal is None:
+            try:
+                not_before_permit(p, when, what=what, field=field)
+            except ConstructionError as e:
+                refusal = str(e)
         if refusal:
-            raise ConstructionError(refusal)
+            refusals.append((refusal, field))
+    if refusals:
+        first_field = next((f for _, f in refusals if f), None)
+        raise ConstructionError(" ".join(m for m, _ in refusals), field=first_field)
     if kind == K.PRE_BURY and not report.structures.strip():
         raise ConstructionError(ERR_PRE_BURY)
     if kind == K.FINAL:
@@ -381,7 +396,8 @@ def punch_item_done(*, item: PunchItem, on: date, note: str, acting_user) -> Pun
     """A walk-through punch-list item done (§ 380-16 C(4)(d)); not on a day later than today (issue 18)."""
     future = after_today(on, what="day the punch-list item was done")
     if future:
-        raise ConstructionError(future)
+        raise ConstructionError(future, field="on")
+    not_before_permit(item.project, on, what="day the punch-list item was done", field="on")
     if item.done_on is None:
         item.done_on, item.done_note = on, note
         item.save(update_fields=["done_on", "done_note"])
@@ -408,6 +424,7 @@ def site_control_add(*, project: ConstructionProject, kind: str, name: str, acti
         raise ConstructionError(ERR_CONTROL_KIND, field="kind")
     if not name.strip():
         raise ConstructionError(ERR_CONTROL_NAME, field="name")
+    not_before_permit(project, on, what="day the control was added", field="on")
     c = SiteControl.objects.create(project=project, kind=kind, name=name.strip()[:200], location=location.strip()[:200],
                                    added_on=on or timezone.localdate(), added_by=acting_user)
     event_record(case=project.case, kind="control", acting_user=acting_user,

@@ -25,7 +25,8 @@ from stormwater.rules.money import ZERO, fmt, fmt_usd
 
 from . import documents
 from . import workflow as wf
-from .base import ConstructionError, _keep_pdf, _lock, _send_on_commit, _today, recipients  # noqa: F401 (re-exported)
+from .base import (ConstructionError, _keep_pdf, _lock, _send_on_commit, _today, not_before_permit,  # noqa: F401
+                   recipients)
 from .enforcement import (ERR_CORRECT_BY, ERR_LIFT, ERR_LIFT_NOTE, ERR_NO_OPEN_ORDER, ERR_NOT_CORRECTED,  # noqa: F401
                           ERR_REFER, ERR_REFER_REASON, ERR_RESOLVE_REASON, ERR_SWO_REASON, ERR_SWO_VIOLATIONS,
                           ERR_VIOLATION_FIELDS, _unresolved, enforcement_refer, enforcement_resolve, stop_work_issue,
@@ -143,6 +144,7 @@ def preconstruction_meeting_record(*, project: ConstructionProject, held_on: dat
     if not attendees.strip():
         raise ConstructionError("List who attended (applicant, technical representative, general contractor).",
                                 field="attendees")
+    not_before_permit(project, held_on, what="pre-construction meeting", field="held_on")
     m = PreconstructionMeeting.objects.create(project=project, held_on=held_on, attendees=attendees.strip(),
                                               notes=notes, recorded_by=acting_user)
     event_record(case=project.case, kind="meeting", acting_user=acting_user, on=held_on,
@@ -155,6 +157,7 @@ def preconstruction_meeting_record(*, project: ConstructionProject, held_on: dat
 def plan_on_site_confirm(*, project: ConstructionProject, on: date, acting_user) -> ConstructionProject:
     """§ 380-16 B: a paper copy of the approved plan with the Director's signature is kept on the site."""
     p = _lock(project)
+    not_before_permit(p, on, what="day the signed plan was confirmed on the site", field="on")
     p.plan_on_site_confirmed_on = on
     p.save(update_fields=["plan_on_site_confirmed_on"])
     event_record(case=p.case, kind="plan_on_site", acting_user=acting_user, on=on,
@@ -168,6 +171,7 @@ def construction_start(*, project: ConstructionProject, on: date, acting_user) -
     the plan on site (§ 380-16 B), the surety (if required, § 380-17 A) and a compliant erosion-control
     inspection before the start (§ 380-16 C(4)(b)[1]). Records the § 380-10 K start on the permit."""
     p = _lock(project)
+    not_before_permit(p, on, what="start of land disturbance", field="on")
 
     def check(_):
         missing = []
@@ -205,6 +209,7 @@ def area_ceased(*, area: DisturbedArea, on: date, acting_user) -> DisturbedArea:
     """Work ceased on this portion of the site: stabilization due within 7 days (§ 380-11 C(3)(a))."""
     from stormwater.rules.inspections import stabilization_due
 
+    not_before_permit(area.project, on, what="day work ceased", field="on")
     area.ceased_on, area.stabilized_on = on, None
     area.save(update_fields=["ceased_on", "stabilized_on"])
     event_record(case=area.project.case, kind="area", acting_user=acting_user, on=on,
@@ -216,6 +221,7 @@ def area_ceased(*, area: DisturbedArea, on: date, acting_user) -> DisturbedArea:
 def area_stabilized(*, area: DisturbedArea, on: date, acting_user) -> DisturbedArea:
     if area.stabilized_on is not None:
         raise ConstructionError(ERR_ALREADY_STABLE)
+    not_before_permit(area.project, on, what="day the area was stabilized", field="on")
     area.stabilized_on = on
     area.save(update_fields=["stabilized_on"])
     event_record(case=area.project.case, kind="area", acting_user=acting_user, on=on, why=f"{area.name} stabilized")
@@ -394,6 +400,7 @@ def as_built_submit(*, project: ConstructionProject, upload, pe_name: str, pe_li
 
 @transaction.atomic
 def as_built_accept(*, as_built: AsBuilt, on: date, acting_user) -> AsBuilt:
+    not_before_permit(as_built.project, on, what="day the as-built drawings were accepted", field="on")
     as_built.accepted_on, as_built.accepted_by = on, acting_user
     as_built.save(update_fields=["accepted_on", "accepted_by"])
     event_record(case=as_built.project.case, kind="as_built.accepted", acting_user=acting_user, on=on,
@@ -411,6 +418,7 @@ def certificate_issue(*, project: ConstructionProject, acting_user, on: date | N
     (permits.services.permit_close, § 380-10 G(2)(f))."""
     p = _lock(project)
     on = on or _today()
+    not_before_permit(p, on, what="day of the certificate of completion", field="on")
 
     def check(_):
         missing = final_submissions_missing(p)
