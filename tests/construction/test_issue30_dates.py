@@ -10,6 +10,7 @@ from stormwater.construction import services as cs
 from stormwater.construction.models import ConstructionProject, Inspection
 
 from .conftest import dt, report
+from .test_refusals import active  # noqa: F401 (fixture)
 
 
 def test_the_plan_on_site_before_the_permit_is_refused_naming_the_field(project, personas, at):
@@ -50,3 +51,14 @@ def test_the_web_form_names_the_date_field(project, personas, client_for, at):
     assert r.status_code == 400
     assert b"before" in r.content
     assert ConstructionProject.objects.get(pk=project.pk).plan_on_site_confirmed_on is None
+
+
+def test_a_report_dated_tomorrow_without_a_notice_is_refused_for_both_at_once(active, personas, at):
+    """The notice refusal came first and the date only after it was fixed: both are said at once."""
+    at(date(2026, 8, 1), 9)
+    with pytest.raises(cs.ConstructionError) as e:
+        cs.inspection_report_file(project=active, report=report(
+            "walk_through", dt(2026, 8, 2, 10), inspector_name="Dana Engineer", inspector_credentials="MA PE 45678"),
+            acting_user=personas["consultant"])
+    assert "notify the DPW Director" in str(e.value) and "later than now" in str(e.value)
+    assert e.value.field == "inspected_at"
