@@ -118,7 +118,7 @@ def started(house_bill, personas):
                                        acting_user=personas["owner"])
 
 
-def test_a_forged_altered_or_replayed_return_is_refused(started, client):
+def test_a_forged_altered_or_replayed_return_is_refused(started, client_for, personas):
     from stormwater.receivables import online
     from stormwater.receivables.models import OnlinePayment
 
@@ -136,6 +136,7 @@ def test_a_forged_altered_or_replayed_return_is_refused(started, client):
         online.online_payment_return(wrong)
     assert OnlinePayment.objects.get().state == "started"
     # a page forged on the wire is refused by the web page too, and records nothing
+    client = client_for(personas["owner"])
     r = client.get("/pay/return/", {**good, "signature": "f" * 64})
     assert r.status_code == 400 and "not signed" in r.content.decode()
     assert online.online_payment_return(good).paid
@@ -157,9 +158,10 @@ def test_a_declined_return_records_nothing_and_a_test_return_is_refused_where_th
         online.online_payment_return(_returned(started))
 
 
-def test_the_test_page_refuses_a_hand_off_the_town_did_not_sign(started, client):
+def test_the_test_page_refuses_a_hand_off_the_town_did_not_sign(started, client_for, personas):
     from stormwater.receivables import online
 
+    client = client_for(personas["owner"])
     url = online.handoff_url(started, return_url="http://testserver/pay/return/")
     assert client.get(url).status_code == 200
     q = _query(url)

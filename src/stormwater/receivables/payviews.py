@@ -10,7 +10,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
-from stormwater.accounts.access import public, require_perm
+from stormwater.accounts.access import require_perm
 from stormwater.rules.money import fmt_usd
 from stormwater.townconfig import town_config
 from stormwater.utility.models import Bill
@@ -63,10 +63,11 @@ def pay_confirm(request, number: str):
         "pending": online.pending(account), "error": error}, status=400 if error else 200)
 
 
-@public
+@require_perm()
 def pay_return(request):
     """/pay/return/: where the processor sends the resident back. Signed and used once (online_payment_return);
-    a forged, altered or replayed return is refused (400) and changes nothing."""
+    a forged, altered or replayed return is refused (400) and changes nothing. Signed in, like the bill the payment
+    started from (a session that ended on the way asks to sign in and comes back here with the same query)."""
     try:
         r = online.online_payment_return(request.GET)
     except online.ReturnRefused as e:

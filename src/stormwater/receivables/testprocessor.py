@@ -24,7 +24,7 @@ from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_http_methods
 
-from stormwater.accounts.access import public, require_perm
+from stormwater.accounts.access import require_perm
 from stormwater.accounts.roles import Perm
 from stormwater.townconfig import town_config
 from stormwater.web.files import csv_response
@@ -40,7 +40,7 @@ def _handoff(src) -> dict[str, str]:
     return {f: (src.get(f) or "").strip() for f in (*online.HANDOFF_FIELDS, "signature")}
 
 
-@public
+@require_perm()  # a real processor's page is on its own site; this stand-in serves the signed-in resident only
 @require_http_methods(["GET", "POST"])
 def pay_test(request):
     if not online.test_page_on():
