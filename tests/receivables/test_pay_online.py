@@ -169,10 +169,13 @@ def test_the_test_page_refuses_a_hand_off_the_town_did_not_sign(started, client_
     assert client.get("/pay/test/", {**q, "return_url": "https://evil.example/"}).status_code == 400
 
 
-def test_a_real_processors_return_needs_the_shared_key(house_bill, personas, settings, town_toml):
+def test_a_real_processors_return_needs_the_shared_key(house_bill, personas, settings, town_toml, client_for):
     from stormwater.receivables import online
 
     town_toml(payment_url_template="https://pay.example.com/longmeadow?acct={account}&amt={amount}&ref={bill}")
+    # the confirmation form's POST is answered by a redirect to the processor: the policy lets the form go there
+    confirm = client_for(personas["owner"]).get(f"/pay/{house_bill.account.number}/?bill={house_bill.number}")
+    assert "form-action 'self' https://pay.example.com;" in confirm["Content-Security-Policy"]
     settings.PAYMENT_PROCESSOR_SECRET = ""
     op = online.online_payment_start(account=house_bill.account, amount=D("26.58"), bill=house_bill,
                                      acting_user=personas["owner"])
