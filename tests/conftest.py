@@ -262,6 +262,9 @@ class LookTown:
         "job_detail": "the demo town runs no background job",
         "field_report": "linked from the inspector's day only when an inspection is due today (none in the demo)",
         "professional_signup_sent": "the answer to the applicants' sign-up form",
+        # Paying online (issue 25): reached by the confirmation's POST (the hand-off) and the processor's redirect.
+        "pay_test": "the TEST processor's page, reached by the hand-off (a POST's redirect) with its signed query",
+        "pay_return": "the processor's signed return (a redirect from the payment page)",
     }
 
     def __init__(self, users):

@@ -83,6 +83,10 @@ def _secret_key() -> tuple[str, str]:
 
 
 SECRET_KEY, SECRET_KEY_SOURCE = _secret_key()
+# Paying online (issue 25, receivables/online.py): the key shared with the town's payment processor that signs the
+# hand-off and the processor's return (HMAC-SHA256). Unset: the processor's returns cannot be verified and are
+# refused (the built-in TEST page signs with a key derived from SECRET_KEY).
+PAYMENT_PROCESSOR_SECRET = os.environ.get("PAYMENT_PROCESSOR_SECRET", "")
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,::1,testserver")
 if PRODUCTION:
     startup.refuse_production(startup.production_problems(

@@ -165,10 +165,14 @@ def test_a_collectors_day(page, live_server, billed_town, shot, login, width, tm
     assert _fits(page)
     pay = page.get_by_role("link", name=re.compile(r"^Pay \$[\d,.]+ online$"))
     owed = Decimal(re.search(r"\$([\d,.]+)", pay.inner_text()).group(1).replace(",", ""))
-    pay.click()  # the hand-off: the processor's page, with the account, amount and bill in its URL
+    pay.click()  # the Town's confirmation page (issue 25), then the hand-off: the processor's page, with the
+    # account, amount and bill in its URL, the Town's one-time reference, where to come back and the signature
+    page.get_by_role("button", name="Continue to the payment page").click()
     page.wait_for_url(re.compile(re.escape(PROCESSOR_HOST) + r"/pay\?"))
-    assert parse_qs(urlsplit(page.url).query) == {"acct": [unit_bill.account.number], "amt": [f"{owed:.2f}"],
-                                                  "ref": [unit_bill.number]}
+    q = parse_qs(urlsplit(page.url).query)
+    assert {k: q[k] for k in ("acct", "amt", "ref")} == {"acct": [unit_bill.account.number], "amt": [f"{owed:.2f}"],
+                                                        "ref": [unit_bill.number]}
+    assert {"reference", "return_url"} <= set(q)  # (signed where the town has set PAYMENT_PROCESSOR_SECRET)
     page.get_by_label("Card number").fill("4111 1111 1111 1111")  # typed on the processor's page only
     page.get_by_role("button", name=f"Pay ${owed:.2f}").click()
     page.get_by_text(re.compile(r"Confirmation number PX-\d+")).wait_for()

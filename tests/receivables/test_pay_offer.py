@@ -21,7 +21,15 @@ def pay_offer(account, **kw):
     return pay_offer(account, **kw)
 
 
-PAY = "https://pay.example.com/longmeadow?acct={acct}&amp;amt={amt}&amp;ref={ref}"
+PAY = "https://pay.example.com/longmeadow?acct={acct}&amt={amt}&ref={ref}&reference="
+CONFIRM = 'href="/pay/{acct}/{query}"'  # the Town's confirmation page before the hand-off (issue 25)
+
+
+def handed_off(c, acct, amount, **query) -> str:
+    """Confirm on the Town's page → where the resident is sent (the processor's page, signed, issue 25)."""
+    r = c.post(f"/pay/{acct}/", {"amount": amount, **query})
+    assert r.status_code == 302, r.content.decode()[-500:]
+    return r["Location"]
 
 
 @pytest.fixture
@@ -41,9 +49,12 @@ def test_pay_offers_the_installment_due_not_the_one_not_yet_issued(house_bill, c
     offer = pay_offer(bill.account, as_of=date(2026, 9, 10), bill=bill)
     assert (offer.due_now, offer.balance, offer.credit) == (D("26.58"), D("53.16"), D("0.00"))
     page = client_for(personas["owner"]).get(f"/bills/{bill.number}/").content.decode()
-    assert PAY.format(acct=bill.account.number, amt="26.58", ref=bill.number) in page
-    assert "amt=53.16" not in page  # the second installment is not due before 2027-03-10
+    assert CONFIRM.format(acct=bill.account.number, query=f"?bill={bill.number}") in page
+    assert "whole=1" not in page  # the second installment is not due before 2027-03-10
     assert "Pay $26.58 online" in page
+    c = client_for(personas["owner"])
+    assert handed_off(c, bill.account.number, "26.58", bill=bill.number).startswith(
+        PAY.format(acct=bill.account.number, amt="26.58", ref=bill.number))
 
 
 def test_the_whole_balance_is_a_second_choice_where_the_town_allows_it(house_bill, client_for, personas, town_toml):
@@ -51,9 +62,12 @@ def test_the_whole_balance_is_a_second_choice_where_the_town_allows_it(house_bil
     town_toml(payment_url_template="https://pay.example.com/longmeadow?acct={account}&amt={amount}&ref={bill}",
               pay_whole_balance_online=True)
     page = client_for(personas["owner"]).get(f"/bills/{bill.number}/").content.decode()
-    assert PAY.format(acct=bill.account.number, amt="26.58", ref=bill.number) in page
-    assert PAY.format(acct=bill.account.number, amt="53.16", ref=bill.number) in page
+    assert CONFIRM.format(acct=bill.account.number, query=f"?bill={bill.number}") in page
+    assert CONFIRM.format(acct=bill.account.number, query=f"?bill={bill.number}&amp;whole=1") in page
     assert "Pay the whole balance, $53.16" in page
+    c = client_for(personas["owner"])
+    assert handed_off(c, bill.account.number, "53.16", bill=bill.number, whole="1").startswith(
+        PAY.format(acct=bill.account.number, amt="53.16", ref=bill.number))
 
 
 def test_after_paying_the_whole_bill_a_credit_says_so_and_nothing_is_offered(house_bill, client_for, personas, at):
@@ -67,7 +81,7 @@ def test_after_paying_the_whole_bill_a_credit_says_so_and_nothing_is_offered(hou
         # (the statement's ledger lists the payment's entries as -$26.58 each: that is the ledger, not a balance)
         assert "Balance -$26.58" not in page and ">-$26.58</td></tr></tbody></table></div><p class=\"muted\">Open" \
             not in page, url
-        assert "pay.example.com" not in page, url
+        assert "pay.example.com" not in page and 'href="/pay/' not in page, url
     assert "-$26.58" not in c.get(f"/bills/{bill.number}/").content.decode()
     assert "-$26.58" not in c.get("/portal/").content.decode()
     assert "Credit balance $26.58" in c.get(f"/accounts/{bill.account.number}/").content.decode()
@@ -86,5 +100,8 @@ def test_once_the_second_installment_is_issued_it_is_due_now(house_bill, client_
     at(date(2027, 3, 15))
     offer = pay_offer(bill.account, as_of=date(2027, 3, 15), bill=bill)
     assert (offer.due_now, offer.balance) == (D("26.58"), D("26.58"))
-    page = client_for(personas["owner"]).get(f"/accounts/{bill.account.number}/").content.decode()
-    assert PAY.format(acct=bill.account.number, amt="26.58", ref="") in page
+    c = client_for(personas["owner"])
+    page = c.get(f"/accounts/{bill.account.number}/").content.decode()
+    assert CONFIRM.format(acct=bill.account.number, query="") in page
+    assert handed_off(c, bill.account.number, "26.58").startswith(PAY.format(acct=bill.account.number, amt="26.58",
+                                                                              ref=""))

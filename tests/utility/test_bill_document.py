@@ -100,14 +100,16 @@ def test_the_owners_bill_page_says_unpaid_partly_paid_or_paid_and_hands_off_to_t
     assert "Unpaid" in page and f"${bill.amount:,.2f}" in page
     # The Pay button offers the installment due now, not the one issued in March (tests/receivables/test_pay_offer.py).
     first = bill.installments.get(seq=1).amount
-    assert (f"https://pay.example.com/longmeadow?acct={bill.account.number}&amp;amt={first:.2f}"
-            f"&amp;ref={bill.number}") in page
+    assert f'href="/pay/{bill.account.number}/?bill={bill.number}"' in page  # the Town's confirmation (issue 25)
+    handoff = c.post(f"/pay/{bill.account.number}/", {"amount": f"{first:.2f}", "bill": bill.number})["Location"]
+    assert handoff.startswith(f"https://pay.example.com/longmeadow?acct={bill.account.number}&amt={first:.2f}"
+                              f"&ref={bill.number}&reference=")
     payment_post(account=bill.account, amount=D("20.00"), received_on=date(2026, 9, 10), acting_user=None)
     page = c.get(f"/bills/{bill.number}/").content.decode()
     assert "Partly paid" in page and f"{bill.amount - D('20.00'):,.2f}" in page
     payment_post(account=bill.account, amount=bill.amount - D("20.00"), received_on=date(2026, 9, 10),
                  acting_user=None)
     page = c.get(f"/bills/{bill.number}/").content.decode()
-    assert "Paid" in page and "Nothing is owed on this bill" in page and "pay.example.com" not in page
+    assert "Paid" in page and "Nothing is owed on this bill" in page and 'href="/pay/' not in page
     public = c.get(f"/portal/parcels/{town['house'].parcel_id}/")
     assert f"https://pay.example.com/longmeadow?acct={bill.account.number}&amp;amt=&amp;ref=" in public.content.decode()

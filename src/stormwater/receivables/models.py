@@ -111,3 +111,30 @@ class PeriodClose(models.Model):
 
     class Meta:
         ordering = ["-closed_through"]
+
+
+class OnlinePayment(models.Model):
+    """One resident's trip to the payment processor (issue 25 "Pay online as shipped", receivables/online.py): made
+    when the resident confirms on the Town's page (``started``), marked ``paid`` once by the processor's signed
+    return. It is not money: the ledger moves only when the processor's settlement file posts the payment (a
+    ``Payment`` on the account whose reference is ``confirmation``); until then the bill says "Paid online, pending
+    settlement". ``reference`` is the Town's one-time reference, unguessable; a return naming it twice is refused."""
+
+    STARTED, PAID = "started", "paid"
+
+    reference = models.CharField(max_length=40, unique=True)
+    account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="online_payments")
+    bill = models.ForeignKey("utility.Bill", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    amount = models.DecimalField(**MONEY)
+    processor = models.CharField(max_length=10, help_text="test: the built-in TEST page; hosted: the town's processor")
+    state = models.CharField(max_length=10, default=STARTED, choices=[(STARTED, "Started"), (PAID, "Paid online")])
+    confirmation = models.CharField(max_length=80, blank=True, help_text="the processor's confirmation number")
+    started_at = models.DateTimeField(auto_now_add=True)
+    started_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT, related_name="+")
+    paid_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-started_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"Online payment {self.reference} ${self.amount} ({self.state})"

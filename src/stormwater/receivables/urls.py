@@ -1,8 +1,13 @@
 from django.urls import path, re_path
 
-from . import api, views
+from . import api, payviews, testprocessor, views
 
 urlpatterns = [
+    # Paying online (issue 25): the confirmation, the processor's signed return, the built-in TEST processor
+    path("pay/return/", payviews.pay_return, name="pay_return"),
+    path("pay/test/", testprocessor.pay_test, name="pay_test"),
+    path("pay/test/settlement.csv", testprocessor.pay_test_settlement, name="pay_test_settlement"),
+    path("pay/<str:number>/", payviews.pay_confirm, name="pay_confirm"),
     path("collections/", views.collections_home, name="collections_home"),
     path("accounts/", views.account_list, name="account_list"),
     path("accounts/<str:number>/", views.account_statement, name="account_statement"),

@@ -2,7 +2,9 @@
 service, render."""
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date
+from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
@@ -24,7 +26,7 @@ from stormwater.web.paging import paginate
 from stormwater.web.forms import FieldRefusal, add_refusal, form_refusal
 from stormwater.web.postdata import date_value, record_ids, refused
 
-from . import exports
+from . import exports, online
 from .access import account_get_for_user, accounts_for_user
 from .forms import (AsOfForm, BackBillForm, BatchForm, CloseForm, CommitForm, LienPaidForm, PaymentForm, ReverseForm,
                     duplicate_message)
@@ -84,7 +86,7 @@ def collections_home(request):
     return render(request, "receivables/home.html", {
         "pay_form": pay_form, "batch_form": batch_form, "closed_through": closed_through(),
         "payments": Payment.objects.select_related("account", "batch", "reversal")[:25],
-        "payment_count": Payment.objects.count()}, status=status)
+        "payment_count": Payment.objects.count(), "test_processor": online.test_page_on()}, status=status)
 
 
 @require_perm()
@@ -107,24 +109,37 @@ def bill_detail(request, number: str):
     bill = bill_page_get_for_user(user=request.user, number=number)
     today = date.today()
     standing = selectors.bill_standing(bill, as_of=today)
+    pay = pay_context(bill.account, today=today, bill=bill)
+    if pay.get("pay_pending") and standing.status != "paid":  # the processor took it; the ledger has not yet
+        standing = replace(standing, status="pending_settlement", label="Paid online, pending settlement")
     return render(request, "utility/bill_detail.html", {"bill": bill, "installments": bill_installments(bill),
                                                         "standing": standing,
-                                                        **pay_context(bill.account, today=today, bill=bill)})
+                                                        **pay})
 
 
 def pay_context(account, *, today: date, bill=None) -> dict:
-    """The "Pay" button's amounts and the processor's links (issue 17; ``selectors.pay_offer``): the
-    amount due now, the whole balance as a second link where the town allows it, and the credit when the account holds
-    more than it owes. No links when nothing is due (never a negative or $0 amount) or without a processor."""
+    """The "Pay" button's amounts and links (issue 17; ``selectors.pay_offer``): the amount due now, the whole balance
+    as a second link where the town allows it, and the credit when the account holds more than it owes. No links when
+    nothing is due (never a negative or $0 amount) or without a processor. The links lead to the Town's confirmation
+    page (issue 25, ``payviews.pay_confirm``), which hands off to the processor; online payments the processor took
+    but whose settlement has not posted (``online.pending``) are said, and no second payment of them is offered."""
     if bill is not None and (bill.run.state != "issued" or getattr(bill, "voided", False)):
         return {}
     cfg = town_config()
+    kind = online.processor()
     offer = selectors.pay_offer(account, as_of=today, bill=bill)
-    ref = bill.number if bill is not None else ""
-    link = (lambda amount: cfg.payment_url(account=account.number, amount=amount, bill=ref)
-            if amount > 0 and cfg.payment_url_template else None)
-    return {"offer": offer, "pay_url": link(offer.due_now),
-            "pay_all_url": link(offer.balance) if cfg.pay_whole_balance_online and offer.more_than_due else None}
+    pending = online.pending(account, bill=bill)
+    pending_total = sum((o.amount for o in pending), 0)
+    query = {"bill": bill.number} if bill is not None else {}
+
+    def link(amount, **more):
+        if amount <= 0 or kind is None or pending_total >= offer.due_now:
+            return None
+        return reverse("pay_confirm", args=[account.number]) + ("?" + urlencode({**query, **more})
+                                                                  if query or more else "")
+    return {"offer": offer, "pay_url": link(offer.due_now), "pay_test": kind == online.TEST,
+            "pay_all_url": link(offer.balance, whole="1") if cfg.pay_whole_balance_online and offer.more_than_due
+            else None, "pay_pending": pending, "pay_pending_total": pending_total}
 
 
 def _paperless_context(user, account) -> dict:

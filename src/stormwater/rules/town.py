@@ -148,6 +148,11 @@ class TownConfig:
     processor_columns: tuple[str, ...] = ("account=Account Number", "amount=Amount", "received_on=Payment Date",
                                           "reference=Confirmation Number")
     processor_date_format: str = "%m/%d/%Y"
+    # The built-in TEST payment page (issue 25, receivables/testprocessor.py), used where no payment_url_template is
+    # set: "development" (as shipped) = on everywhere except a production installation (STORMWATER_ENV=production),
+    # so the demo town can be paid online end to end; "on" = on even in production (a training server: the town
+    # says so explicitly, docs/deploy.md); "off" = never. Every screen of it says TEST; no money moves.
+    test_payment_page: str = "development"
 
     def __post_init__(self):
         if not 1 <= self.submit_token_keep_days <= 366:
@@ -164,6 +169,8 @@ class TownConfig:
             except (KeyError, IndexError, ValueError):
                 raise ValueError("town configuration: payment_url_template may use only {account}, {amount} and "
                                  "{bill}") from None
+        if self.test_payment_page not in ("development", "on", "off"):
+            raise ValueError('town configuration: test_payment_page must be "development", "on" or "off"')
         fields_mapped = {p.partition("=")[0].strip() for p in self.processor_columns if "=" in p}
         if fields_mapped != {"account", "amount", "received_on", "reference"}:
             raise ValueError("town configuration: processor_columns must map account, amount, received_on and "

@@ -3,7 +3,8 @@
 Every response gets a policy that allows scripts, styles, images, fonts and fetches only from this site.
 The few inline <script>/<style> elements that remain carry a per-request nonce ({{ request.csp_nonce }});
 style *attributes* are allowed (style-src-attr), because they cannot run code and SVG charts use them.
-The map tile server (town.toml map_tile_url, else GIS_TILE_URL) is added to img-src. CSP_REPORT_ONLY=1 sends the header as
+The map tile server (town.toml map_tile_url, else GIS_TILE_URL) is added to img-src, the payment processor's
+origin (payment_url_template) to form-action. CSP_REPORT_ONLY=1 sends the header as
 Content-Security-Policy-Report-Only (to try a change in production without breaking pages).
 """
 from __future__ import annotations
@@ -27,6 +28,15 @@ def _tile_origin() -> str:
     return f"{parts.scheme}://{host}" if parts.scheme else ""
 
 
+def _processor_origin() -> str:
+    """The town's payment processor (town.toml payment_url_template): the confirmation form's POST is answered by a
+    redirect to it, which form-action must allow (issue 25, paying online)."""
+    from stormwater.townconfig import town_config
+
+    parts = urlsplit(town_config().payment_url_template)
+    return f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else ""
+
+
 def csp_header(nonce: str) -> str:
     img = " ".join(x for x in ("'self'", "data:", _tile_origin()) if x)
     return "; ".join([
@@ -39,7 +49,7 @@ def csp_header(nonce: str) -> str:
         "connect-src 'self'",
         "object-src 'none'",
         "base-uri 'self'",
-        "form-action 'self'",
+        " ".join(x for x in ("form-action 'self'", _processor_origin()) if x),
         "frame-ancestors 'none'",
     ])
 
