@@ -4,7 +4,7 @@ One module that ``stormwater books check``, the daily sweep (``jobs/kinds/daily.
 import and the property-based tests (tests/receivables/test_books_invariants.py) all call: ``check_books()``
 returns a ``BooksReport`` — every break found (the account or run, what broke, the amounts) and a trial balance
 by fund and account. Nothing here writes, except ``simulate_payments`` (a payment of "due now" posted in a
-savepoint and rolled back; the tests ask for it).
+savepoint and rolled back; the tests ask for it) and ``books_check_record`` (the result kept, for the homes).
 
 The invariants, each a rule of the ordinance or of the ledger's design:
 
@@ -125,11 +125,12 @@ def _scope(qs, accounts: AccountFilter):
     return qs
 
 
-def account_breaks(as_of: date, accounts: AccountFilter = ALL, *, reference: bool = True) -> tuple[list[Break], dict]:
+def account_breaks(as_of: date, accounts: AccountFilter = ALL, *, reference=True) -> tuple[list[Break], dict]:
     """The balance, bucket and due-now invariants of every account (of ``accounts``) as of ``as_of``.
 
-    Set-based (a constant number of queries) for the town; with ``reference`` each account with an entry is also
-    read by ``ledger.account_position`` and ``selectors.pay_offer`` (the reference readings the pages use)."""
+    Set-based (a constant number of queries) for the town; with ``reference`` (True: every account; or a set of
+    account ids) each account is also read by ``ledger.account_position`` and ``selectors.pay_offer`` (the reference
+    readings the pages use)."""
     from .ledger import account_position
     from .selectors import pay_offer
 
@@ -147,7 +148,8 @@ def account_breaks(as_of: date, accounts: AccountFilter = ALL, *, reference: boo
     figs = installment_figures(as_of, accounts)
     report = {r.account_id: r for r in AccountReport("all", as_of=as_of, accounts=accounts)}
     ids = set(ledger) | set(figs) | set(report)
-    found = Account.objects.in_bulk(ids) if reference else {}
+    read = set() if not reference else ids if reference is True else ids & set(reference)
+    found = Account.objects.in_bulk(read) if read else {}
     numbers = dict(Account.objects.filter(pk__in=ids).values_list("pk", "number"))
     checked_due = 0
     for aid in sorted(ids):
@@ -183,7 +185,7 @@ def account_breaks(as_of: date, accounts: AccountFilter = ALL, *, reference: boo
         later = sum((f.principal + f.interest + f.unposted + f.demand for f in insts if f.inst_id in not_issued),
                     ZERO) - fut
         due_expected = max(balance - later, ZERO)
-        if not reference:
+        if aid not in read:
             continue
         account = found[aid]
         pos = account_position(account, as_of=as_of)
@@ -429,11 +431,12 @@ def trial_breaks(lines: list[TrialLine], as_of: date) -> list[Break]:
 
 # --- all of it -------------------------------------------------------------------------------------------------
 
-def check_books(*, as_of: date | None = None, accounts: AccountFilter = ALL, reference: bool = True,
-                simulate_payments: bool = False, acting_user=None) -> BooksReport:
+def check_books(*, as_of: date | None = None, accounts: AccountFilter = ALL, reference=True,
+                simulate_payments=False, acting_user=None) -> BooksReport:
     """Every invariant of the books as of ``as_of`` (today by default). ``accounts`` narrows the account checks
     (the run, payment and trial-balance checks are the town's); ``reference`` reads each account the pages' way too;
-    ``simulate_payments`` posts each "due now" in a savepoint and rolls it back (``due_now_clears``)."""
+    ``simulate_payments`` posts each "due now" in a savepoint and rolls it back (``due_now_clears``). Either may be
+    a set of account ids instead of True: only those."""
     as_of = as_of or timezone.localdate()
     rep = BooksReport(as_of=as_of)
     acct, counts = account_breaks(as_of, accounts, reference=reference)
@@ -442,6 +445,8 @@ def check_books(*, as_of: date | None = None, accounts: AccountFilter = ALL, ref
         ids = set(LedgerEntry.objects.filter(effective_on__lte=as_of).values_list("account", flat=True))
         if accounts.ids is not None:
             ids &= set(accounts.ids)
+        if simulate_payments is not True:
+            ids &= set(simulate_payments)
         for a in Account.objects.filter(pk__in=ids).order_by("pk"):
             b = due_now_clears(a, on=as_of, acting_user=acting_user)
             if b:
@@ -453,3 +458,19 @@ def check_books(*, as_of: date | None = None, accounts: AccountFilter = ALL, ref
     rep.counts = {**counts, "entries": LedgerEntry.objects.filter(effective_on__lte=as_of).count(),
                   "bill_runs": BillRun.objects.count(), "bills": Bill.objects.count()}
     return rep
+
+
+@transaction.atomic
+def books_check_record(*, report: BooksReport, source: str, acting_user, job_id: int | None = None):
+    """Keep ``report`` (``receivables.BooksCheck``): the latest one not clean puts its breaks on the Director's and the
+    Collector's home (``receivables/workqueue.py``)."""
+    from stormwater.audit.services import audit_record
+
+    from .models import BooksCheck
+
+    d = report.as_json()
+    rec = BooksCheck.objects.create(as_of=report.as_of, source=source, job_id=job_id, clean=report.clean,
+                                    breaks=d["breaks"], counts=d["counts"], trial_balance=d["trial_balance"])
+    audit_record(actor=acting_user, action="books.check", obj=rec,
+                 data={"as_of": str(report.as_of), "clean": report.clean, "breaks": len(report.breaks)})
+    return rec

@@ -41,7 +41,7 @@ class Command(BaseCommand):
         as_of = _day(o["as_of"]) if o["as_of"] else None
         report = check_books(as_of=as_of, reference=not o["fast"])
         if o["record"]:
-            from stormwater.receivables.bookcheck_record import books_check_record
+            from stormwater.receivables.bookcheck import books_check_record
 
             books_check_record(report=report, source="command", acting_user=None)
         if o["json"]:
