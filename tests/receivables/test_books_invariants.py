@@ -12,8 +12,8 @@ of a denial on appeal, a credit granted (prospective), demands and their commitm
 (a demand before interest runs, an abatement of an unpaid bill, a void after a payment) are refused and the
 machine goes on; anything else raised fails the test.
 
-Size: the ``books`` profile (8 sequences of up to 12 steps after FY2027's bill run, derandomized); ``HYPOTHESIS_PROFILE=thorough`` runs
-thousands of random sequences (by hand: see docs/collector.md "Checking the books"). SQLite and PostgreSQL.
+Size: the ``books`` profile (12 sequences of up to 15 steps after FY2027's bill run, derandomized);
+``HYPOTHESIS_PROFILE=thorough`` runs thousands of random sequences (by hand: see docs/collector.md "Checking the books"). SQLite and PostgreSQL.
 """
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ START = date(2026, 9, 10)
 LAST = date(2028, 6, 1)
 PDF = b"%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"
 
-settings.register_profile("books", max_examples=8, stateful_step_count=12, deadline=None, derandomize=True,
+settings.register_profile("books", max_examples=12, stateful_step_count=15, deadline=None, derandomize=True,
                           database=None, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("thorough", max_examples=2000, stateful_step_count=30, deadline=None, database=None,
                           suppress_health_check=[HealthCheck.too_slow])
