@@ -13,7 +13,8 @@ of a denial on appeal, a credit granted (prospective), demands and their commitm
 machine goes on; anything else raised fails the test.
 
 Size: the ``books`` profile (12 sequences of up to 15 steps after FY2027's bill run, derandomized);
-``HYPOTHESIS_PROFILE=thorough`` runs thousands of random sequences (by hand: see docs/collector.md "Checking the books"). SQLite and PostgreSQL.
+``HYPOTHESIS_PROFILE=thorough`` runs thousands of random sequences (by hand: see docs/collector.md "Checking the
+books"). SQLite and PostgreSQL.
 """
 from __future__ import annotations
 
