@@ -25,7 +25,8 @@ def _day(raw: str) -> date:
 
 
 class Command(BaseCommand):
-    help = "Check the books (balances, buckets, due now, bill runs, payments, liens, refunds) and print a trial balance."
+    help = ("Check the books (balances, buckets, due now, bill runs, payments, liens, refunds) and print a trial "
+            "balance.")
 
     def add_arguments(self, parser):
         sub = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
