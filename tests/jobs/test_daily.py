@@ -33,7 +33,7 @@ def test_the_daily_sweep_sends_what_a_dead_process_left_queued_once_a_day(db):
     assert (result["certification_reminders"], result["permit_clocks_overdue"], result["relief_deadlines_missed"]) \
         == (0, 0, 0)
     job = Job.objects.get(pk=result["job"])
-    assert job.state == "succeeded" and (job.done, job.total) == (6, 6) and job.title == "Daily sweep 2027-03-01"
+    assert job.state == "succeeded" and (job.done, job.total) == (7, 7) and job.title == "Daily sweep 2027-03-01"
     assert "ran already" in _daily("--day", "2027-03-01")["skipped"]
     assert _daily("--day", "2027-03-01", "--force")["outbox"] == {"tried": 0}
     assert len(mail.outbox) == 1 and NoticeSent.objects.get(pk=fresh.pk).status == "queued"

@@ -159,3 +159,34 @@ def test_any_sequence_of_payments_and_reversals_keeps_the_books(billed, personas
     for later in (day + timedelta(days=10), date(2027, 6, 1)):
         if later >= day:
             assert_books(a, later)
+
+
+def test_a_voided_runs_later_installment_is_owed_by_no_one_in_the_reports_and_the_lockbox(billed, personas, at):
+    """Found by the invariant machine (tests/receivables/test_books_invariants.py): a voided run's bills count
+    nowhere (``Bill.objects``), but the set-based positions (receivables/positions.py) still read the second
+    installment of a voided bill — its charge counts from the bill's issue, its reversal (dated the charge's own day,
+    Mar 10, 2027) only from then — so the reports showed $26.58 of principal on an account that owes nothing, and a
+    lockbox payment was applied to the voided bill. Ch. 295 Art. IV ¶B (a bill voided is owed by no one);
+    DESIGN.md (the reports read what the account's reading reads)."""
+    from stormwater.receivables.lockbox import payment_batch_post
+    from stormwater.utility.models import Bill, BillRun, LedgerEntry
+    from stormwater.utility.services import bill_run_issue, bill_run_void, fiscal_year
+
+    a = house(billed)
+    run = BillRun.objects.get()
+    on = date(2026, 9, 20)
+    at(date(2026, 9, 21))
+    bill_run_void(run=run, reason="Wrong rate table", acting_user=personas["director"])
+    rep = {r.account_id: r for r in AccountReport("all", as_of=on, accounts=AccountFilter(ids=[a.pk]))}
+    assert (rep[a.pk].principal, rep[a.pk].total) == (ZERO, ZERO)
+    assert installment_figures(on, AccountFilter(ids=[a.pk])).get(a.pk, []) == []
+    label, start, end = fiscal_year(2027)
+    bill_run_issue(period_label=label, period_start=start, period_end=end, issue_date=date(2026, 9, 21),
+                   acting_user=None)
+    live = Bill.objects.get(account=a)
+    content = f"account,amount,received_on,reference\n{a.number},53.16,2026-09-21,7001\n".encode()
+    payment_batch_post(filename="lockbox.csv", content=content, acting_user=None)
+    paid = LedgerEntry.objects.filter(account=a, kind="payment")
+    assert {e.bill_id for e in paid} == {live.pk}
+    assert sum(e.amount for e in paid) == D("-53.16")
+    assert_books(a, date(2026, 9, 21))

@@ -138,3 +138,20 @@ class OnlinePayment(models.Model):
 
     def __str__(self) -> str:
         return f"Online payment {self.reference} ${self.amount} ({self.state})"
+
+
+class BooksCheck(models.Model):
+    """A check of the books (``bookcheck.check_books``: issue 25), kept by the daily sweep (and by ``stormwater books
+    check --record``): while the latest is not clean, its breaks are on the Director's and the Collector's home."""
+
+    as_of = models.DateField()
+    checked_at = models.DateTimeField(auto_now_add=True)
+    source = models.CharField(max_length=20, help_text="daily (the sweep) or command")
+    job_id = models.PositiveIntegerField(null=True, blank=True, help_text="the daily sweep's job that ran it")
+    clean = models.BooleanField()
+    breaks = models.JSONField(default=list, blank=True)
+    counts = models.JSONField(default=dict, blank=True)
+    trial_balance = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        ordering = ["-checked_at", "-id"]

@@ -8,7 +8,9 @@ equal to the cent over randomly generated ledgers, on SQLite and on PostgreSQL.
 
 The rules, the same as ledger.py and rules/interest.py:
 - An installment's buckets (principal, interest, demand charge) are sums of its ledger entries effective
-  on or before the date; its charge counts in full once the bill is issued.
+  on or before the date; its charge counts in full once the bill is issued. Only the bills of issued runs count
+  (``Bill.objects``, as ``ledger.account_dues`` reads them): a voided run's later installment, its charge counted
+  from the bill's issue and its reversal only from its own day, is owed by no one (issue 25).
 - Interest (Ch. 295 Art. IV billing ¶C): 12 %/yr (the resolution's rate) simple, per day on a 365-day
   year, on the principal as paid down, from the day after the due date rolled past weekends and
   Massachusetts holidays (MGL c.4 §9). A payment received on day D stops interest from day D. A reversal
@@ -196,7 +198,7 @@ WITH inst AS {inline}(
   JOIN utility_rateresolution res ON res.id = r.resolution_id
   LEFT JOIN (SELECT column1 AS due_n, column2 AS start_n FROM ({_roll_values(as_of)}) v) roll
          ON roll.due_n = {dn('i.due_date')}
-  WHERE b.issue_date <= %s{f_bill}
+  WHERE b.issue_date <= %s AND r.state = 'issued'{f_bill}
 ),
 lin AS (
   -- Every installment with its ledger movements, summed in one pass (a GROUP BY PostgreSQL can run in

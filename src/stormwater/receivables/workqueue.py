@@ -14,6 +14,7 @@ from stormwater.accounts.roles import Perm
 from stormwater.rules.money import ZERO, fmt_display
 from stormwater.workqueue.registry import QueueContext, WorkItem, register
 
+from .models import BooksCheck
 from .selectors import commitment_candidates, demand_candidates
 from .services import commitment_due_on
 
@@ -55,3 +56,25 @@ def collection_items(ctx: QueueContext):
             citation="Ch. 295 Art. IV billing ¶C–¶D (interest from the day after the due date; demand any time "
                      "after)", perms=(Perm.COLLECT,), party="town", category="demand",
             detail="No demand served yet on these accounts")
+
+
+@register("books", label="Books")
+def books_items(ctx: QueueContext):
+    """The latest check of the books (``bookcheck.check_books``, run by the daily sweep) when it found a break: the
+    Director's and the Collector's to look into (issue 25). One item, however many breaks; one query."""
+    if not ctx.can(Perm.COLLECT):
+        return
+    last = BooksCheck.objects.order_by("-id").first()
+    if last is None or last.clean:
+        return
+    n = len(last.breaks)
+    first = last.breaks[0] if last.breaks else {}
+    where = " ".join(x for x in (first.get("account", ""), first.get("ref", "")) if x)
+    url = reverse("job_detail", args=[last.job_id]) if last.job_id else reverse("job_list")
+    yield WorkItem(
+        source="books", kind="books.break", title=f"The books do not balance ({last.as_of:%b %-d, %Y})",
+        action=f"Look into {n} break{'s' if n != 1 else ''} in the books: run `stormwater books check`",
+        due=last.as_of, overdue=True, record_url=url, record_label="Books check", act_url=url,
+        citation="Ch. 295 Art. IV billing ¶B–¶E; MGL c.44 §53F½ (the fund's books)", perms=(Perm.COLLECT,),
+        party="town", category="books",
+        detail=(f"{where}: {first.get('what', '')}" if first else "") + (f" (and {n - 1} more)" if n > 1 else ""))

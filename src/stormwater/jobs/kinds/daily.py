@@ -7,7 +7,9 @@
 5. the Town's relief deadlines missed (Ch. 295 Art. IV; relief_clocks --missed), written to the job's log
    for the morning list;
 6. the double-submission guard's old tokens purged (web/services.py::submit_tokens_purge; TownConfig
-   ``submit_token_keep_days``).
+   ``submit_token_keep_days``);
+7. the books checked (``receivables/bookcheck.py``, as ``stormwater books check``) and the result kept: a break is on
+   the Director's and the Collector's home until a later check is clean (issue 25).
 Run again the same day it sends nothing twice (reminders and notices are each recorded once)."""
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ from django.core.management import call_command
 from stormwater.accounts.roles import Perm
 from stormwater.jobs.registry import JobParamError, job_kind, only_params
 
-STEPS = 6
+STEPS = 7
 
 
 def clean_daily(params: dict) -> dict:
@@ -45,6 +47,7 @@ def _command_json(name: str, *args: str) -> dict:
 def daily(job):
     from stormwater.jobs.recovery import jobs_recover
     from stormwater.notices.outbox import outbox_send_pending
+    from stormwater.receivables.bookcheck import books_check_record, check_books
     from stormwater.stewardship.services import certification_reminders_send
     from stormwater.web.services import submit_tokens_purge
 
@@ -71,6 +74,13 @@ def daily(job):
     tokens = submit_tokens_purge()
     job.log(f"Double-submission tokens purged: {tokens}.")
     job.progress(6, STEPS)
+    books = check_books(as_of=day)
+    books_check_record(report=books, source="daily", job_id=job.pk, acting_user=None)
+    job.log("Books: clean." if books.clean else f"Books: {len(books.breaks)} break(s).")
+    for b in books.breaks:
+        job.log(f"Books break [{b.check}] {b.line()}")
+    job.progress(7, STEPS)
     return {"day": day.isoformat(), "jobs_recovered": len(recovered), "outbox": outbox,
             "certification_reminders": len(reminders), "permit_clocks_overdue": len(permits),
-            "relief_deadlines_missed": len(relief), "submit_tokens_purged": tokens}
+            "relief_deadlines_missed": len(relief), "submit_tokens_purged": tokens,
+            "books_clean": books.clean, "books_breaks": len(books.breaks)}

@@ -1,0 +1,377 @@
+"""Issue 25 "Invariants, proven and watched": random sequences of the Collector's, the Director's and the Select
+Board's acts on random accounts, each through the service the pages, the API and the CLI call, with the books
+checked after every step by ``receivables.bookcheck.check_books`` (the code of ``stormwater books check``): every
+balance the sum of its ledger, no bucket below zero, "due now" what a payment of it clears (posted in a savepoint
+and rolled back), each bill run's total its bills', nothing billed twice for a period (master or units).
+
+The acts: bill runs for FY2027 and FY2028 (re-runs included) and their voids, an association instrument recorded
+for a master parcel whose units have parcels of their own (Ch. 295 Art. IV ¶G; issue 25 defect 1), payments
+(under, exactly, over), returned checks and reversals, refunds (requested and approved by two people), credit
+balances applied, abatements granted in full or in part or denied (refund or credit), the Select Board's reversal
+of a denial on appeal, a credit granted (prospective), demands and their commitment as liens. Acts the rules refuse
+(a demand before interest runs, an abatement of an unpaid bill, a void after a payment) are refused and the
+machine goes on; anything else raised fails the test.
+
+Size: the ``books`` profile (12 sequences of up to 15 steps after FY2027's bill run, derandomized);
+``HYPOTHESIS_PROFILE=thorough`` runs thousands of random sequences (by hand: see docs/collector.md "Checking the
+books"). SQLite and PostgreSQL.
+"""
+from __future__ import annotations
+
+import os
+from collections import Counter
+from datetime import date, datetime, timedelta
+from decimal import Decimal as D
+from zoneinfo import ZoneInfo
+
+import pytest
+import time_machine
+from django.db import transaction
+from hypothesis import HealthCheck, settings, strategies as st
+from hypothesis.stateful import (RuleBasedStateMachine, initialize, invariant, precondition, rule,
+                                 run_state_machine_as_test)
+
+from stormwater.cases.services import TransitionError
+from stormwater.receivables.bookcheck import check_books
+from stormwater.receivables.models import Demand, Payment
+from stormwater.receivables.selectors import pay_offer
+from stormwater.utility.models import Account, Bill, BillRun, RunState
+
+ET = ZoneInfo("America/New_York")
+START = date(2026, 9, 10)
+LAST = date(2028, 6, 1)
+PDF = b"%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"
+
+settings.register_profile("books", max_examples=12, stateful_step_count=15, deadline=None, derandomize=True,
+                          database=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("thorough", max_examples=2000, stateful_step_count=30, deadline=None, database=None,
+                          suppress_health_check=[HealthCheck.too_slow])
+
+
+def _profile():
+    """The profile HYPOTHESIS_PROFILE names ("books" by default), HYPOTHESIS_MAX_EXAMPLES overriding its count."""
+    chosen = settings.get_profile(os.environ.get("HYPOTHESIS_PROFILE") or "books")
+    n = os.environ.get("HYPOTHESIS_MAX_EXAMPLES")
+    return settings(chosen, max_examples=int(n)) if n else chosen
+
+
+def _refusals():
+    from stormwater.imports.pipeline import ImportRefused
+    from stormwater.parcels.services import AssociationRefused
+    from stormwater.receivables.base import CollectionError
+    from stormwater.relief.acts import ReliefError
+    from stormwater.utility.billrun.common import BillingError
+
+    return (CollectionError, BillingError, ReliefError, TransitionError, ImportRefused, AssociationRefused)
+
+
+class Books(RuleBasedStateMachine):
+    """One town's books from Sep 10, 2026: the acts as rules, the invariants checked after each."""
+
+    ctx: dict = {}
+    seen: Counter = Counter()  # what the acts did, over the run (printed with -s)
+
+    def __init__(self):
+        super().__init__()
+        self.sid = transaction.savepoint()
+        self.today = START
+        self.traveller = None
+        self._travel()
+        self.refused = _refusals()
+        self.n = 0
+        self.touched = None  # the accounts the last act changed (None: any); a set() — none (the clock moved)
+
+    # --- the clock ----------------------------------------------------------------------------------------------
+    def _travel(self):
+        if self.traveller is not None:
+            self.traveller.stop()
+        d = self.today
+        self.traveller = time_machine.travel(datetime(d.year, d.month, d.day, 12, tzinfo=ET), tick=False)
+        self.traveller.start()
+
+    def teardown(self):
+        transaction.savepoint_rollback(self.sid)
+        if self.traveller is not None:
+            self.traveller.stop()
+
+    def _try(self, name, fn):
+        try:
+            with transaction.atomic():
+                out = fn()
+            self.seen[f"{name}: done"] += 1
+            return out
+        except self.refused as e:
+            self.seen[f"{name}: refused ({type(e).__name__})"] += 1
+            return None
+
+    def _pick(self, qs, i):
+        items = list(qs)
+        return items[i % len(items)] if items else None
+
+    @property
+    def p(self):
+        return self.ctx["personas"]
+
+    # --- the acts ----------------------------------------------------------------------------------------------
+    @initialize()
+    def fy2027(self):
+        """FY2027 billed on Sep 10, 2026 (two installments), as every town's books begin in the machine."""
+        self.bill_run(2027)
+        self.instrumented = self.credited = False
+
+    @rule(days=st.sampled_from([1, 3, 10, 20, 35, 60, 95]))
+    def advance(self, days):
+        self.today = min(self.today + timedelta(days=days), LAST)
+        self._travel()
+        self.touched = set()
+
+    @rule(fy=st.sampled_from([2027, 2028]))
+    def bill_run(self, fy):
+        from stormwater.utility.services import bill_run_issue, fiscal_year
+
+        label, start, end = fiscal_year(fy)
+        self.touched = None
+        self._try("bill run", lambda: bill_run_issue(period_label=label, period_start=start, period_end=end,
+                                                     issue_date=self.today, acting_user=self.p["collector"]))
+
+    @rule(i=st.integers(0, 5))
+    def void_run(self, i):
+        from stormwater.utility.services import bill_run_void
+
+        run = self._pick(BillRun.objects.filter(state=RunState.ISSUED, bills__is_back_bill=False).distinct()
+                         .order_by("pk"), i)
+        self.touched = None
+        if run is not None:
+            self._try("void", lambda: bill_run_void(run=run, reason="Wrong rate table", acting_user=self.p["director"]))
+
+    @precondition(lambda self: not self.instrumented)
+    @rule()
+    def record_instrument(self):
+        from stormwater.parcels.instrument_import import association_import
+
+        self.touched = set()
+        path = self.ctx["tmp_path"] / f"maple-{self.n}.csv"
+        self.n += 1
+        path.write_text("unit_parcel_id,share_percent\n05-01-1-101,33.3333\n05-01-1-102,33.3333\n"
+                        "05-01-1-103,33.3334\n", encoding="utf-8")
+        self.instrumented = True
+        self._try("instrument", lambda: association_import(
+            parcel=self.ctx["master"], path=path, source=path.name, reference=f"Doc. {self.n}",
+            recorded_on=self.today, name="Maple Court Condominium", acting_user=self.p["staff"]))
+
+    @rule(i=st.integers(0, 40), how=st.sampled_from(["due", "part", "over", "cents", "balance"]),
+          cents=st.integers(1, 9999))
+    def pay(self, i, how, cents):
+        from stormwater.receivables.services import payment_post
+
+        acct = self._pick(Account.objects.filter(bills__isnull=False).distinct().order_by("pk"), i)
+        self.touched = {acct.pk} if acct else set()
+        if acct is None:
+            return
+        offer = pay_offer(acct, as_of=self.today)
+        amount = {"due": offer.due_now, "part": (offer.due_now / 2).quantize(D("0.01")),
+                  "over": offer.due_now + D(cents) / 100, "cents": D(cents) / 100, "balance": offer.balance}[how]
+        if amount <= 0:
+            amount = D(cents) / 100
+        self.n += 1
+        self._try("payment", lambda: payment_post(account=acct, amount=amount, received_on=self.today,
+                                                  reference=f"chk{self.n}", acting_user=None))
+
+    @rule(i=st.integers(0, 40), returned=st.booleans())
+    def reverse(self, i, returned):
+        from stormwater.cashier.returns import returned_check_record
+        from stormwater.receivables.services import payment_reverse
+
+        pay = self._pick(Payment.objects.filter(reversal__isnull=True).order_by("pk"), i)
+        self.touched = {pay.account_id} if pay else set()
+        if pay is None:
+            return
+        if returned:
+            self._try("returned check", lambda: returned_check_record(
+                payment=pay, reason="NSF", reversed_on=self.today, acting_user=self.p["collector"]))
+        else:
+            self._try("reversal", lambda: payment_reverse(payment=pay, reason="Posted to the wrong account",
+                                                          reversed_on=self.today, acting_user=self.p["collector"]))
+
+    @rule(i=st.integers(0, 40), part=st.booleans())
+    def refund(self, i, part):
+        from stormwater.cashier.refunds import refund_approve, refund_request, refundable
+
+        acct = self._pick(Account.objects.filter(bills__isnull=False).distinct().order_by("pk"), i)
+        self.touched = {acct.pk} if acct else set()
+        if acct is None:
+            return
+        can = refundable(acct)
+        if can <= 0:
+            return
+        amount = (can / 2).quantize(D("0.01")) if part and can > D("0.01") else can
+
+        def both():
+            v = refund_request(account=acct, amount=amount, payee="Owner", reason="Overpaid",
+                               acting_user=self.p["collector"])
+            return refund_approve(voucher=v, acting_user=self.p["director"])
+        self._try("refund", both)
+
+    @rule(i=st.integers(0, 40))
+    def apply_credit(self, i):
+        from stormwater.receivables.services import credit_apply
+
+        acct = self._pick(Account.objects.filter(bills__isnull=False).distinct().order_by("pk"), i)
+        self.touched = {acct.pk} if acct else set()
+        if acct is not None:
+            self._try("credit applied", lambda: credit_apply(account=acct, on=self.today, acting_user=None))
+
+    @rule(i=st.integers(0, 40), decision=st.sampled_from(["grant", "grant_part", "deny"]),
+          disposition=st.sampled_from(["refund", "credit"]), pay_first=st.booleans())
+    def abatement(self, i, decision, disposition, pay_first):
+        from stormwater.receivables.services import payment_post
+        from stormwater.relief import services as sv
+        from stormwater.relief.selectors import bill_owed
+
+        bill = self._pick(Bill.objects.order_by("pk"), i)
+        self.touched = {bill.account_id} if bill else set()
+        if bill is None:
+            return
+        owed = bill_owed(bill, as_of=self.today)
+        if pay_first and owed > 0:
+            self.n += 1
+            self._try("payment", lambda: payment_post(account=bill.account, amount=owed, received_on=self.today,
+                                                      reference=f"ab{self.n}", acting_user=None))
+        asked = max((bill.amount / 3).quantize(D("0.01")), D("0.01"))
+
+        def act():
+            ab = sv.abatement_apply(bill=bill, grounds=["area"], statement="The roof is smaller.",
+                                    amount_requested=asked, disposition=disposition, acting_user=self.p["owner"])
+            return sv.abatement_decide(abatement=ab, decision=decision, reasons="Measured.",
+                                       amount=(asked / 2).quantize(D("0.01")) if decision == "grant_part" else None,
+                                       acting_user=self.p["director"])
+        self._try(f"abatement {decision}", act)
+
+    @rule(i=st.integers(0, 10))
+    def appeal(self, i):
+        """The Select Board reverses a denied (or partly granted) abatement on appeal: filed, record sent, hearing set
+        two weeks on and held, decided (the clock moves to the hearing)."""
+        from stormwater.relief import services as sv
+        from stormwater.relief.models import Abatement
+        from stormwater.relief.workflow import AbatementStatus as A
+
+        ab = self._pick(Abatement.objects.filter(case__status__in=[A.DENIED, A.GRANTED_PART]).order_by("pk"), i)
+        self.touched = {ab.bill.account_id} if ab else set()
+        if ab is None:
+            return
+        ap = self._try("appeal filed", lambda: sv.appeal_file(decided_case=ab.case, grounds="Measured wrong.",
+                                                              acting_user=self.p["owner"]))
+        if ap is None:
+            return
+        hearing = self.today + timedelta(days=14)
+        if not self._try("hearing set", lambda: (
+                sv.appeal_transmit_record(appeal=ap, acting_user=self.p["staff"]),
+                sv.appeal_schedule_hearing(appeal=ap, hearing_at=datetime(hearing.year, hearing.month, hearing.day,
+                                                                          19, tzinfo=ET),
+                                           place="Town Hall", acting_user=self.p["clerk"]))):
+            return
+        self.today = hearing
+        self._travel()
+        from stormwater.relief.selectors import bill_abatable
+
+        most = bill_abatable(ab.bill)
+        self._try("appeal decided", lambda: (
+            sv.appeal_close_hearing(appeal=ap, acting_user=self.p["clerk"]),
+            sv.appeal_decide(appeal=ap, outcome="reverse", findings="The roof is smaller.",
+                             amount=max(min(most, ab.amount_requested), D("0.01")), acting_user=self.p["clerk"])))
+
+    @precondition(lambda self: not self.credited)
+    @rule(part=st.booleans())
+    def credit(self, part):
+        """A credit granted (in full or in part) on the owner's house: the next bills carry it (credits ¶E)."""
+        from stormwater.relief import services as sv
+        from stormwater.relief.models import CreditType
+
+        from django.core.files.uploadedfile import SimpleUploadedFile
+
+        def pdf_upload(name):
+            return SimpleUploadedFile(name, PDF, content_type="application/pdf")
+        bmp = CreditType.objects.get(policy=self.ctx["policy"], code="BMP")
+        self.touched = set()
+        self.credited = True
+
+        def act():
+            app = sv.credit_apply(parcel=self.ctx["house"], credit_type=bmp, statement="Dry well.",
+                                  acting_user=self.p["owner"],
+                                  uploads=[(t, pdf_upload(f"{t}.pdf")) for t, _ in bmp.required_documents])
+            sv.credit_determine_complete(application=app, acting_user=self.p["staff"])
+            return sv.credit_decide(application=app, decision="grant_part" if part else "grant",
+                                    percent=D("10") if part else None, reasons="Half the roof.",
+                                    acting_user=self.p["director"])
+        self._try("credit granted", act)
+
+    @rule(i=st.integers(0, 40))
+    def demand(self, i):
+        from stormwater.receivables.services import demand_serve
+
+        acct = self._pick(Account.objects.filter(bills__isnull=False).distinct().order_by("pk"), i)
+        self.touched = {acct.pk} if acct else set()
+        if acct is not None:
+            self._try("demand", lambda: demand_serve(account=acct, served_on=self.today,
+                                                     acting_user=self.p["collector"]))
+
+    @rule(i=st.integers(0, 10))
+    def commit(self, i):
+        from stormwater.receivables.services import commitment_create
+
+        demand = self._pick(Demand.objects.filter(commitment_line__isnull=True).order_by("pk"), i)
+        self.touched = {demand.account_id} if demand else set()
+        if demand is not None:
+            self._try("commitment", lambda: commitment_create(tax_fiscal_year=self.today.year + 1,
+                                                              committed_on=self.today, demands=[demand],
+                                                              acting_user=self.p["collector"]))
+
+    # --- the invariants ----------------------------------------------------------------------------------------
+    @invariant()
+    def books_hold(self):
+        """Every invariant, set-based, for every account after every step; each account's reference reading after
+        the clock moves or a town-wide act; a payment of "due now" simulated on the account the act touched."""
+        t = self.touched
+        report = check_books(as_of=self.today, reference=True if t is None or not t else t,
+                             simulate_payments=t or False)
+        assert report.clean, "\n".join(b.line() for b in report.breaks)
+
+
+@pytest.fixture
+def books_town(db, resolution, personas, tmp_path, settings, town_toml):
+    """The smallest town that has every case: the owner persona's house ($53.16 a year), a shopping centre (59 ERUs),
+    and a 20-unit condominium (18 ERUs, $914.35 a year) whose three unit parcels are on file with no instrument yet
+    (tests/utility/test_issue25_books.py, defect 1). Returned checks cost $25 (town configuration)."""
+    from stormwater.parcels.models import ImperviousSurvey, Owner, Parcel, ParcelImpervious
+    from stormwater.relief.services import credit_policy_load_demo
+
+    settings.MEDIA_ROOT = tmp_path / "media"
+    town_toml(returned_check_charge=25)
+    survey = ImperviousSurvey.objects.create(name="Survey 2026", surveyed_on=date(2026, 4, 1))
+
+    def parcel(pid, use, units, imp, owner, lot="500000"):
+        p = Parcel.objects.create(parcel_id=pid, address=f"{pid} Test St", owner=owner, land_use_code=use,
+                                  dwelling_units=units, lot_sqft=D(lot))
+        if imp is not None:
+            ParcelImpervious.objects.create(survey=survey, parcel=p, impervious_sqft=D(imp))
+        return p
+
+    mine = Owner.objects.create(name="Olivia Owner", mailing_address="1 Elm St\nLongmeadow, MA 01106",
+                                user=personas["owner"])
+    biz = Owner.objects.create(name="Shops LLC", mailing_address="PO Box 1\nSpringfield, MA 01101")
+    trustees = Owner.objects.create(name="Maple Court Trustees", mailing_address="5 Maple Ct\nLongmeadow, MA 01106")
+    house = parcel("01-01-1", "101", 1, 3000, mine)
+    parcel("02-01-1", "325", None, 200000, biz)
+    master = parcel("05-01-1", "102", 20, 61200, trustees, lot="200000")
+    for u in ("101", "102", "103"):
+        uo = Owner.objects.create(name=f"Unit {u} Owner", mailing_address=f"{u} Maple Ct\nLongmeadow, MA 01106")
+        parcel(f"05-01-1-{u}", "102", 1, None, uo, lot="0")
+    policy = credit_policy_load_demo(effective_from=date(2026, 7, 1), acting_user=personas["director"])
+    return {"personas": personas, "master": master, "house": house, "policy": policy, "tmp_path": tmp_path}
+
+
+def test_random_acts_keep_the_books(books_town):
+    Books.ctx = books_town
+    Books.seen.clear()
+    run_state_machine_as_test(Books, settings=_profile())
+    print("\n".join(f"{n:6d}  {k}" for k, n in sorted(Books.seen.items())))
