@@ -51,7 +51,8 @@ class FeeProvider:
     assess: Callable[..., Any]
     # (*, on) → the association instruments in force (``master_of``, ``problem``, ``unit_share``): Ch. 295 Art. IV ¶G.
     association_split: Callable[..., Any]
-    # () → a query expression: the posted balance of the accounts of the parcel ``OuterRef("pk")`` (0 without any).
+    # () → a query expression over parcels: what the parcel's accounts owe today, "Due now" (0 without any). The
+    # utility registers the posted ledger; collections replace it with interest to the day (receivables.owed).
     parcel_balance: Callable[[], Any]
 
 

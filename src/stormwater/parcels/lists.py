@@ -10,7 +10,8 @@ from django.db.models.functions import Substr, Trim
 from stormwater.accounts.roles import Perm
 from stormwater.rules.classes import ROOMING_HOUSE_CODES, PropertyClass
 from stormwater.web.lists import (BALANCE_CHOICES, MONEY_FIELD, ListFilter, ListPage, ListTable, MoneyColumn,
-                                  NumberColumn, SearchFilter, balance_filter, choice_filter)
+                                  NumberColumn, SearchFilter, amount_range_filters, balance_filter,
+                                  choice_filter)
 
 from .fees import fee_provider
 from .models import CLASS_CHOICES, Parcel, ParcelImpervious
@@ -64,12 +65,13 @@ class ParcelFilter(ListFilter):
                           method="_owner")
     impervious = choice_filter(None, "Impervious area", [("measured", "Measured"), ("none", "Not measured")],
                                method="_impervious")
-    balance = choice_filter(None, "Balance", BALANCE_CHOICES, method="_balance")
+    balance = choice_filter(None, "Due now", BALANCE_CHOICES, method="_balance")
+    due_min, due_max = amount_range_filters("balance", "Due now")
 
     def __init__(self, *args, request=None, **kwargs):
         super().__init__(*args, request=request, **kwargs)
         if request is not None and not request.user.can(Perm.BILLING_VIEW_ALL):
-            self.drop("balance")
+            self.drop("balance", "due_min", "due_max")
 
     def _owner(self, qs, name, value):
         return qs.filter(owner__isnull=value == "no")
@@ -85,11 +87,13 @@ class ParcelTable(ListTable):
     parcel_id = tables.Column("Parcel id", linkify=("parcel_detail", [tables.A("parcel_id")]))
     address = tables.Column("Address")
     owner = tables.Column("Owner", accessor="owner__name", default="— none on record —")
+    mailing_address = tables.Column("Mailing address", accessor="owner__mailing_address", default="",
+                                    orderable=False)
     land_use_code = tables.Column("Land use")
     dwelling_units = NumberColumn("Units", default="?")
     property_class = tables.Column("Class")
     impervious_sqft = NumberColumn("Impervious ft²", default="—")
-    balance = MoneyColumn("Balance (posted)")
+    balance = MoneyColumn("Due now")
 
     def render_property_class(self, value):
         return CLASS_LABELS.get(value, value)
