@@ -26,17 +26,22 @@ class JobKind:
     clean: Callable[[dict], dict] = field(default=lambda p: p)
     subject: Callable[[dict], str] = field(default=lambda p: "")
     label: str = ""  # what the button says, e.g. "Email the bills"
+    # params → why the job's file may no longer be downloaded ("" while it may): e.g. the print file of a bill run
+    # voided since (issue 25: a voided run's bills must not be printed or mailed).
+    withdrawn: Callable[[dict], str] = field(default=lambda p: "")
 
 
 KINDS: dict[str, JobKind] = {}
 
 
 def job_kind(name: str, *, perm: str, title: Callable[[dict], str], label: str,
-             clean: Callable[[dict], dict] | None = None, subject: Callable[[dict], str] | None = None):
+             clean: Callable[[dict], dict] | None = None, subject: Callable[[dict], str] | None = None,
+             withdrawn: Callable[[dict], str] | None = None):
     """Register the decorated function as the body of job kind ``name``."""
     def deco(body):
         KINDS[name] = JobKind(name=name, perm=perm, body=body, title=title, label=label,
-                              clean=clean or (lambda p: p), subject=subject or (lambda p: ""))
+                              clean=clean or (lambda p: p), subject=subject or (lambda p: ""),
+                              withdrawn=withdrawn or (lambda p: ""))
         return body
     return deco
 

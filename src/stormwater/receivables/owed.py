@@ -96,3 +96,25 @@ class DueNow(Expression):
         cte, params = positions_cte(self.as_of, AccountFilter(subquery=keys))
         # integer cents → dollars (SQLite: a float that the DecimalField's converter rounds to the cent)
         return f"({cte}\nSELECT COALESCE(SUM(pa.total), 0) * 0.01 FROM pa)", params
+
+
+# Issue 25 item 6: a voided run's charge and its reversal are shown to the owner with this, never the reason the
+# Director typed when voiding (an internal note); staff see the entries as posted.
+WITHDRAWN = "Withdrawn by the Town"
+VOID_MEMO_PREFIX = "Void of bill run "  # utility.billrun.undo._post_reversals writes it
+
+
+def ledger_entries_for_user(account, *, user, as_of: date):
+    """The account's ledger through ``as_of`` as ``user`` reads it: each entry with ``shown_memo`` — its memo, or
+    ``WITHDRAWN`` for an owner where the entry belongs to a bill of a voided run (the charge and its reversal)."""
+    from stormwater.utility.models import RunState
+
+    entries = list(account.entries.filter(effective_on__lte=as_of).select_related("bill__run")
+                   .order_by("effective_on", "id"))
+    staff = getattr(user, "is_staff_role", False)
+    for e in entries:
+        # the credit balance a void gives back has no bill: its memo names the void (utility.billrun.undo)
+        voided = ((e.bill_id is not None and e.bill.run.state == RunState.VOIDED)
+                  or e.memo.startswith(VOID_MEMO_PREFIX))
+        e.shown_memo = WITHDRAWN if voided and not staff else e.memo
+    return entries

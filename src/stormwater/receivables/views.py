@@ -29,6 +29,7 @@ from .access import account_get_for_user, accounts_for_user
 from .forms import (AsOfForm, BackBillForm, BatchForm, CloseForm, CommitForm, LienPaidForm, PaymentForm, ReverseForm,
                     duplicate_message)
 from .ledger import account_position
+from .owed import ledger_entries_for_user
 from .lists import AccountList, CommitmentMadeList, DemandServedList, PaymentList
 from .reportlists import AgingList, CommitmentList, DemandList
 from .models import Commitment, CommitmentLine, Demand, Payment
@@ -95,7 +96,7 @@ def account_statement(request, number: str):
     pay = pay_context(account, today=date.today()) if as_of == date.today() else {}  # paying is today's act
     return render(request, "receivables/account.html", {
         "account": account, "pos": pos, "as_of": as_of, **pay,
-        "entries": account.entries.filter(effective_on__lte=as_of).order_by("effective_on", "id"),
+        "entries": ledger_entries_for_user(account, user=request.user, as_of=as_of),
         "payments": account.payments.select_related("reversal"), "can_reverse": request.user.can(Perm.COLLECT),
         "reverse_form": ReverseForm(), **_paperless_context(request.user, account)})
 

@@ -20,6 +20,18 @@ def run_subject(params: dict) -> str:
     return f"utility.billrun:{params['run']}"
 
 
+def run_withdrawn(params: dict) -> str:
+    """Why a file made from a bill run may no longer be downloaded: the run was voided since (issue 25)."""
+    from stormwater.utility.models import BillRun, RunState
+
+    run = BillRun.objects.filter(pk=params.get("run")).first()
+    if run is None or run.state != RunState.VOIDED:
+        return ""
+    when = f" on {run.voided_at:%B %-d, %Y}" if run.voided_at else ""
+    return (f"Withdrawn: bill run {run.pk} ({run.period_label}) was voided{when} and its charges reversed. Its bills "
+            "must not be printed or mailed; this file is no longer available.")
+
+
 @job_kind("bills_email", perm=Perm.BILLING_RUN, label="E-mail the bills", clean=clean_run, subject=run_subject,
           title=lambda p: f"E-mail the bills of bill run {p['run']}")
 def bills_email(job):
