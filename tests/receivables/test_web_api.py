@@ -8,6 +8,7 @@ from decimal import Decimal as D
 
 from stormwater.receivables.models import Commitment, Demand, Payment
 from stormwater.utility.models import Account
+from confirming import confirmed_post
 
 LOCKBOX = ("account,amount,received_on,reference\n"
            "SW-01-01-1,53.16,2026-10-05,1001\n"
@@ -29,7 +30,7 @@ def test_lockbox_demands_commitment_and_aging_in_the_web_app(client_for, persona
 
     page = c.get("/collections/demands/", {"as_of": "2026-11-02"}).content.decode()
     assert "SW-02-01-1" in page and "SW-01-01-1" not in page  # the house was paid
-    r = c.post("/collections/demands/", {"account": ["SW-02-01-1"], "served_on": "2026-11-02"})
+    r = confirmed_post(c, "/collections/demands/", {"account": ["SW-02-01-1"], "served_on": "2026-11-02"})
     assert r.status_code == 302
     d = Demand.objects.get()
     pdf = c.get(f"/collections/demands/{d.pk}/pdf/")
@@ -40,8 +41,8 @@ def test_lockbox_demands_commitment_and_aging_in_the_web_app(client_for, persona
 
     page = c.get("/collections/commitments/", {"as_of": "2026-11-17"}).content.decode()
     assert "SW-02-01-1" in page
-    r = c.post("/collections/commitments/?as_of=2026-11-17",
-               {"demand": [d.pk], "tax_fiscal_year": 2028, "committed_on": "2026-11-17"})
+    r = confirmed_post(c, "/collections/commitments/?as_of=2026-11-17",
+                       {"demand": [d.pk], "tax_fiscal_year": 2028, "committed_on": "2026-11-17"})
     commitment = Commitment.objects.get()
     assert r.status_code == 302 and commitment.lines.get().total == D("1455.33")
     csv_text = c.get(f"/collections/commitments/{commitment.pk}/export.csv").getvalue().decode()

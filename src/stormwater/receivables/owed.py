@@ -21,6 +21,7 @@ from datetime import date
 from decimal import Decimal
 
 from django.db.models import Expression, F
+from django.db.models.expressions import SQLiteNumericMixin
 
 from stormwater.rules.money import ZERO, round_cents
 from stormwater.web.lists import MONEY_FIELD
@@ -65,11 +66,12 @@ def parcel_due_now():
     return DueNow(F("pk"), as_of=timezone.localdate(), by="parcel")
 
 
-class DueNow(Expression):
+class DueNow(SQLiteNumericMixin, Expression):
     """"Due now" of the row's account(s) as a query expression: ``DueNow(F("pk"), as_of=d)`` on accounts,
     ``DueNow(F("pk"), as_of=d, by="parcel")`` on parcels (the sum over the parcel's accounts). The positions SQL
     (``positions.positions_cte``) narrowed to the outer row's accounts, so a row costs its own entries only; 0 for
-    a row without any account or entry. Comparable with ``balance_filter`` (half a cent either way)."""
+    a row without any account or entry. Comparable with ``balance_filter`` (half a cent either way); on SQLite cast to
+    NUMERIC, as Django does for its own decimal expressions (a float compared with the bound value would not be)."""
 
     output_field = MONEY_FIELD
     contains_aggregate = False
