@@ -14,7 +14,9 @@ from django.views.decorators.http import require_POST
 
 from stormwater.accounts.access import require_perm
 
-from .registry import JobParamError
+from stormwater.web.confirm import CONFIRM_FIELD, confirm_page, confirmation_needed
+
+from .registry import JobParamError, kind_get
 from .lists import JobList
 from .selectors import job_get_for_user, job_log_tail, jobs_visible
 from .services import job_rerun, job_start
@@ -67,8 +69,13 @@ def _back(request, job):
 @require_perm()
 def job_start_view(request, kind: str):
     """POST from any page's start form (include "jobs/_start.html"): the form's fields are the params."""
-    params = {k: v for k, v in request.POST.items() if k not in FORM_FIELDS_NOT_PARAMS}
+    params = {k: v for k, v in request.POST.items() if k not in FORM_FIELDS_NOT_PARAMS | {CONFIRM_FIELD}}
     try:
+        k = kind_get(kind)
+        if k.confirm is not None and request.user.can(k.perm) and confirmation_needed(request):
+            asked = k.confirm(k.clean(dict(params)))
+            if asked is not None:  # issue 25: a bulk act that cannot be taken back is asked first
+                return confirm_page(request, asked)
         job = job_start(kind=kind, params=params, acting_user=request.user)
     except (JobParamError, PermissionDenied) as e:
         messages.error(request, str(e))
