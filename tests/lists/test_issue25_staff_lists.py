@@ -31,6 +31,11 @@ def test_owed_at_least_filters_and_owner_and_mailing_address_are_exported(town, 
     got = {r[head.index("Account")]: r for r in rows[1:]}
     assert set(got) == over and all(D(r[head.index("Due now")]) == due[n] for n, r in got.items())
     assert all(r[head.index("Mailing address")] for r in got.values())
+    # the totals over every matching row, one set-based statement (owed.due_now_total)
+    page = c.get("/accounts/", {"due_min": "500"}).content.decode()
+    assert f"due now ${sum(due[n] for n in over):,.2f}" in page
+    page = c.get("/parcels/").content.decode()
+    assert f"due now ${sum(due.values()):,.2f}" in page
     assert {r[0] for r in csv_rows(c.get("/accounts/", {"due_max": "499.99", "export": "csv"}))[1:]} == \
         set(due) - over
 

@@ -20,6 +20,7 @@ class ReceivablesConfig(AppConfig):
 
         from stormwater.parcels import fees
 
-        from .owed import parcel_due_now
+        from .owed import parcel_due_now, parcel_due_now_total
 
-        fees.register(replace(fees.fee_provider(), parcel_balance=parcel_due_now))
+        fees.register(replace(fees.fee_provider(), parcel_balance=parcel_due_now,
+                              parcel_balance_total=parcel_due_now_total))

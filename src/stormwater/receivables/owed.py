@@ -58,6 +58,30 @@ def owed(account, *, as_of: date, pos=None) -> Owed:
                 demand=pos.demand, credit=pos.credit, later=round_cents(later))
 
 
+def due_now_total(queryset, *, as_of: date, by: str = "account") -> Decimal:
+    """"Due now" summed over every row of ``queryset`` (accounts, or parcels with ``by="parcel"``) in one statement:
+    the positions SQL over the rows' accounts (a list's totals: summing ``DueNow`` row by row costs a subquery a
+    row, ~0.6 ms each; this is one set-based pass)."""
+    from django.db import connection
+
+    from .positions import cents_to_money
+
+    sql, params = queryset.order_by().values("pk").query.sql_with_params()
+    keys = (sql, list(params)) if by == "account" else (
+        f"SELECT dn_t.id FROM utility_account dn_t WHERE dn_t.parcel_id IN ({sql})", list(params))
+    cte, p = positions_cte(as_of, AccountFilter(subquery=keys))
+    with connection.cursor() as c:
+        c.execute(cte + "\nSELECT CAST(COALESCE(SUM(pa.total), 0) AS BIGINT) FROM pa", p)
+        return cents_to_money(c.fetchone()[0])
+
+
+def parcel_due_now_total(queryset) -> Decimal:
+    """``due_now_total`` of a parcels query, today (the parcels list's total, through ``parcels.fees``)."""
+    from django.utils import timezone
+
+    return due_now_total(queryset, as_of=timezone.localdate(), by="parcel")
+
+
 def parcel_due_now():
     """"Due now" of each parcel of a parcels query (its accounts summed), today (the parcels list, through
     ``parcels.fees.FeeProvider.parcel_balance``)."""
