@@ -61,10 +61,10 @@ def test_statement_and_reversal_from_the_account_page(client_for, personas, bill
                              "pay-method": "check", "pay-reference": "5001"})
     p = Payment.objects.get()
     page = c.get("/accounts/SW-02-01-1/", {"as_of": "2026-10-20"}).content.decode()
-    assert "Balance $0.00" in page
+    assert "Due now $0.00" in page
     c.post(f"/payments/{p.pk}/reverse/", {"reason": "NSF", "reversed_on": "2026-11-01"})
     page = c.get("/accounts/SW-02-01-1/", {"as_of": "2026-11-15"}).content.decode()
-    assert "reversed Nov 1, 2026" in page and "Balance $1,429.40" in page  # 1,414.06 + 15.34 interest
+    assert "reversed Nov 1, 2026" in page and "Due now $1,429.40" in page  # 1,414.06 + 15.34 interest
 
 
 def test_owners_see_their_own_statement_only_and_cannot_post(client_for, personas, billed):
