@@ -218,6 +218,8 @@ def bill_run_mailed_view(request, run_id: int):
             day = date.fromisoformat(request.POST.get("mailed_on") or "")
         except ValueError:
             return None  # refused by the act: said at once
+        if run.state != RunState.ISSUED or run.mailed_on or day < run.issue_date:
+            return None  # refused (or already recorded) by the service: said at once
         return Confirmation(
             title=f"record the mailing of bill run {run.pk} ({run.period_label})", count=run.bill_count,
             amount=run.total_billed, button="Record the mailing", back_url=reverse("bill_run_detail", args=[run.pk]),
