@@ -9,6 +9,7 @@ import pytest
 
 from stormwater.audit.models import AuditEvent
 from stormwater.utility.models import Bill, BillRun
+from confirming import confirmed_post
 
 
 def test_login_page_and_sign_in(client, personas):
@@ -60,7 +61,7 @@ def test_issue_a_bill_run_from_the_web_then_open_bill_pdf_and_exports(client_for
     assert "Not billed: needs staff" in detail and "03-01-1" in detail
     # The run is a proof until approved (issue 16); the Collector approves it from the same page.
     assert "This is a proof" in detail and "Approve and issue 8 bills" in detail
-    assert c.post(f"/bill-runs/{run.pk}/approve/").status_code == 302
+    assert confirmed_post(c, f"/bill-runs/{run.pk}/approve/").status_code == 302
     assert "Issued" in c.get(r.url).content.decode()
     bill = Bill.objects.get(parcel=town["shops"])
     pdf = c.get(f"/bills/{bill.number}/pdf/")

@@ -62,6 +62,12 @@ def test_proof_approve_issue_void(page, live_server, demo_town, shot, login, wid
     approve = page.get_by_role("button", name=re.compile(r"^Approve and issue \d+ bills$"))
     # A double click sends one approval: the second click finds the button disabled.
     approve.dblclick()
+    # Issue 25: approving N bills is asked first: how many, how much; nothing done yet.
+    page.get_by_text("Nothing has been done yet").wait_for()
+    assert RunState.PROOF == BillRun.objects.get(pk=run.pk).state
+    _no_sideways_scroll(page)
+    shot(f"billrun-03b-confirm-{w}")
+    page.get_by_role("button", name=re.compile(r"^Approve and issue \d+ bills$")).dblclick()
     page.get_by_text(re.compile(r"Issued \d+ bills for FY2027")).wait_for()
     run.refresh_from_db()
     assert run.state == RunState.ISSUED and run.approved_by.username == "collector"
@@ -72,6 +78,8 @@ def test_proof_approve_issue_void(page, live_server, demo_town, shot, login, wid
 
     page.get_by_label("Why void this run").fill("Issue date should have been October 1")
     page.get_by_role("button", name="Void this run").click()
+    page.get_by_text("Nothing has been done yet").wait_for()
+    page.get_by_role("button", name=re.compile(r"^Void \d+ bills$")).click()
     page.get_by_text("Run voided: its charges were reversed").wait_for()
     run.refresh_from_db()
     assert run.state == RunState.VOIDED and not Bill.objects.exists()

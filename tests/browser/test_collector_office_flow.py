@@ -198,7 +198,7 @@ def test_a_collectors_day(page, live_server, billed_town, shot, login, width, tm
     shot(f"17-window-{width}")
     assert _fits(page)
     page.get_by_role("link", name=house.number).click()
-    page.get_by_role("heading", name=re.compile(r"Due today: \$26\.75")).wait_for()
+    page.get_by_role("heading", name=re.compile(r"Due now: \$26\.75")).wait_for()
 
     # Post a check
     page.get_by_label("Amount ($)").fill("26.75")
@@ -244,7 +244,7 @@ def test_a_collectors_day(page, live_server, billed_town, shot, login, width, tm
     later = bill_installments(unit_bill).last()
     standing = page.locator("#bill-standing").inner_text()
     assert page.locator("#bill-standing .badge").inner_text() == "Partly paid"
-    assert f"Balance of this bill today: {fmt_usd(later.amount)}" in standing, standing
+    assert f"Due now on this bill: {fmt_usd(later.amount)}" in standing, standing
     assert f"Paid on this bill: {fmt_usd(owed)}" in standing, standing
     shot(f"17-bill-paid-{width}")
     assert _fits(page)

@@ -33,6 +33,8 @@ def test_a_job_started_from_the_bill_run_page_shows_its_progress_live(page, live
     login("collector")
     page.goto(f"{live_server.url}/bill-runs/{run.pk}/")
     page.get_by_role("button", name="E-mail the bills").click()
+    page.get_by_text("Nothing has been done yet").wait_for()  # issue 25: asked first (an e-mail is not called back)
+    page.get_by_role("button", name=re.compile(r"^E-mail \d+ bills$")).click()
     card = page.locator("section.job")
     card.get_by_text("Waiting for a worker").first.wait_for()
     shot("jobs-01-run-page-queued")

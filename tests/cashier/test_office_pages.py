@@ -23,7 +23,7 @@ def test_find_by_name_post_a_check_print_the_receipt(billed, personas, client_fo
     r = c.get(reverse("cashier_window"), {"q": "01-01-1"})  # one account: straight to it
     assert r.status_code == 302 and r["Location"] == reverse("cashier_account", args=[house.number])
     page = c.get(r["Location"])
-    assert page.status_code == 200 and "Due today: $26.75" in page.content.decode()
+    assert page.status_code == 200 and "Due now: $26.75" in page.content.decode()
     r = c.post(r["Location"], {"amount": "26.75", "tender": "check", "reference": "4417", "received_on": "2026-11-02"})
     receipt = Receipt.objects.get()
     assert r.status_code == 302 and r["Location"] == reverse("cashier_receipt", args=[receipt.pk])

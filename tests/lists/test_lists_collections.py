@@ -16,6 +16,7 @@ from django.test.utils import CaptureQueriesContext
 
 from stormwater.receivables.services import demand_serve, payment_post
 from stormwater.utility.models import Account
+from confirming import confirmed_post
 
 AS_OF = "2026-12-31"  # FY2027's first installment (due Oct 13, 2026) is 79 days late: 61–90; the second is current
 
@@ -52,7 +53,7 @@ def test_search_narrows_the_accounts_not_their_figures(client_for, personas, bil
     page = c.get("/collections/aging/", {"as_of": AS_OF, "q": "3 Main St"}).content.decode()
     assert shown_accounts(page) == [one.number] and "1 account match" in page
     rows = csv_rows(c.get("/collections/aging/", {"as_of": AS_OF, "q": "3 Main St", "export": "csv"}))
-    assert rows[0] == ["Account", "Address", "Current", "1–30", "31–60", "61–90", "Over 90", "Total",
+    assert rows[0] == ["Account", "Owner", "Address", "Current", "1–30", "31–60", "61–90", "Over 90", "Total",
                        "Oldest past due"]
     assert rows[1:] == [everyone[one.number]]
     owner = one.parcel.owner.name  # by owner's name as well
@@ -66,11 +67,11 @@ def test_past_due_filter_sort_totals_and_export_of_what_is_shown(client_for, per
     assert csv_rows(c.get(f"/collections/aging/?as_of={AS_OF}&past_due=90&export=csv"))[1:] == []
     late = csv_rows(c.get(f"/collections/aging/?as_of={AS_OF}&past_due=60&export=csv"))[1:]
     assert late and paid.number not in {r[0] for r in late}
-    assert all(D(r[5]) > 0 for r in late)  # 61–90
+    assert all(D(r[6]) > 0 for r in late)  # 61–90
     url = f"/collections/aging/?as_of={AS_OF}&past_due=60&sort=-total"
     page = c.get(url).content.decode()
     rows = csv_rows(c.get(url + "&export=csv"))[1:]
-    totals = [D(r[7]) for r in rows]
+    totals = [D(r[8]) for r in rows]
     assert totals == sorted(totals, reverse=True)
     assert shown_accounts(page) == [r[0] for r in rows]  # the page shows what the download holds, in its order
     assert 'aria-sort="descending"' in page and f"{len(rows)} accounts match the filters" in page
@@ -90,7 +91,7 @@ def test_demand_and_commitment_candidates_search_and_keep_their_forms(client_for
     one = Account.objects.get(parcel__parcel_id="M-00005")
     page = c.get("/collections/demands/", {"as_of": "2026-11-20", "q": one.parcel.address}).content.decode()
     assert shown_accounts(page) == [one.number]
-    r = c.post("/collections/demands/", {"account": [one.number], "served_on": "2026-11-20"})
+    r = confirmed_post(c, "/collections/demands/", {"account": [one.number], "served_on": "2026-11-20"})
     assert r.status_code == 302
     served = c.get("/collections/demands/", {"as_of": "2026-11-20", "served-q": one.parcel.address}).content.decode()
     assert "1 demand served match" in served and "/pdf/" in served
@@ -103,8 +104,8 @@ def test_demand_and_commitment_candidates_search_and_keep_their_forms(client_for
     rows = csv_rows(c.get("/collections/commitments/", {"as_of": "2026-12-10", "export": "csv"}))
     assert rows[0] == ["Account", "Owner", "Demand mailed", "Owed"] and rows[1][:3] == [
         one.number, one.parcel.owner.name, "2026-11-20"]
-    r = c.post("/collections/commitments/?as_of=2026-12-10", {"demand": [one.demands.get().pk],
-                                                          "tax_fiscal_year": 2028, "committed_on": "2026-12-10"})
+    r = confirmed_post(c, "/collections/commitments/?as_of=2026-12-10", {"demand": [one.demands.get().pk],
+                                                                      "tax_fiscal_year": 2028, "committed_on": "2026-12-10"})
     assert r.status_code == 302
     made = c.get("/collections/commitments/", {"as_of": "2026-12-10"}).content.decode()
     assert "1 commitment;" in made and "FY2028" in made and "0 demands" in made

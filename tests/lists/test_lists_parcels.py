@@ -72,6 +72,6 @@ def test_parcels_list_filters_by_class_and_keeps_q(client_for, personas, town):
 def test_an_owner_sees_their_parcels_without_balances(client_for, personas, town):
     c = client_for(personas["owner"])
     rows = csv_rows(c.get("/parcels/?export=csv"))
-    assert {r[0] for r in rows[1:]} == {"01-01-1", "04-01-1"} and "Balance (posted)" not in rows[0]
+    assert {r[0] for r in rows[1:]} == {"01-01-1", "04-01-1"} and "Due now" not in rows[0]
     html = c.get("/parcels/?balance=owes").content.decode()
     assert 'name="balance"' not in html  # no balance filter for an owner (a condominium parcel sums every unit)

@@ -8,6 +8,7 @@ from decimal import Decimal as D
 
 from stormwater.receivables.models import Commitment, Demand, Payment
 from stormwater.utility.models import Account
+from confirming import confirmed_post
 
 LOCKBOX = ("account,amount,received_on,reference\n"
            "SW-01-01-1,53.16,2026-10-05,1001\n"
@@ -29,7 +30,7 @@ def test_lockbox_demands_commitment_and_aging_in_the_web_app(client_for, persona
 
     page = c.get("/collections/demands/", {"as_of": "2026-11-02"}).content.decode()
     assert "SW-02-01-1" in page and "SW-01-01-1" not in page  # the house was paid
-    r = c.post("/collections/demands/", {"account": ["SW-02-01-1"], "served_on": "2026-11-02"})
+    r = confirmed_post(c, "/collections/demands/", {"account": ["SW-02-01-1"], "served_on": "2026-11-02"})
     assert r.status_code == 302
     d = Demand.objects.get()
     pdf = c.get(f"/collections/demands/{d.pk}/pdf/")
@@ -40,8 +41,8 @@ def test_lockbox_demands_commitment_and_aging_in_the_web_app(client_for, persona
 
     page = c.get("/collections/commitments/", {"as_of": "2026-11-17"}).content.decode()
     assert "SW-02-01-1" in page
-    r = c.post("/collections/commitments/?as_of=2026-11-17",
-               {"demand": [d.pk], "tax_fiscal_year": 2028, "committed_on": "2026-11-17"})
+    r = confirmed_post(c, "/collections/commitments/?as_of=2026-11-17",
+                       {"demand": [d.pk], "tax_fiscal_year": 2028, "committed_on": "2026-11-17"})
     commitment = Commitment.objects.get()
     assert r.status_code == 302 and commitment.lines.get().total == D("1455.33")
     csv_text = c.get(f"/collections/commitments/{commitment.pk}/export.csv").getvalue().decode()
@@ -60,10 +61,10 @@ def test_statement_and_reversal_from_the_account_page(client_for, personas, bill
                              "pay-method": "check", "pay-reference": "5001"})
     p = Payment.objects.get()
     page = c.get("/accounts/SW-02-01-1/", {"as_of": "2026-10-20"}).content.decode()
-    assert "Balance $0.00" in page
+    assert "Due now $0.00" in page
     c.post(f"/payments/{p.pk}/reverse/", {"reason": "NSF", "reversed_on": "2026-11-01"})
     page = c.get("/accounts/SW-02-01-1/", {"as_of": "2026-11-15"}).content.decode()
-    assert "reversed Nov 1, 2026" in page and "Balance $1,429.40" in page  # 1,414.06 + 15.34 interest
+    assert "reversed Nov 1, 2026" in page and "Due now $1,429.40" in page  # 1,414.06 + 15.34 interest
 
 
 def test_owners_see_their_own_statement_only_and_cannot_post(client_for, personas, billed):

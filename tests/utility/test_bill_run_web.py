@@ -7,6 +7,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from stormwater.utility.models import Bill, BillRun, LedgerEntry, RunState
+from confirming import confirmed_post
 
 
 def test_staff_prepare_a_collector_approves_and_voids_on_the_web(client_for, personas, town, resolution, run_worker):
@@ -45,8 +46,8 @@ def test_staff_prepare_a_collector_approves_and_voids_on_the_web(client_for, per
 
     collector = client_for(personas["collector"])
     assert "Approve and issue 8 bills" in collector.get(r.url).content.decode()
-    collector.post(f"/bill-runs/{run.pk}/approve/")
-    second = collector.post(f"/bill-runs/{run.pk}/approve/", follow=True).content.decode()
+    confirmed_post(collector, f"/bill-runs/{run.pk}/approve/")
+    second = confirmed_post(collector, f"/bill-runs/{run.pk}/approve/", follow=True).content.decode()
     assert "already issued" in second and LedgerEntry.objects.count() == 16
     page = collector.get(r.url).content.decode()
     assert "Void this run" in page and "Record the mailing" in page and "Download CSV" in page
@@ -54,7 +55,7 @@ def test_staff_prepare_a_collector_approves_and_voids_on_the_web(client_for, per
     # Void needs a reason; then the bills go from the owner's pages and the period can be billed again.
     refused = collector.post(f"/bill-runs/{run.pk}/void/", {"reason": ""}, follow=True).content.decode()
     assert "say why the run is voided" in refused
-    collector.post(f"/bill-runs/{run.pk}/void/", {"reason": "Issue date wrong"})
+    confirmed_post(collector, f"/bill-runs/{run.pk}/void/", {"reason": "Issue date wrong"})
     run.refresh_from_db()
     assert run.state == RunState.VOIDED and not Bill.objects.exists()
     assert "Voided" in collector.get(r.url).content.decode()
@@ -71,7 +72,7 @@ def test_recording_the_mailing_ends_the_void(client_for, personas, town, resolut
     c = client_for(personas["collector"])
     bad = c.post(f"/bill-runs/{run.pk}/mailed/", {"mailed_on": "soon"}, follow=True).content.decode()
     assert "a date (YYYY-MM-DD) is required" in bad  # at the field, named by its label (issue 16 "Forms")
-    c.post(f"/bill-runs/{run.pk}/mailed/", {"mailed_on": "2026-09-16"})
+    confirmed_post(c, f"/bill-runs/{run.pk}/mailed/", {"mailed_on": "2026-09-16"})
     page = c.get(f"/bill-runs/{run.pk}/").content.decode()
     assert "were mailed on Sep 16, 2026" in page and "Void this run" not in page
     refused = c.post(f"/bill-runs/{run.pk}/void/", {"reason": "x"}, follow=True).content.decode()

@@ -8,6 +8,7 @@ idempotent: run again after a crash (``kill -9``) it reaches the same result and
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 from dataclasses import dataclass, field
 
 ERR_UNKNOWN_KIND = "job kind: {kind!r} is not a kind of job (known: {known})"
@@ -26,17 +27,25 @@ class JobKind:
     clean: Callable[[dict], dict] = field(default=lambda p: p)
     subject: Callable[[dict], str] = field(default=lambda p: "")
     label: str = ""  # what the button says, e.g. "Email the bills"
+    # params → why the job's file may no longer be downloaded ("" while it may): e.g. the print file of a bill run
+    # voided since (issue 25: a voided run's bills must not be printed or mailed).
+    withdrawn: Callable[[dict], str] = field(default=lambda p: "")
+    # cleaned params → the ``web.confirm.Confirmation`` a person answers before the job starts from a page (a bulk act
+    # that cannot be taken back: e-mailing every bill), or None. The API and the CLI do not ask.
+    confirm: Callable[[dict], Any] | None = None
 
 
 KINDS: dict[str, JobKind] = {}
 
 
 def job_kind(name: str, *, perm: str, title: Callable[[dict], str], label: str,
-             clean: Callable[[dict], dict] | None = None, subject: Callable[[dict], str] | None = None):
+             clean: Callable[[dict], dict] | None = None, subject: Callable[[dict], str] | None = None,
+             withdrawn: Callable[[dict], str] | None = None, confirm: Callable[[dict], Any] | None = None):
     """Register the decorated function as the body of job kind ``name``."""
     def deco(body):
         KINDS[name] = JobKind(name=name, perm=perm, body=body, title=title, label=label,
-                              clean=clean or (lambda p: p), subject=subject or (lambda p: ""))
+                              clean=clean or (lambda p: p), subject=subject or (lambda p: ""),
+                              withdrawn=withdrawn or (lambda p: ""), confirm=confirm)
         return body
     return deco
 

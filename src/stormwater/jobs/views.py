@@ -7,14 +7,16 @@ from pathlib import Path
 from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
-from django.http import FileResponse, Http404, HttpResponseRedirect
+from django.http import FileResponse, Http404, HttpResponse, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
 from stormwater.accounts.access import require_perm
 
-from .registry import JobParamError
+from stormwater.web.confirm import CONFIRM_FIELD, confirm_page, confirmation_needed
+
+from .registry import JobParamError, kind_get
 from .lists import JobList
 from .selectors import job_get_for_user, job_log_tail, jobs_visible
 from .services import job_rerun, job_start
@@ -32,16 +34,26 @@ def job_list(request):
 @require_perm()
 def job_detail(request, job_id: int):
     job = job_get_for_user(user=request.user, job_id=job_id)
-    return render(request, "jobs/detail.html", {"job": job, "log": job_log_tail(job)})
+    return render(request, "jobs/detail.html", {"job": job, "log": job_log_tail(job), "withdrawn": _withdrawn(job)})
 
 
 @require_perm()
 def job_file(request, job_id: int):
     job = job_get_for_user(user=request.user, job_id=job_id)
+    why = _withdrawn(job)
+    if why:  # e.g. the print file of a run voided since: gone, and said so (never the file without a mark)
+        return HttpResponse(why, status=410, content_type="text/plain; charset=utf-8")
     path = (Path(settings.MEDIA_ROOT) / job.file).resolve() if job.file else None
     if path is None or not path.is_file() or not path.is_relative_to(Path(settings.MEDIA_ROOT).resolve()):
         raise Http404("This job has no file.")
     return FileResponse(path.open("rb"), as_attachment=True, filename=path.name)
+
+
+def _withdrawn(job) -> str:
+    from .registry import KINDS
+
+    kind = KINDS.get(job.kind)
+    return kind.withdrawn(job.params or {}) if kind else ""
 
 
 def _back(request, job):
@@ -57,8 +69,13 @@ def _back(request, job):
 @require_perm()
 def job_start_view(request, kind: str):
     """POST from any page's start form (include "jobs/_start.html"): the form's fields are the params."""
-    params = {k: v for k, v in request.POST.items() if k not in FORM_FIELDS_NOT_PARAMS}
+    params = {k: v for k, v in request.POST.items() if k not in FORM_FIELDS_NOT_PARAMS | {CONFIRM_FIELD}}
     try:
+        k = kind_get(kind)
+        if k.confirm is not None and request.user.can(k.perm) and confirmation_needed(request):
+            asked = k.confirm(k.clean(dict(params)))
+            if asked is not None:  # issue 25: a bulk act that cannot be taken back is asked first
+                return confirm_page(request, asked)
         job = job_start(kind=kind, params=params, acting_user=request.user)
     except (JobParamError, PermissionDenied) as e:
         messages.error(request, str(e))

@@ -23,12 +23,13 @@ def parcel_record(*, parcel: Parcel, user, today: date) -> dict:
     from stormwater.relief.models import CreditGrant
     from stormwater.relief.selectors import relief_cases_for_user
     from stormwater.stewardship.selectors import sites_for_user
-    from stormwater.utility.selectors import account_balance, bills_for_user
+    from stormwater.receivables.owed import DueNow
+    from stormwater.utility.selectors import bills_for_user
 
-    # The bills the person may see, and the parcel's accounts with today's balance (only those of their own
-    # bills unless they see every bill).
+    # The bills the person may see, and the parcel's accounts with what each owes today ("Due now", the one figure:
+    # receivables.owed; only those of their own bills unless they see every bill).
     bills = bills_for_user(user=user).filter(parcel=parcel).prefetch_related("installments")
-    accounts = [(a, account_balance(a, as_of=today)) for a in parcel.accounts.select_related("unit")]
+    accounts = [(a, a.due_now) for a in parcel.accounts.select_related("unit").annotate(due_now=DueNow(as_of=today))]
     if not user.can(Perm.BILLING_VIEW_ALL):
         own = {b.account_id for b in bills}
         accounts = [(a, bal) for a, bal in accounts if a.pk in own]

@@ -1,7 +1,5 @@
 from datetime import date
 
-from django.db.models import DecimalField, OuterRef, Subquery, Sum, Value
-from django.db.models.functions import Coalesce
 from django.shortcuts import render
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
@@ -9,7 +7,7 @@ from django.utils import timezone
 from stormwater.accounts.access import public, require_perm
 from stormwater.roles import Perm, Role
 from stormwater.parcels.selectors import parcels_for_user
-from stormwater.utility.models import BillRun, LedgerEntry
+from stormwater.utility.models import BillRun
 from stormwater.utility.selectors import bills_for_user, resolution_in_force
 
 HOME_QUEUE_LIMIT = 25   # the home shows the first items; /work-queue/ shows every one (nothing cut silently)
@@ -26,14 +24,12 @@ def _inspector_day_url() -> str | None:
 
 
 def _owner_accounts(user, today: date):
-    """The owner's accounts with their ledger balance today, in one query."""
+    """The owner's accounts with what each owes today, "Due now" (``receivables.owed``: the one figure, interest to
+    the day included, as the account page and the cashier's window say it), in one query."""
     from stormwater.receivables.access import accounts_for_user
+    from stormwater.receivables.owed import DueNow
 
-    money = DecimalField(max_digits=14, decimal_places=2)
-    bal = (LedgerEntry.objects.filter(account=OuterRef("pk"), effective_on__lte=today).order_by()
-           .values("account").annotate(s=Sum("amount")).values("s"))
-    return list(accounts_for_user(user=user).annotate(
-        balance=Coalesce(Subquery(bal, output_field=money), Value(0, output_field=money))).order_by("number")[:50])
+    return list(accounts_for_user(user=user).annotate(balance=DueNow(as_of=today)).order_by("number")[:50])
 
 
 @require_perm()

@@ -51,8 +51,12 @@ class FeeProvider:
     assess: Callable[..., Any]
     # (*, on) → the association instruments in force (``master_of``, ``problem``, ``unit_share``): Ch. 295 Art. IV ¶G.
     association_split: Callable[..., Any]
-    # () → a query expression: the posted balance of the accounts of the parcel ``OuterRef("pk")`` (0 without any).
+    # () → a query expression over parcels: what the parcel's accounts owe today, "Due now" (0 without any). The
+    # utility registers the posted ledger; collections replace it with interest to the day (receivables.owed).
     parcel_balance: Callable[[], Any]
+    # (parcels queryset) → the sum of ``parcel_balance`` over its rows in one set-based statement, or None: the list
+    # then sums the expression row by row.
+    parcel_balance_total: Callable[[Any], Any] | None = None
 
 
 _provider: FeeProvider | None = None

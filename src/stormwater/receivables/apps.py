@@ -13,3 +13,14 @@ class ReceivablesConfig(AppConfig):
         from .selectors import closed_through
 
         books.register_closed_through(closed_through)
+        # What the parcels list shows, filters, sorts and totals for a parcel is "Due now" (issue 25: one figure
+        # everywhere, interest to the day included: ``owed.DueNow``), not the posted ledger the utility registers
+        # in ``parcels.fees`` (it cannot compute interest to the day without collections' positions SQL).
+        from dataclasses import replace
+
+        from stormwater.parcels import fees
+
+        from .owed import parcel_due_now, parcel_due_now_total
+
+        fees.register(replace(fees.fee_provider(), parcel_balance=parcel_due_now,
+                              parcel_balance_total=parcel_due_now_total))

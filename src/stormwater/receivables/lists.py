@@ -2,33 +2,41 @@
 ``accounts_for_user`` (an owner sees their own); payments are the Collector's and billing staff's."""
 from __future__ import annotations
 
+from datetime import date
+
 import django_filters
 import django_tables2 as tables
 from django.db.models import Count, Exists, OuterRef, QuerySet, Subquery, Sum
 from django.db.models.functions import Coalesce
 from django.urls import reverse
+from django.utils import timezone
+from django.utils.functional import cached_property
 from django.utils.html import format_html
 
-from stormwater.utility.balances import BALANCE_CHOICES, MONEY_FIELD, balance_filter, ledger_sum
+from stormwater.utility.balances import BALANCE_CHOICES, MONEY_FIELD, balance_filter
 from stormwater.web.lists import (DateColumn, ListFilter, ListPage, ListTable, MoneyColumn, NumberColumn,
-                                  SearchFilter, choice_filter, date_filter_field)
+                                  SearchFilter, amount_range_filters, choice_filter, date_filter_field)
 
+from .owed import DueNow, due_now_total
 from .models import Commitment, CommitmentLine, Demand, Payment, PaymentMethod, PaymentReversal
 
 
 # --- accounts -------------------------------------------------------------------------------------------------
 
-def accounts_annotated(qs: QuerySet) -> QuerySet:
-    """Each account with its billed-to name (the unit's owner for a condominium unit, else the parcel's: Ch. 295
-    Art. IV ¶G) and its posted balance, in the list's one query."""
+def accounts_annotated(qs: QuerySet, *, as_of: date) -> QuerySet:
+    """Each account with its billed-to name and mailing address (the unit's owner for a condominium unit, else the
+    parcel's: Ch. 295 Art. IV ¶G) and what it owes, "Due now" (``owed.DueNow``, interest to the day: the one figure
+    of issue 25), in the list's one query."""
     return qs.annotate(owner_name=Coalesce("unit__owner__name", "parcel__owner__name"),
-                       balance=ledger_sum(account=OuterRef("pk")))
+                       mailing_address=Coalesce("unit__owner__mailing_address", "parcel__owner__mailing_address"),
+                       balance=DueNow(as_of=as_of))
 
 
 class AccountFilter(ListFilter):
     q = SearchFilter(fields=["number", "parcel__parcel_id", "parcel__address", "unit__unit", "unit__owner__name",
                              "parcel__owner__name"], label="Search (account, parcel, address, unit or owner)")
-    balance = choice_filter(None, "Balance", BALANCE_CHOICES, method="_balance")
+    balance = choice_filter(None, "Due now", BALANCE_CHOICES, method="_balance")
+    due_min, due_max = amount_range_filters("balance", "Due now")
     kind = choice_filter(None, "Billed for", [("parcel", "A whole parcel"), ("unit", "A condominium unit (¶G)")],
                          method="_kind")
 
@@ -46,7 +54,8 @@ class AccountTable(ListTable):
     address = tables.Column("Address", accessor="parcel__address")
     unit = tables.Column("Unit", accessor="unit__unit", default="—")
     owner_name = tables.Column("Billed to", default="— none on record —")
-    balance = MoneyColumn("Balance (posted)")
+    mailing_address = tables.Column("Mailing address", default="", orderable=False)
+    balance = MoneyColumn("Due now")
 
 
 class AccountList(ListPage):
@@ -54,11 +63,16 @@ class AccountList(ListPage):
     filter_class = AccountFilter
     noun = ("account", "accounts")
     export_name = "accounts"
-    totals = {"balance": Sum(ledger_sum(account=OuterRef("pk")), output_field=MONEY_FIELD)}
     default_sort = ("number",)
 
-    def __init__(self, request, queryset):
-        super().__init__(request, accounts_annotated(queryset))
+    def __init__(self, request, queryset, *, as_of: date | None = None):
+        self.as_of = as_of or timezone.localdate()
+        super().__init__(request, accounts_annotated(queryset, as_of=self.as_of))
+
+    @cached_property
+    def summary(self) -> dict:
+        """The count, and "Due now" over every matching account in one set-based statement (``owed.due_now_total``)."""
+        return {**super().summary, "balance": due_now_total(self.queryset, as_of=self.as_of)}
 
 
 # --- payments -------------------------------------------------------------------------------------------------

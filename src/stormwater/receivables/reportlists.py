@@ -42,6 +42,10 @@ class PositionFilter(ListFilter):
     past_due = choice_filter(None, "Owing past due", PAST_DUE, method=report_option)
     kind = choice_filter(None, "Billed for", [("parcel", "A whole parcel"), ("unit", "A condominium unit (¶G)")],
                          method="_kind")
+    # What the account owes as the report says it ("Total"/"Owed": pa.total, the one figure "Due now", issue 25):
+    # e.g. the delinquent accounts over $500 (?due_min=500). Report options: a condition of the report's statement.
+    due_min = django_filters.NumberFilter(label="Owed at least ($)", method=report_option)
+    due_max = django_filters.NumberFilter(label="Owed at most ($)", method=report_option)
 
     def _kind(self, qs, name, value):
         return qs.filter(unit__isnull=value == "parcel")
@@ -70,6 +74,7 @@ class PositionTable(ListTable):
 
 class AgingTable(PositionTable):
     number = tables.Column("Account")
+    owner_name = tables.Column("Owner", orderable=False)
     address = tables.Column("Address", orderable=False)
     current = MoneyColumn("Current", accessor="buckets__current")
     days_1_30 = MoneyColumn("1–30", accessor="buckets__1-30")
@@ -125,6 +130,9 @@ class PositionList(ReportListPage):
         report = self.build(AccountFilter(subquery=subquery) if subquery is not None else ALL)
         if self.options.get("past_due") in _PAST_DUE_SQL:
             report.where = f"({report.where}) AND {_PAST_DUE_SQL[self.options['past_due']]}"
+        for key, op in (("due_min", ">="), ("due_max", "<=")):
+            if self.options.get(key) is not None:  # whole cents as an integer literal (pa.total is in cents)
+                report.where = f"({report.where}) AND pa.total {op} {int(round(self.options[key] * 100))}"
         return report
 
     def report_totals(self, t) -> dict:

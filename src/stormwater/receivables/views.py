@@ -21,6 +21,7 @@ from stormwater.utility.documents import render_pdf
 from stormwater.utility.models import Account, BillRun
 from stormwater.utility.selectors import bill_installments, bill_page_get_for_user
 from stormwater.web.files import csv_response, download, table_response
+from stormwater.web.confirm import Confirmation, confirm_page, confirmation_needed
 from stormwater.web.once import submit_once
 from stormwater.web.paging import paginate
 from stormwater.web.forms import FieldRefusal, add_refusal, form_refusal
@@ -31,6 +32,7 @@ from .access import account_get_for_user, accounts_for_user
 from .forms import (AsOfForm, BackBillForm, BatchForm, CloseForm, CommitForm, LienPaidForm, PaymentForm, ReverseForm,
                     duplicate_message)
 from .ledger import account_position
+from .owed import ledger_entries_for_user
 from .lists import AccountList, CommitmentMadeList, DemandServedList, PaymentList
 from .reportlists import AgingList, CommitmentList, DemandList
 from .models import Commitment, CommitmentLine, Demand, Payment
@@ -97,7 +99,7 @@ def account_statement(request, number: str):
     pay = pay_context(account, today=date.today()) if as_of == date.today() else {}  # paying is today's act
     return render(request, "receivables/account.html", {
         "account": account, "pos": pos, "as_of": as_of, **pay,
-        "entries": account.entries.filter(effective_on__lte=as_of).order_by("effective_on", "id"),
+        "entries": ledger_entries_for_user(account, user=request.user, as_of=as_of),
         "payments": account.payments.select_related("reversal"), "can_reverse": request.user.can(Perm.COLLECT),
         "reverse_form": ReverseForm(), **_paperless_context(request.user, account)})
 
@@ -217,8 +219,11 @@ def demands(request):
             served_on = date_value(request.POST.get("served_on"), date.today(), field="served_on")
         except ValueError as e:  # the list again with the date typed and the error at it
             return refused(request, e, request.get_full_path())
+        accounts = list(Account.objects.filter(number__in=request.POST.getlist("account")).order_by("number"))
+        if accounts and served_on <= date.today() and confirmation_needed(request):
+            return confirm_page(request, _demands_confirmation(request, accounts, served_on))
         n, errors = 0, []
-        for acct in Account.objects.filter(number__in=request.POST.getlist("account")):
+        for acct in accounts:
             try:
                 demand_serve(account=acct, served_on=served_on, acting_user=request.user)
                 n += 1
@@ -233,6 +238,32 @@ def demands(request):
     served = DemandServedList(request)
     return lst.export_response() or served.export_response() or render(request, "receivables/demands.html", {
         "as_of": lst.as_of, "lst": lst, "served": served})
+
+
+def _owed_by(account_ids, as_of: date):
+    """What the accounts owe on the day, "Due now" summed (the positions SQL, one statement)."""
+    from .positions import AccountFilter, AccountReport
+
+    return AccountReport("all", as_of=as_of, accounts=AccountFilter(ids=list(account_ids))).totals().total
+
+
+def _demands_confirmation(request, accounts, served_on: date) -> Confirmation:
+    from stormwater.utility.selectors import resolution_in_force
+
+    res = resolution_in_force(served_on)
+    n = len(accounts)
+    lines = [("Demands to serve", f"{n:,}"), ("Mailed on", show_day(served_on)),
+             ("Owed now by these accounts", fmt_usd(_owed_by([a.pk for a in accounts], served_on)))]
+    if res is not None:
+        lines.append(("Demand charges added", f"{n:,} × {fmt_usd(res.demand_charge)} = "
+                                              f"{fmt_usd(res.demand_charge * n)}"))
+    return Confirmation(
+        title=f"serve {n:,} demand{'s' if n != 1 else ''}", count=n, button=f"Serve {n:,} demand{'s' if n != 1 else ''}",
+        back_url=request.get_full_path(), lines=lines,
+        what=["Each account is charged the demand charge (Ch. 295 Art. IV billing ¶D; Chapter 189) and its owner is "
+              "sent the demand (e-mailed where an address is on file). A demand served is not taken back: a wrong "
+              "one is corrected by an abatement. Fourteen days after mailing what is still owed may be committed "
+              "to the tax bill as a lien."])
 
 
 @require_perm(Perm.COLLECT)
@@ -251,6 +282,19 @@ def commitments(request):
         try:
             ds = list(Demand.objects.filter(pk__in=record_ids(request.POST.getlist("demand"), "demand"))
                       .select_related("account"))
+            cd = form.cleaned_data
+            if ds and cd["committed_on"] <= date.today() and confirmation_needed(request):
+                owed = _owed_by({d.account_id for d in ds}, cd["committed_on"])
+                return confirm_page(request, Confirmation(
+                    title=f"commit {len(ds):,} account{'s' if len(ds) != 1 else ''} to the tax bill", count=len(ds),
+                    amount=owed, danger=True, button=f"Commit {len(ds):,} to the Board of Assessors",
+                    back_url=request.get_full_path(),
+                    lines=[("Demands committed", f"{len(ds):,}"), ("Owed by these accounts", fmt_usd(owed)),
+                           ("Tax bill of fiscal year", str(cd["tax_fiscal_year"])),
+                           ("Committed on", show_day(cd["committed_on"]))],
+                    what=["What each account owes past due leaves the stormwater account as a lien on the annual tax "
+                          "bill (Ch. 295 Art. IV billing ¶D). A commitment is not undone here: a lien is closed when "
+                          "the tax bill is paid, or abated by the Board."]))
             c = commitment_create(tax_fiscal_year=form.cleaned_data["tax_fiscal_year"],
                                   committed_on=form.cleaned_data["committed_on"], demands=ds, acting_user=request.user)
             messages.success(request, f"Committed {c.lines.count()} accounts to the Board of Assessors.")
@@ -321,6 +365,17 @@ def back_bill(request):
 def close_period(request):
     form = CloseForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
+        through = form.cleaned_data["closed_through"]
+        if through <= date.today() and confirmation_needed(request):
+            return confirm_page(request, Confirmation(
+                title=f"close the books through {show_day(through)}", button="Close the books", danger=True,
+                back_url=reverse("close_period"),
+                lines=[("Closed through now", show_day(closed_through()) if closed_through() else "never closed"),
+                       ("Closed through after", show_day(through)),
+                       ("Payments received in the period closed",
+                        f"{Payment.objects.filter(received_on__lte=through).count():,}")],
+                what=["Nothing can then be posted, reversed or dated on or before that day; a correction is posted "
+                      "in the open period. Books once closed are not reopened."]))
         try:
             period_close(closed_through=form.cleaned_data["closed_through"], acting_user=request.user)
             messages.success(request, f"Books closed through {form.cleaned_data['closed_through']}.")

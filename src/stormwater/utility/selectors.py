@@ -354,12 +354,6 @@ def bill_installments(bill: Bill) -> QuerySet[Installment]:
     return Installment.all_objects.filter(bill=bill).order_by("seq")
 
 
-def account_balance(account: Account, *, as_of: date) -> Decimal:
-    """Sum of the account's ledger entries effective on or before ``as_of`` (owed > 0)."""
-    total = LedgerEntry.objects.filter(account=account, effective_on__lte=as_of).aggregate(s=Sum("amount"))["s"]
-    return round_cents(total or ZERO)  # SQLite's SUM of decimals comes back with float noise digits
-
-
 def account_entries(account: Account) -> QuerySet[LedgerEntry]:
     return LedgerEntry.objects.filter(account=account).order_by("effective_on", "id")
 

@@ -13,6 +13,9 @@ from stormwater.accounts.access import require_perm
 from stormwater.accounts.roles import Perm
 from stormwater.parcels.models import Parcel
 from stormwater.townconfig import town_config
+from stormwater.formats import day as show_day
+from stormwater.rules.money import fmt_usd
+from stormwater.web.confirm import Confirmation, confirm_page, confirmation_needed
 from stormwater.web.files import download
 from stormwater.web.forms import add_refusal
 from stormwater.web.postdata import refused
@@ -128,12 +131,18 @@ def bill_run_detail(request, run_id: int):
     return render(request, "utility/run_detail.html", ctx)
 
 
-def _act(request, run_id: int, act, ok: str):
+def _act(request, run_id: int, act, ok: str, confirm=None):
     """POST one act on a run, then back to its page with what happened (a refusal says why, never a 500: the page
-    again with the act's form as it was sent and the error at its input, issue 16 "Forms")."""
+    again with the act's form as it was sent and the error at its input, issue 16 "Forms"). ``confirm(run)``: the
+    ``web.confirm.Confirmation`` to ask first (issue 25: a bulk or irreversible act is never one click), or None
+    where the act would be refused anyway (it then says why at once)."""
     run = get_object_or_404(BillRun, pk=run_id)
     if request.method != "POST":
         return redirect("bill_run_detail", run_id=run.pk)
+    if confirm is not None and confirmation_needed(request):
+        asked = confirm(run)
+        if asked is not None:
+            return confirm_page(request, asked)
     try:
         result = act(run)
     except BillingError as e:
@@ -145,8 +154,19 @@ def _act(request, run_id: int, act, ok: str):
 
 @require_perm(Perm.BILLING_APPROVE)
 def bill_run_approve_view(request, run_id: int):
+    def confirm(run):
+        if run.state != RunState.PROOF:
+            return None
+        return Confirmation(
+            title=f"approve bill run {run.pk} ({run.period_label})", count=run.bill_count, amount=run.total_billed,
+            button=f"Approve and issue {run.bill_count:,} bills", back_url=reverse("bill_run_detail", args=[run.pk]),
+            lines=[("Bills to issue", f"{run.bill_count:,}"), ("Total billed", fmt_usd(run.total_billed)),
+                   ("Issue date", show_day(run.issue_date))],
+            what=["Each installment is charged to its account's ledger, credit balances are applied, and the owners "
+                  "see their bills. Until the bills are mailed the run can be voided (every charge reversed); after "
+                  "that a wrong bill is corrected only by an abatement."])
     return _act(request, run_id, lambda run: bill_run_approve(run=run, acting_user=request.user),
-                lambda result: result.message)
+                lambda result: result.message, confirm)
 
 
 @require_perm(Perm.BILLING_RUN)
@@ -167,9 +187,21 @@ def bill_run_discard_view(request, run_id: int):
 
 @require_perm(Perm.BILLING_APPROVE)
 def bill_run_void_view(request, run_id: int):
-    return _act(request, run_id, lambda run: bill_run_void(run=run, reason=request.POST.get("reason", ""),
-                                                           acting_user=request.user),
-                "Run voided: its charges were reversed. The period can be billed again.")
+    reason = request.POST.get("reason", "")
+
+    def confirm(run):
+        if run.state != RunState.ISSUED or run.mailed_on or not reason.strip():
+            return None  # refused by the service: said at once
+        return Confirmation(
+            title=f"void bill run {run.pk} ({run.period_label})", count=run.bill_count, amount=run.total_billed,
+            danger=True, button=f"Void {run.bill_count:,} bills", back_url=reverse("bill_run_detail", args=[run.pk]),
+            lines=[("Bills voided", f"{run.bill_count:,}"), ("Charges reversed", fmt_usd(run.total_billed)),
+                   ("Reason (staff only)", reason.strip())],
+            what=["Every charge of the run is reversed in the ledger (nothing is deleted), its bills and their print "
+                  "file are withdrawn, and owners read \"Withdrawn by the Town\" on their ledger. This cannot be "
+                  "undone: the period is billed again by a new run."])
+    return _act(request, run_id, lambda run: bill_run_void(run=run, reason=reason, acting_user=request.user),
+                "Run voided: its charges were reversed. The period can be billed again.", confirm)
 
 
 @require_perm(Perm.BILLING_RUN)
@@ -180,7 +212,22 @@ def bill_run_mailed_view(request, run_id: int):
         except ValueError:
             raise BillingError("mailed_on: a date (YYYY-MM-DD) is required") from None
         return bill_run_mark_mailed(run=run, mailed_on=day, acting_user=request.user)
-    return _act(request, run_id, act, "Mailing recorded: the run can no longer be voided.")
+
+    def confirm(run):
+        try:
+            day = date.fromisoformat(request.POST.get("mailed_on") or "")
+        except ValueError:
+            return None  # refused by the act: said at once
+        if run.state != RunState.ISSUED or run.mailed_on or day < run.issue_date:
+            return None  # refused (or already recorded) by the service: said at once
+        return Confirmation(
+            title=f"record the mailing of bill run {run.pk} ({run.period_label})", count=run.bill_count,
+            amount=run.total_billed, button="Record the mailing", back_url=reverse("bill_run_detail", args=[run.pk]),
+            lines=[("Bills", f"{run.bill_count:,}"), ("Total billed", fmt_usd(run.total_billed)),
+                   ("Mailed on", show_day(day))],
+            what=["Once the mailing is recorded the run can no longer be voided: a wrong bill is corrected by an "
+                  "abatement."])
+    return _act(request, run_id, act, "Mailing recorded: the run can no longer be voided.", confirm)
 
 
 @require_perm(Perm.BILLING_VIEW_ALL)

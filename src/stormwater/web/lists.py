@@ -42,6 +42,7 @@ from django_tables2.data import TableData
 from django_tables2.rows import BoundRow
 from django_tables2.utils import call_with_appropriate
 
+from stormwater.web.listcolumns import amount_range_filters, choose_columns  # noqa: F401 (named here too)
 from stormwater.web.files import CONTENT_TYPES, safe_cell
 from stormwater.web.templatetags.sw import DAY, DAYTIME, WEEKDAY
 from stormwater.web.postdata import page_value
@@ -257,6 +258,7 @@ class ListPage:
                                            prefix=self.prefix or None, **filter_kwargs)
         self.table = self.table_class(self.filterset.qs)
         self.table.request = request
+        self.column_choice = choose_columns(self.table, request.GET.getlist(self.param("cols")))
         asked = [s for s in request.GET.getlist(self.param("sort")) if s]
         self.table.order_by = asked or self.default_sort or None
         self.queryset = self._stable(self.table.data.data)
@@ -337,6 +339,10 @@ class ListPage:
     @property
     def more_in_use(self) -> int:
         return sum(1 for f in self.more_fields if f.value() not in (None, "", []))
+
+    @property
+    def cols_name(self) -> str:
+        return self.param("cols")
 
     @property
     def sort_name(self) -> str:
@@ -529,6 +535,7 @@ class ReportListPage(ListPage):
         self.report = self.make_report(subquery)
         self.table = self.table_class(ReportData(self.report))
         self.table.request = request
+        self.column_choice = choose_columns(self.table, request.GET.getlist(self.param("cols")))
         asked = [s for s in request.GET.getlist(self.param("sort")) if s]
         self.table.order_by = asked or self.default_sort or None
         if not self.table.order_by:

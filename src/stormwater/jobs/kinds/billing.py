@@ -20,8 +20,44 @@ def run_subject(params: dict) -> str:
     return f"utility.billrun:{params['run']}"
 
 
+def run_withdrawn(params: dict) -> str:
+    """Why a file made from a bill run may no longer be downloaded: the run was voided since (issue 25)."""
+    from stormwater.utility.models import BillRun, RunState
+
+    run = BillRun.objects.filter(pk=params.get("run")).first()
+    if run is None or run.state != RunState.VOIDED:
+        return ""
+    when = f" on {run.voided_at:%B %-d, %Y}" if run.voided_at else ""
+    return (f"Withdrawn: bill run {run.pk} ({run.period_label}) was voided{when} and its charges reversed. Its bills "
+            "must not be printed or mailed; this file is no longer available.")
+
+
+def bills_email_confirmation(params: dict):
+    """What e-mailing a run's bills will do: how many bills go to how many addresses, for how much (issue 25)."""
+    from django.db.models import Q, Sum
+    from django.urls import reverse
+
+    from stormwater.rules.money import ZERO, fmt_usd
+    from stormwater.utility.models import Bill, BillRun
+    from stormwater.web.confirm import Confirmation
+
+    run = BillRun.objects.get(pk=params["run"])
+    with_address = Bill.objects.filter(run=run).filter(
+        Q(account__unit__isnull=False, account__unit__owner__email__gt="")
+        | Q(account__unit__isnull=True, account__parcel__owner__email__gt=""))
+    agg = with_address.aggregate(total=Sum("amount"))
+    n = with_address.count()
+    return Confirmation(
+        title=f"e-mail the bills of bill run {run.pk} ({run.period_label})", count=n, amount=agg["total"] or ZERO,
+        button=f"E-mail {n:,} bills", back_url=reverse("bill_run_detail", args=[run.pk]),
+        lines=[("Bills e-mailed (owners with an address on file)", f"{n:,}"),
+               ("Their total", fmt_usd(agg["total"] or ZERO)), ("Bills of the run", f"{run.bill_count:,}")],
+        what=["Each bill goes once, as a PDF, to its owner's address; a bill already sent is not sent again. An "
+              "e-mail cannot be called back."])
+
+
 @job_kind("bills_email", perm=Perm.BILLING_RUN, label="E-mail the bills", clean=clean_run, subject=run_subject,
-          title=lambda p: f"E-mail the bills of bill run {p['run']}")
+          title=lambda p: f"E-mail the bills of bill run {p['run']}", confirm=bills_email_confirmation)
 def bills_email(job):
     from stormwater.receivables.mailing import bill_run_email
     from stormwater.utility.models import BillRun

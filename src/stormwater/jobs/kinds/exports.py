@@ -10,7 +10,7 @@ from __future__ import annotations
 import zipfile
 
 from stormwater.accounts.roles import Perm
-from stormwater.jobs.kinds.billing import clean_run, run_subject
+from stormwater.jobs.kinds.billing import clean_run, run_subject, run_withdrawn
 from stormwater.jobs.registry import choice_param, job_kind
 from stormwater.jobs.services import job_file
 from stormwater.web.files import csv_write, xlsx_write
@@ -30,7 +30,7 @@ def clean_export(params: dict) -> dict:
 
 
 @job_kind("bill_run_export", perm=Perm.BILLING_VIEW_ALL, label="Make the spreadsheet file", clean=clean_export,
-          subject=run_subject, title=lambda p: f"Export of bill run {p['run']} ({p['format'].upper()})")
+          subject=run_subject, withdrawn=run_withdrawn, title=lambda p: f"Export of bill run {p['run']} ({p['format'].upper()})")
 def bill_run_export(job):
     from stormwater.utility import exports
     from stormwater.utility.models import Installment
@@ -54,7 +54,7 @@ def bill_run_export(job):
 
 
 @job_kind("water_sewer_export", perm=Perm.BILLING_VIEW_ALL, label="Make the water/sewer import file",
-          clean=clean_run, subject=run_subject, title=lambda p: f"Water/sewer billing import of bill run {p['run']}")
+          clean=clean_run, subject=run_subject, withdrawn=run_withdrawn, title=lambda p: f"Water/sewer billing import of bill run {p['run']}")
 def water_sewer_export(job):
     from stormwater.receivables import exports
     from stormwater.utility.models import Installment
@@ -71,7 +71,7 @@ def water_sewer_export(job):
 
 
 @job_kind("bills_pdf", perm=Perm.BILLING_RUN, label="Make the print file of the bills (PDF)", clean=clean_run,
-          subject=run_subject, title=lambda p: f"Print file of the bills of bill run {p['run']}")
+          subject=run_subject, withdrawn=run_withdrawn, title=lambda p: f"Print file of the bills of bill run {p['run']}")
 def bills_pdf(job):
     """Every bill of the run in bill-number order but those of owners who chose e-mail only, for the print shop: one PDF, or a ZIP of PDFs of
     PRINT_BATCH bills each. Bills are rendered one by one; only one batch's pages are held at a time."""
