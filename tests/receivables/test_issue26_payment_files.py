@@ -57,3 +57,23 @@ def test_an_amount_cut_to_fewer_decimal_places_is_a_cut_file(billed):
     with nothing_changed(), pytest.raises(BatchRejected, match=r"row 4 \(amount\).*1 decimal places"):
         post((text + "SW-02-01-1,3,2026-10-07,120.5").encode())
     assert post((text + "SW-02-01-1,3,2026-10-07,5.00").encode()).posted == 3  # short, but whole
+
+
+def test_a_payment_dated_before_the_oldest_fiscal_year_billed_is_refused(billed):
+    bad = LOCKBOX.replace("2026-10-06", "1999-10-06")
+    with nothing_changed(), pytest.raises(BatchRejected) as e:
+        post(bad.encode())
+    assert "row 3: received_on: 1999-10-06 is before the books open (2026-07-01, the first day of FY2027" in str(e.value)
+    assert e.value.json_detail()["problems"][0]["ids"] == ["row 3 (received_on)"]
+    assert post(LOCKBOX.replace("2026-10-06", "2026-07-01").encode()).posted == 3  # the first day of FY2027 is open
+
+
+def test_the_cashier_cannot_receive_a_payment_before_the_books_open(billed):
+    from datetime import date
+
+    from stormwater.receivables.services import CollectionError, payment_post
+    from stormwater.utility.models import Account
+
+    with nothing_changed(), pytest.raises(CollectionError, match="before the books open"):
+        payment_post(account=Account.objects.get(number="SW-01-01-1"), amount="10.00", received_on=date(1999, 1, 4),
+                     acting_user=None)
