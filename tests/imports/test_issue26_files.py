@@ -19,3 +19,57 @@ def test_a_water_sewer_file_cut_inside_its_last_account_changes_nothing(assessed
     with nothing_changed(), pytest.raises(CommandError, match=r"accounts.csv: row 4 \(water_sewer_account\).*cut off"):
         call_command("imports", "water-sewer", str(f))
     assert Parcel.objects.get(parcel_id="P-3").water_sewer_account == "W000011"
+
+
+MAP = ["--map", "parcel_id=PID", "--map", "address=ADDR", "--map", "land_use_code=LUC", "--map", "lot_size=LOT",
+       "--lot-unit", "sqft"]
+
+
+def assessor_file(tmp_path, rows: str, name="assessor.csv"):
+    f = tmp_path / name
+    f.write_text("PID,ADDR,LUC,LOT\n" + rows)
+    return f
+
+
+@pytest.mark.parametrize("rows, match", [
+    # a decimal comma: 15589,5 used to be stored as 155,895 ft²
+    ('P-1,1 Test St,101,"15589,5"\nP-2,3 Test St,325,10000\n', r"assessor.csv.*decimal comma.*row 2 \(LOT\): 15589,5"),
+    # lot sizes in acres under a square-feet column: a units factor off the last value (10,000 ft² = 0.2296 acres)
+    ("P-1,1 Test St,101,0.23\nP-2,3 Test St,325,0.23\nP-3,5 Test St,104,0.18\n",
+     r"units factor off.*row 2 \(lot_size\): P-1 0.23 ft² against the last value 10,000.00 ft² — acres"),
+    # …and a new parcel's 0.36 (acres) as square feet
+    ("P-4,7 Test St,101,0.36\n", r"lot sizes under 100 ft².*row 2 \(lot_size\): P-4 0.36 ft²"),
+    # Excel stripped the leading zeros: 1-02-66 is 01-02-66 on record and would be a second parcel
+    ("1-02-66,9 Test St,101,10000\n", r"leading zeros.*row 2 \(parcel_id\): 1-02-66 is parcel 01-02-66 on record"),
+])
+def test_an_assessor_file_with_wrong_lots_or_ids_is_refused_before_anything_is_written(assessed, tmp_path, rows, match):
+    Parcel.objects.create(parcel_id="01-02-66", address="9 Test St", land_use_code="101", lot_sqft=10000)
+    f = assessor_file(tmp_path, rows)
+    with nothing_changed(), pytest.raises(CommandError, match=match):
+        call_command("gis", "assessor", str(f), *MAP)
+
+
+def test_a_lot_against_its_polygon_is_checked_and_a_large_change_is_flagged_with_its_effect(assessed, tmp_path,
+                                                                                              capsys):
+    import json
+
+    from stormwater.gis.models import ParcelShape
+    from stormwater.parcels.models import ImperviousSurvey
+
+    s = ImperviousSurvey.objects.create(name="s", surveyed_on="2026-01-01")
+    p3 = Parcel.objects.get(parcel_id="P-3")
+    Parcel.objects.filter(pk=p3.pk).update(lot_sqft=None)
+    ParcelShape.objects.create(survey=s, parcel=p3, area_sqft=8000, geom_wkb=b"", minx=0, miny=0, maxx=1, maxy=1)
+    with nothing_changed(), pytest.raises(CommandError, match=r"row 2 \(lot_size\): P-3 743.22 ft² against the "
+                                                             r"parcel's polygon 8,000.00 ft² — m²"):
+        call_command("gis", "assessor", str(assessor_file(tmp_path, "P-3,5 Test St,104,743.22\n")), *MAP)
+    f = assessor_file(tmp_path, "P-1,1 Test St,101,30000\nP-2,3 Test St,325,11000\n", name="grown.csv")
+    with nothing_changed():
+        call_command("gis", "assessor", str(f), *MAP, "--dry-run")
+    cap = capsys.readouterr()
+    out = json.loads(cap.out)
+    assert out["lot_effect"] == {"parcels_created": 0, "lots_changed": 2, "lot_change_sqft": "21000.00",
+                                 "lots_flagged": 1}
+    assert "[warning] assessor.csv: lot sizes more than 2× larger or smaller" not in cap.err  # the file's own name
+    assert "grown.csv: lot sizes more than 2× larger or smaller than on record" in cap.err
+    assert "row 2 (lot_size): P-1 10,000.00 → 30,000.00 ft²" in cap.err

@@ -192,9 +192,11 @@ class AssessorResult:
     owners_created: int = 0
     problems: list[overlay.Problem] = field(default_factory=list)
     dry_run: bool = False
+    lot_effect: dict = field(default_factory=dict)  # assessor_checks: parcels created, lots changed and by how much
 
     def as_json(self) -> dict:
         return {"created": len(self.created), "updated": len(self.updated), "unchanged": self.unchanged,
+                "lot_effect": self.lot_effect,
                 "owners_created": self.owners_created, "dry_run": self.dry_run,
                 "created_ids": self.created[:200], "updated_ids": self.updated[:200],
                 "problems": [p.as_json() for p in self.problems]}
@@ -242,8 +244,12 @@ def assessor_records_import(*, records: list[assessor_mod.AssessorRecord], probl
     owner as it is, and a name without a mailing address keeps the parcel's owner of that name. Not a dry run:
     one import record (``stormwater.imports``) with the file's checksum and its content's, in the same transaction.
     """
+    from .assessor_checks import assessor_records_check
+
+    checked, lot_effect = assessor_records_check(records, source=source)
+    problems = list(problems) + checked
     refuse_on_errors(source, problems)
-    result = AssessorResult(problems=list(problems), dry_run=dry_run)
+    result = AssessorResult(problems=list(problems), dry_run=dry_run, lot_effect=lot_effect)
     with transaction.atomic():
         existing = {p.parcel_id: p for p in Parcel.objects.select_related("owner")
                     .filter(parcel_id__in=[r.parcel_id for r in records])}
