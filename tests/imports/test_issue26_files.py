@@ -73,3 +73,50 @@ def test_a_lot_against_its_polygon_is_checked_and_a_large_change_is_flagged_with
     assert "[warning] assessor.csv: lot sizes more than 2× larger or smaller" not in cap.err  # the file's own name
     assert "grown.csv: lot sizes more than 2× larger or smaller than on record" in cap.err
     assert "row 2 (lot_size): P-1 10,000.00 → 30,000.00 ft²" in cap.err
+
+
+def gis_import(path, *, parcels=None, impervious="buildings", on="2026-05-01", extra=()):
+    call_command("gis", "import", "--parcels", f"{parcels or path}:parcels", "--id", "PID",
+                 "--impervious", f"{path}:{impervious}", "--right-of-way", f"{path}:row", "--name", "Survey",
+                 "--surveyed-on", on, *extra)
+
+
+def test_state_plane_feet_labelled_wgs84_is_refused_not_a_crash(assessed, tmp_path):
+    from .conftest import write_town
+
+    p = write_town(tmp_path / "feet-as-degrees.gpkg", crs="EPSG:4326")
+    with nothing_changed(), pytest.raises(CommandError, match=r"parcels: coordinates x 740,000 to 740,200, y "
+                                                             r"2,930,000 to 2,930,100 cannot be degrees.*WGS 84"):
+        gis_import(p)
+
+
+def test_a_geojson_in_feet_with_no_crs_is_refused_through_the_api_with_400(assessed, tmp_path, client_for, personas):
+    import json
+
+    ring = [[740000, 2930000], [740100, 2930000], [740100, 2930100], [740000, 2930000]]
+    gj = {"type": "FeatureCollection", "features": [
+        {"type": "Feature", "properties": {"PID": "P-1"}, "geometry": {"type": "Polygon", "coordinates": [ring]}}]}
+    data = json.dumps(gj).encode()
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    c = client_for(personas["staff"])
+    with nothing_changed():
+        r = c.post("/api/gis/layers/?dry_run=0", {
+            "file": [SimpleUploadedFile("parcels.geojson", data), SimpleUploadedFile("roofs.geojson", data)],
+            "parcels": "parcels.geojson", "id_field": "PID", "impervious": "roofs.geojson", "name": "S",
+            "surveyed_on": "2026-05-01"})
+    assert r.status_code == 400, r.content
+    assert "parcels: coordinates x 740,000 to 740,100, y 2,930,000 to 2,930,100 cannot be degrees" in r.json()["error"]
+
+
+@pytest.mark.parametrize("kw, where", [
+    ({"scale": 0.3048}, r"latitude 36\.69"),                       # metres labelled EPSG:2249: the Atlantic
+    ({"crs": "EPSG:2250"}, r"latitude 48\.96"),                    # mainland feet labelled as the Island zone
+])
+def test_a_layer_landing_outside_the_town_is_refused_naming_the_layer_and_where(assessed, tmp_path, kw, where):
+    from .conftest import write_town
+
+    p = write_town(tmp_path / "away.gpkg", **kw)
+    with nothing_changed(), pytest.raises(CommandError, match=r"parcels: the layer lands at longitude .*" + where
+                                          + r".*outside the town"):
+        gis_import(p)
