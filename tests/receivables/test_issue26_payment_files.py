@@ -77,3 +77,13 @@ def test_the_cashier_cannot_receive_a_payment_before_the_books_open(billed):
     with nothing_changed(), pytest.raises(CollectionError, match="before the books open"):
         payment_post(account=Account.objects.get(number="SW-01-01-1"), amount="10.00", received_on=date(1999, 1, 4),
                      acting_user=None)
+
+
+def test_the_collectors_upload_page_answers_a_refused_file_with_400(billed, client_for, personas):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    c = client_for(personas["collector"])
+    with nothing_changed():
+        r = c.post("/collections/", {"batch-file": SimpleUploadedFile("cut.csv", LOCKBOX[:-3].encode(), "text/csv"),
+                                     "batch-kind": "lockbox"})
+    assert r.status_code == 400 and "row 4 (reference)" in r.content.decode()
