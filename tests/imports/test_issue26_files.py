@@ -120,3 +120,56 @@ def test_a_layer_landing_outside_the_town_is_refused_naming_the_layer_and_where(
     with nothing_changed(), pytest.raises(CommandError, match=r"parcels: the layer lands at longitude .*" + where
                                           + r".*outside the town"):
         gis_import(p)
+
+
+def test_a_survey_no_parcel_of_which_is_on_record_is_refused(db, tmp_path):
+    from .conftest import write_town
+
+    p = write_town(tmp_path / "town.gpkg")
+    with nothing_changed(), pytest.raises(CommandError, match=r"none of the layer's 2 parcel ids \(field PID\) is a "
+                                                             r"parcel on record \(e.g. P-1, P-2\)"):
+        gis_import(p)
+
+
+def test_a_survey_dated_in_the_future_is_refused(assessed, tmp_path):
+    from .conftest import write_town
+
+    p = write_town(tmp_path / "town.gpkg")
+    with nothing_changed(), pytest.raises(CommandError, match=r"surveyed_on: 2099-05-01 is in the future"):
+        gis_import(p, on="2099-05-01")
+
+
+def test_an_impervious_layer_entirely_outside_the_parcels_is_refused(assessed, tmp_path):
+    from .conftest import write_town
+
+    p = write_town(tmp_path / "town.gpkg", elsewhere=[(1000, 1000, 1020, 1020), (2000, 2000, 2010, 2010)])
+    with nothing_changed(), pytest.raises(CommandError, match=r"entirely outside the parcels \(500 ft² on no parcel"):
+        gis_import(p, impervious="elsewhere")
+
+
+def test_the_same_areas_under_other_layer_names_make_no_second_survey(assessed, tmp_path):
+    from stormwater.parcels.models import ImperviousSurvey
+
+    from .conftest import write_town
+
+    p = write_town(tmp_path / "town.gpkg", roofs=[(10, 10, 30, 30), (110, 60, 130, 80)])
+    gis_import(p)
+    with nothing_changed(exclude=("imports.importrecord", "audit.auditevent")):
+        gis_import(p, impervious="roofs")
+    assert ImperviousSurvey.objects.count() == 1
+
+
+def test_a_shapefile_without_its_dbf_says_so(assessed, tmp_path):
+    import geopandas as gpd
+
+    from .conftest import write_town
+
+    town = write_town(tmp_path / "town.gpkg")
+    shp = tmp_path / "shp"
+    shp.mkdir()
+    gpd.read_file(town, layer="parcels").to_file(shp / "parcels.shp")
+    (shp / "parcels.dbf").unlink()
+    with nothing_changed(), pytest.raises(CommandError, match=r"parcels.shp: the shapefile's parcels.dbf is missing "
+                                                             r"\(the attribute table"):
+        call_command("gis", "import", "--parcels", str(shp / "parcels.shp"), "--id", "PID", "--impervious",
+                     f"{town}:buildings", "--name", "S", "--surveyed-on", "2026-05-01")

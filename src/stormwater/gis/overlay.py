@@ -195,6 +195,7 @@ def read_layer(path: str, layer: str | None = None, *, name: str | None = None, 
     if not os.path.exists(path):
         raise LayerError(ERR_NOT_FOUND.format(path=path))
     name = name or layer or Path(path.rstrip("/")).stem
+    check_shapefile_parts(path)
     if layer is not None:
         names = [n for n, _ in list_layers(path)]
         if layer not in names:
@@ -241,6 +242,25 @@ def _valid_bounds(geoms) -> tuple[float, float, float, float] | None:
     if not ok.any():
         return None
     return tuple(float(v) for v in shapely.total_bounds(geoms[ok]))
+
+
+ERR_SHAPEFILE_PART = ("{name}: the shapefile's {missing} {are} missing ({what}); a shapefile is several files with "
+                      "one name — .shp, .shx, .dbf, and .prj for its CRS: zip them all together and upload the zip")
+SHAPEFILE_PARTS = {".shx": "the shape index", ".dbf": "the attribute table: parcel ids and every other field"}
+
+
+def check_shapefile_parts(path: str) -> None:
+    """A ``.shp`` without its ``.shx`` or ``.dbf`` (issue 26: the refusal did not say what was wrong). LayerError
+    naming the missing files."""
+    p = Path(path)
+    if p.suffix.lower() != ".shp" or not p.is_file():
+        return
+    have = {q.name.lower() for q in p.parent.iterdir()}
+    missing = [(p.stem + ext, what) for ext, what in SHAPEFILE_PARTS.items() if (p.stem + ext).lower() not in have]
+    if missing:
+        raise LayerError(ERR_SHAPEFILE_PART.format(name=p.name, missing=" and ".join(m for m, _ in missing),
+                                                   are="is" if len(missing) == 1 else "are",
+                                                   what="; ".join(w for _, w in missing)))
 
 
 def check_degrees(geoms, crs, *, layer: str, assumed: bool = False) -> None:

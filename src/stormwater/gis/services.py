@@ -34,7 +34,7 @@ from stormwater.townconfig import town_config
 
 from . import assessor as assessor_mod
 from . import overlay
-from .sanity import ERR_EMPTY_LAYER, matches_parcels, units_sanity
+from .sanity import ERR_EMPTY_LAYER, matches_parcels, survey_sanity, units_sanity
 from .models import GisImport, ImperviousPiece, ParcelShape, SurveyParcelFacts
 from .selectors import import_folder, survey_comparison
 
@@ -497,6 +497,10 @@ def survey_import(*, spec: SurveySpec, name: str, surveyed_on: date, acting_user
                                         "assessor parcels with no polygon: no area in this survey (their fee by "
                                         "impervious area cannot be computed from it)", no_poly))
     problems += units_sanity(parcels, poly_ids, matched)
+    problems += survey_sanity(
+        surveyed_on=surveyed_on, today=date.today(), poly_ids=poly_ids, matched=matched, id_field=spec.id_field,
+        impervious_on_parcels=float(result.areas.loc[matched, "impervious_sqft"].sum()) if matched else 0.0,
+        outside_sqft=float(sum(result.outside_sqft.values())))
     report = {
         "parcels_in_layer": len(poly_ids), "parcels_matched": len(matched),
         "layers": result.layer_names,
@@ -508,8 +512,8 @@ def survey_import(*, spec: SurveySpec, name: str, surveyed_on: date, acting_user
     }
     refusal = any(p.severity == "error" for p in problems)
     new_areas = {known[pid]: _dec(result.areas.at[pid, "impervious_sqft"]) for pid in matched}
-    checksum = content_checksum({"layers": result.layer_names,
-                                 "areas": sorted((pid, str(new_areas[known[pid]])) for pid in matched)})
+    # The areas, not the layers' names (issue 26: the same areas under other layer names made a second survey).
+    checksum = content_checksum({"areas": sorted((pid, str(new_areas[known[pid]])) for pid in matched)})
     if not refusal:
         # Before a survey replaces the areas in force: what it does to the bill (issue 20).
         report["comparison"] = survey_comparison(new_areas=new_areas, as_of=surveyed_on)
