@@ -20,7 +20,7 @@ def _on(y, m, d, h=12):
 
 
 @pytest.fixture
-def data(transactional_db, personas, town, settings, tmp_path):
+def data(transactional_db, personas, town, settings, tmp_path, town_toml):
     from django.core.files.uploadedfile import SimpleUploadedFile
 
     from stormwater.construction import services as cs
@@ -85,6 +85,8 @@ def data(transactional_db, personas, town, settings, tmp_path):
         cs.stop_work_issue(project=p, violations=[v], reason="Sediment leaving the site", acting_user=personas["director"])
         uky = None
         if UKY.is_dir():  # the sample lives in ../shared (relative to this repository); the map step skips without it
+            town_toml(town_extent_west=-84.52, town_extent_south=38.0, town_extent_east=-84.49,  # Lexington, KY
+                      town_extent_north=38.05, town_extent_margin_miles=1.0)
             uky = ss.site_open(name="UKY campus MS4 inventory (sample)", acting_user=personas["staff"])
             ss.inventory_import(site=uky, folder=str(UKY), acting_user=personas["staff"])
     return {"project": p, "uky": uky}

@@ -11,6 +11,7 @@ from stormwater.gis import assessor
 from stormwater.gis.models import ImperviousPiece, ParcelShape, SurveyParcelFacts
 from stormwater.gis.selectors import eru_determination, parcel_geojson, survey_changes
 from stormwater.gis.services import LayerSpec, SurveySpec, assessor_records_import, survey_import
+from stormwater.imports.pipeline import ImportRefused
 from stormwater.parcels.models import Owner, Parcel, ParcelImpervious
 from stormwater.parcels.selectors import parcel_impervious
 from stormwater.utility.selectors import parcel_fee
@@ -99,9 +100,13 @@ def test_a_survey_import_stores_areas_by_layer_pieces_and_shapes(imported, perso
 
 def test_polygons_without_an_assessor_record_are_reported_not_stored(db, synthetic_gpkg):
     out = survey_import(spec=_spec(synthetic_gpkg, "buildings"), name="x", surveyed_on=date(2026, 4, 1),
-                        acting_user=None)
+                        acting_user=None, dry_run=True)
     codes = {p["code"]: p["ids"] for p in out.report["problems"]}
     assert codes["polygon_without_parcel"] == ["P-1", "P-2"]
+    # none on record: an empty survey is refused (issue 26), not stored
+    assert "no_parcel_matches" in codes
+    with pytest.raises(ImportRefused, match="none of the layer's 2 parcel ids"):
+        survey_import(spec=_spec(synthetic_gpkg, "buildings"), name="x", surveyed_on=date(2026, 4, 1), acting_user=None)
     assert ParcelImpervious.objects.count() == 0
 
 
@@ -112,7 +117,8 @@ def test_a_dry_run_survey_writes_nothing(imported, synthetic_gpkg):
 
 
 def test_surveys_keep_history_and_the_fee_uses_the_one_in_force(imported, resolution, synthetic_gpkg,
-                                                                synthetic_gpkg_later):
+                                                                synthetic_gpkg_later, at):
+    at(date(2027, 8, 1))  # a survey is never dated in the future (issue 26)
     survey_import(spec=_spec(synthetic_gpkg, "buildings", "patios", "driveways"), name="2026",
                   surveyed_on=date(2026, 4, 1), acting_user=None)
     survey_import(spec=_spec(synthetic_gpkg_later, "buildings", "driveways"), name="2027",
@@ -147,7 +153,9 @@ def test_eru_is_the_median_of_single_family_areas(db, personas):
     assert sum(b["count"] for b in det.as_json()["histogram"]) == 7
 
 
-def test_the_change_report_lists_ground_and_fee_changes(imported, resolution, synthetic_gpkg, synthetic_gpkg_later):
+def test_the_change_report_lists_ground_and_fee_changes(imported, resolution, synthetic_gpkg, synthetic_gpkg_later,
+                                                         at):
+    at(date(2027, 8, 1))  # a survey is never dated in the future (issue 26)
     a = survey_import(spec=_spec(synthetic_gpkg, "buildings", "patios", "driveways"), name="2026",
                       surveyed_on=date(2026, 4, 1), acting_user=None).survey
     b = survey_import(spec=_spec(synthetic_gpkg_later, "buildings", "driveways"), name="2027",

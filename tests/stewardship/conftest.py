@@ -13,6 +13,12 @@ PDF_BYTES = b"%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"
 UKY = Path(__file__).resolve().parents[2] / ".." / "shared" / "reference" / "inventory" / "uky-campus-ms4"
 
 
+# The sample lies in Lexington, Kentucky: a test importing it sets the town's extent there (town_toml(**UKY_EXTENT)),
+# as every geometry imported must fall inside the town (issue 26, gis.overlay.check_inside_town).
+UKY_EXTENT = {"town_extent_west": -84.52, "town_extent_south": 38.0, "town_extent_east": -84.49,
+              "town_extent_north": 38.05, "town_extent_margin_miles": 1.0}
+
+
 def need_uky() -> str:
     if not UKY.is_dir():
         pytest.skip(f"reference data not present at {UKY}")

@@ -14,7 +14,7 @@ from stormwater.stewardship.contents import OM_ITEMS
 from stormwater.stewardship.models import AnnualCertification, Bmp, CertificationReminder, MaintenanceLog
 from stormwater.stewardship.reports import ms4_counts, ms4_csv
 
-from .conftest import all_items, need_uky, pdf_upload
+from .conftest import UKY_EXTENT, all_items, need_uky, pdf_upload
 
 
 def test_final_plan_needs_every_content_item_each_named(site, personas):
@@ -187,8 +187,9 @@ def test_ownership_change_and_amendment_signed_by_all(recorded, site, personas, 
     assert a.signed_by.count() == len(parties)
 
 
-def test_uky_inventory_import_maps_types_to_region_1_categories(personas, at):
+def test_uky_inventory_import_maps_types_to_region_1_categories(personas, at, town_toml):
     at(date(2026, 5, 1))
+    town_toml(**UKY_EXTENT)
     site = sv.site_open(name="UKY campus (sample)", acting_user=personas["staff"])
     imp = sv.inventory_import(site=site, folder=need_uky(), acting_user=personas["staff"])
     assert imp.counts["bmps"] == 160 == Bmp.objects.filter(site=site).count()

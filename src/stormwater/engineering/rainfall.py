@@ -154,6 +154,11 @@ def read_pfds_csv(source: str | bytes | Path) -> PfdsData:
                 depths[statistic][label] = {a: float(v) for a, v in zip(aris, values)}
             except ValueError:
                 raise ValueError(f"pfds: line {n}: unreadable depth in {ln!r}") from None
+            bad = [f"{a}-yr {v!r}" for a, v in zip(aris, values)
+                   if not (math.isfinite(depths[statistic][label][a]) and depths[statistic][label][a] > 0)]
+            if bad:  # issue 26: a NaN or negative depth was accepted and a review stored
+                raise ValueError(f"pfds: line {n} ({label}): depths must be positive numbers of inches, not "
+                                 f"{', '.join(bad)}")
             continue
         aris = None if head.startswith("DATE/TIME") else aris
     if not depths:

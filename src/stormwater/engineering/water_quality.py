@@ -359,9 +359,14 @@ def load_performance_table(source: str | Path, *, name: str, source_note: str,
     missing = [c for c in PERFORMANCE_TABLE_COLUMNS if c not in rows[0]]
     if missing:
         raise ValueError(f"table: missing column(s) {', '.join(missing)}")
-    raw: dict[tuple[str, str], dict[float | None, list[tuple[float, float]]]] = {}
-    as_pct = False
+    known = set(rberost_provisional_table().bmps())  # the EPA Region 1 BMP categories
+    raw: dict[tuple[str, str], dict[float | None, list[tuple[float, float, int]]]] = {}
+    fractions, percents = [], []
     for i, r in enumerate(rows, 1):
+        if any(r.get(c) is None for c in PERFORMANCE_TABLE_COLUMNS) or None in r:
+            have = sum(1 for k, v in r.items() if k is not None and v is not None)
+            raise ValueError(f"table: row {i}: {have} fields where the header has "
+                             f"{len(rows[0])} (a cut-off or re-saved file?)")
         try:
             depth = float(r["storage_depth_in"])
             rem = float(r["removal"])
@@ -369,9 +374,29 @@ def load_performance_table(source: str | Path, *, name: str, source_note: str,
             rate = None if rate_s in ("", "NA", "na", "-") else float(rate_s)
         except ValueError:
             raise ValueError(f"table: row {i}: unreadable number") from None
-        as_pct = as_pct or rem > 1
-        key = (_norm_bmp(r["bmp"]), _norm_pollutant(r["pollutant"]))
-        raw.setdefault(key, {}).setdefault(rate, []).append((depth, rem))
+        if not all(math.isfinite(v) for v in (depth, rem, rate if rate is not None else 0.0)):
+            raise ValueError(f"table: row {i}: a number that is not finite")
+        if depth < 0:
+            raise ValueError(f"table: row {i} (storage_depth_in): {depth:g} is negative")
+        if rate is not None and rate < 0:
+            raise ValueError(f"table: row {i} (infiltration_rate_in_hr): {rate:g} in/hr is negative")
+        if not 0 <= rem <= 100:
+            raise ValueError(f"table: row {i} (removal): {rem:g} is outside 0-100 %")
+        if 0 < rem < 1:
+            fractions.append(i)
+        elif rem > 1:
+            percents.append(i)
+        bmp = _norm_bmp(r["bmp"])
+        if bmp not in known:
+            raise ValueError(f"table: row {i} (bmp): {r['bmp']!r} is not an EPA Region 1 BMP category "
+                             f"({', '.join(sorted(known))})")
+        key = (bmp, _norm_pollutant(r["pollutant"]))
+        raw.setdefault(key, {}).setdefault(rate, []).append((depth, rem, i))
+    if fractions and percents:
+        # "90" among fractions used to turn the whole file into percent (0.6 read as 0.6 %).
+        raise ValueError(f"table: removal written both as fractions (0-1, rows {', '.join(map(str, fractions[:5]))}) "
+                         f"and as percent (rows {', '.join(map(str, percents[:5]))}): write every removal one way")
+    as_pct = bool(percents)
     curves: dict[tuple[str, str], dict[float | None, PointsCurve | FittedCurve]] = {}
     for key, by_rate in raw.items():
         curves[key] = {}
@@ -379,9 +404,12 @@ def load_performance_table(source: str | Path, *, name: str, source_note: str,
             pts.sort()
             if len(pts) < 2 or any(b[0] <= a[0] for a, b in zip(pts, pts[1:])):
                 raise ValueError(f"table: {key[0]} {key[1]} rate {rate}: needs two or more distinct depths")
-            scaled = tuple((d, v / 100.0 if as_pct else v) for d, v in pts)
-            if any(not 0 <= v <= 1 for _, v in scaled):
-                raise ValueError(f"table: {key[0]} {key[1]}: removal outside 0-100 %")
+            falling = [f"row {b[2]}" for a, b in zip(pts, pts[1:]) if b[1] < a[1]]
+            if falling:
+                # More storage never treats less (EPA Region 1 BMP performance curves rise with depth).
+                raise ValueError(f"table: {key[0]} {key[1]} rate {rate}: removal falls as storage grows "
+                                 f"({', '.join(falling)})")
+            scaled = tuple((d, v / 100.0 if as_pct else v) for d, v, _ in pts)
             curves[key][rate] = PointsCurve(scaled)
     return PerformanceCurveTable(name, source_note, provisional, curves)
 

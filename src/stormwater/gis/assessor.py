@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
@@ -56,6 +57,8 @@ PRESETS = {
                             "lot_size": ["LandArea"], "_lot_unit": "sqft"},
 }
 
+# A number's thousands separators (issue 26: "15589,5" is a decimal comma, not 155,895).
+THOUSANDS = re.compile(r"[-+]?\d{1,3}(,\d{3})+(\.\d*)?")
 ERR_UNREADABLE = "{name}: not a CSV, Excel (.xlsx) or GIS table this importer reads"
 ERR_MISSING_TARGET = "map a column to {target}"
 
@@ -332,7 +335,7 @@ def map_rows(rows: list[dict[str, str]], mapping: dict, *, columns: list[str] | 
     def col(target: str) -> str:
         return ",".join(mapping.get(target) or [])
 
-    no_id, bad_code, units_from_code, bad_units, bad_lot = [], [], [], [], []
+    no_id, bad_code, units_from_code, bad_units, bad_lot, comma_lot = [], [], [], [], [], []
     by_id: dict[str, list[tuple[int, AssessorRecord]]] = defaultdict(list)
     for n, row in zip(numbers, rows):
         pid = get(row, "parcel_id")
@@ -354,6 +357,9 @@ def map_rows(rows: list[dict[str, str]], mapping: dict, *, columns: list[str] | 
             units_from_code.append(pid)
             units = UNITS_BY_CODE[code]
         lot_text = get(row, "lot_size")
+        if "," in lot_text and not THOUSANDS.fullmatch(lot_text):
+            comma_lot.append(f"row {n} ({col('lot_size')}): {lot_text}")
+            lot_text = ""
         lot = _dec(lot_text)
         lot_sqft = (lot * unit).quantize(Decimal("0.01")) if lot is not None and abs(lot) < Decimal("1e12") else None
         if lot_text and (lot_sqft is None or lot_sqft < 0 or (max_lot_sqft is not None and lot_sqft > max_lot_sqft)):
@@ -379,6 +385,10 @@ def map_rows(rows: list[dict[str, str]], mapping: dict, *, columns: list[str] | 
     if bad_lot:
         problems.append(Problem("bad_lot_size", source, "lot sizes that are not a number from 0 to the town's limit "
                                 "(import_max_lot_acres): nothing imported", bad_lot, severity="error"))
+    if comma_lot:
+        problems.append(Problem("decimal_comma", source, "lot sizes with a comma that is not a thousands separator (a "
+                                "decimal comma? 15589,5 would read as 155,895): write the decimal point; nothing "
+                                "imported", comma_lot, severity="error"))
     records, condos, dropped = [], [], []
     for pid, group in by_id.items():
         if len(group) == 1:

@@ -62,6 +62,14 @@ ERR_DEGREES = ("coordinates look like degrees of longitude and latitude (x {x0:.
                "{y1:.4f}) but the layer says {crs}: give the layer its real CRS (EPSG:4326 for lon/lat); not imported")
 
 
+ERR_NOT_DEGREES = ("{layer}: coordinates x {x0:,.0f} to {x1:,.0f}, y {y0:,.0f} to {y1:,.0f} cannot be degrees of "
+                   "longitude and latitude, but the layer says {crs}{assumed}: feet or metres labelled as WGS84? give "
+                   "the layer its real CRS (e.g. EPSG:2249, Massachusetts State Plane feet); not imported")
+ERR_OUTSIDE_TOWN = ("{layer}: the layer lands at {where}, outside the town (longitude {w} to {e}, latitude {s} to {n}, "
+                    "plus {m:g} miles: town configuration town_extent_*): a wrong CRS (metres labelled as feet, the "
+                    "wrong State Plane zone, feet labelled as degrees) or another place's data; not imported")
+
+
 OUTSIDE_MESSAGE = "impervious polygons on no parcel (streets, gaps between parcels): not attributed"
 
 
@@ -187,6 +195,7 @@ def read_layer(path: str, layer: str | None = None, *, name: str | None = None, 
     if not os.path.exists(path):
         raise LayerError(ERR_NOT_FOUND.format(path=path))
     name = name or layer or Path(path.rstrip("/")).stem
+    check_shapefile_parts(path)
     if layer is not None:
         names = [n for n, _ in list_layers(path)]
         if layer not in names:
@@ -203,7 +212,9 @@ def read_layer(path: str, layer: str | None = None, *, name: str | None = None, 
         df = pd.DataFrame({f: field_data[i] for i, f in enumerate(meta["fields"])})
         geoms = shapely.from_wkb(geom_wkb) if geom_wkb is not None else np.full(len(df), None, dtype=object)
     problems += check_not_degrees(geoms, crs, layer=name)
+    check_degrees(geoms, crs, layer=name, assumed=not info.get("crs"))
     df["geometry"] = to_target_crs(np.asarray(geoms, dtype=object), crs)
+    problems += check_inside_town(df["geometry"].to_numpy(), TARGET_CRS, layer=name)
     df.attrs["crs"] = crs.to_string()
     return df, problems
 
@@ -221,6 +232,94 @@ def check_not_degrees(geoms, crs, *, layer: str) -> list[Problem]:
                                                                           crs=CRS.from_user_input(crs).name),
                         severity="error")]
     return []
+
+
+def _valid_bounds(geoms) -> tuple[float, float, float, float] | None:
+    geoms = np.asarray(geoms, dtype=object)
+    if not len(geoms):
+        return None
+    ok = ~(shapely.is_missing(geoms) | shapely.is_empty(geoms))
+    if not ok.any():
+        return None
+    return tuple(float(v) for v in shapely.total_bounds(geoms[ok]))
+
+
+ERR_SHAPEFILE_PART = ("{name}: the shapefile's {missing} {are} missing ({what}); a shapefile is several files with "
+                      "one name — .shp, .shx, .dbf, and .prj for its CRS: zip them all together and upload the zip")
+SHAPEFILE_PARTS = {".shx": "the shape index", ".dbf": "the attribute table: parcel ids and every other field"}
+
+
+def check_shapefile_parts(path: str) -> None:
+    """A ``.shp`` without its ``.shx`` or ``.dbf`` (issue 26: the refusal did not say what was wrong). LayerError
+    naming the missing files."""
+    p = Path(path)
+    if p.suffix.lower() != ".shp" or not p.is_file():
+        return
+    have = {q.name.lower() for q in p.parent.iterdir()}
+    missing = [(p.stem + ext, what) for ext, what in SHAPEFILE_PARTS.items() if (p.stem + ext).lower() not in have]
+    if missing:
+        raise LayerError(ERR_SHAPEFILE_PART.format(name=p.name, missing=" and ".join(m for m, _ in missing),
+                                                   are="is" if len(missing) == 1 else "are",
+                                                   what="; ".join(w for _, w in missing)))
+
+
+def check_degrees(geoms, crs, *, layer: str, assumed: bool = False) -> None:
+    """A geographic CRS (WGS84 …, or a GeoJSON with none, which means WGS84) whose coordinates are not longitude
+    and latitude: State Plane feet labelled EPSG:4326 crashed the overlay with "GEOSException: Shell empty after
+    removing invalid points" (issue 26). ``LayerError`` naming the layer and its coordinates."""
+    b = _valid_bounds(geoms)
+    c = CRS.from_user_input(crs)
+    if b is None or not c.is_geographic:
+        return
+    x0, y0, x1, y1 = b
+    if not (-180 <= x0 <= x1 <= 180 and -90 <= y0 <= y1 <= 90):
+        raise LayerError(ERR_NOT_DEGREES.format(layer=layer, x0=x0, x1=x1, y0=y0, y1=y1, crs=c.name,
+                                                assumed=" (a file with no CRS is read as WGS84)" if assumed else ""))
+
+
+def town_extent() -> tuple[float, float, float, float, float]:
+    """(west, south, east, north, margin miles) of the town configuration (``TownConfig.town_extent_*``); the
+    defaults where Django is not configured (a worker process reading layers)."""
+    try:
+        from stormwater.townconfig import town_config
+
+        cfg = town_config()
+    except Exception:  # noqa: BLE001 — no settings: the installation's defaults
+        from stormwater.rules.town import TownConfig
+
+        cfg = TownConfig()
+    return (cfg.town_extent_west, cfg.town_extent_south, cfg.town_extent_east, cfg.town_extent_north,
+            cfg.town_extent_margin_miles)
+
+
+def check_inside_town(geoms, crs, *, layer: str) -> list[Problem]:
+    """The one "inside the town" check of every geometry imported (issue 26): parcels, impervious and right-of-way
+    layers (``read_layer``) and BMP inventories (``stewardship.inventory``). The layer's bounds, in WGS84, must
+    fall inside the configured box widened by its margin (1 mile ≈ 1/69 degree of latitude, 1/(69 cos φ) of
+    longitude); else an error finding naming the layer and where it landed (the import is refused)."""
+    import math
+
+    b = _valid_bounds(geoms)
+    if b is None:
+        return []
+    c = CRS.from_user_input(crs)
+    if not c.is_geographic:
+        from pyproj import Transformer
+
+        tr = Transformer.from_crs(c, "EPSG:4326", always_xy=True)
+        xs, ys = tr.transform([b[0], b[2], b[0], b[2]], [b[1], b[1], b[3], b[3]])
+        b = (min(xs), min(ys), max(xs), max(ys))
+    w, s, e, n, m = town_extent()
+    dlat = m / 69.0
+    dlon = m / (69.0 * max(math.cos(math.radians((s + n) / 2)), 0.1))
+    x0, y0, x1, y1 = b
+    finite = all(math.isfinite(v) for v in b)
+    if finite and w - dlon <= x0 and x1 <= e + dlon and s - dlat <= y0 and y1 <= n + dlat:
+        return []
+    where = (f"longitude {x0:.4f} to {x1:.4f}, latitude {y0:.4f} to {y1:.4f}" if finite
+             else "coordinates that cannot be placed on Earth")
+    return [Problem("outside_town", layer, ERR_OUTSIDE_TOWN.format(layer=layer, where=where, w=w, e=e, s=s, n=n, m=m),
+                    severity="error")]
 
 
 def to_target_crs(geoms: np.ndarray, crs) -> np.ndarray:

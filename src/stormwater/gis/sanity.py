@@ -18,6 +18,13 @@ from . import overlay
 from .models import ParcelShape
 
 ERR_EMPTY_LAYER = "the layer has no features with area ({what}): nothing to import from it; not imported"
+# Issue 26: surveys that imported although nothing in them could be right.
+ERR_NO_MATCH = ("none of the layer's {n:,} parcel ids (field {field}) is a parcel on record (e.g. {ex}): the wrong id "
+                "field, or the Assessors' records not imported yet? not imported")
+ERR_ALL_OUTSIDE = ("the impervious layers lie entirely outside the parcels ({sqft:,.0f} ft² on no parcel, 0 on any "
+                   "parcel): a wrong CRS or another place's layer? every parcel's fee would fall to the minimum; "
+                   "not imported")
+ERR_FUTURE_SURVEY = "surveyed_on: {day} is in the future (today is {today}): a survey is dated when it was flown; not imported"
 ERR_MATCHES_PARCELS = ("{n:,} of its {total:,} polygons match the parcels (the same shape within 5%): is this the "
                        "parcel layer given as an impervious layer? not imported")
 # Area ratios that betray a units mistake (issue 20): ft² per m² (10.76) and its inverse; ft per m (3.28) and its
@@ -81,3 +88,18 @@ def units_sanity(parcels: overlay.Layer, poly_ids: list[str], matched: list[str]
             out.append(error("units_factor", "parcels", ERR_UNIT_FACTOR.format(
                 factor=factor, n=len(ratios), what=f"parcel areas of the last survey (#{last})")))
     return out
+
+
+def survey_sanity(*, surveyed_on, today, poly_ids: list[str], matched: list[str], id_field: str,
+                  impervious_on_parcels: float, outside_sqft: float) -> list[overlay.Problem]:
+    """Issue 26: a survey dated in the future; a parcel layer none of whose ids is on record (an empty survey);
+    impervious layers lying entirely outside the parcels (all parcels 0 ft², as an empty layer, which is refused)."""
+    problems = []
+    if surveyed_on > today:
+        problems.append(error("future_survey", "surveyed_on", ERR_FUTURE_SURVEY.format(day=surveyed_on, today=today)))
+    if poly_ids and not matched:
+        problems.append(error("no_parcel_matches", "parcels", ERR_NO_MATCH.format(
+            n=len(poly_ids), field=id_field, ex=", ".join(poly_ids[:3]))))
+    elif matched and impervious_on_parcels <= 0 and outside_sqft > 0:
+        problems.append(error("impervious_outside_parcels", "impervious", ERR_ALL_OUTSIDE.format(sqft=outside_sqft)))
+    return problems

@@ -34,7 +34,7 @@ from stormwater.townconfig import town_config
 
 from . import assessor as assessor_mod
 from . import overlay
-from .sanity import ERR_EMPTY_LAYER, matches_parcels, units_sanity
+from .sanity import ERR_EMPTY_LAYER, matches_parcels, survey_sanity, units_sanity
 from .models import GisImport, ImperviousPiece, ParcelShape, SurveyParcelFacts
 from .selectors import import_folder, survey_comparison
 
@@ -192,9 +192,11 @@ class AssessorResult:
     owners_created: int = 0
     problems: list[overlay.Problem] = field(default_factory=list)
     dry_run: bool = False
+    lot_effect: dict = field(default_factory=dict)  # assessor_checks: parcels created, lots changed and by how much
 
     def as_json(self) -> dict:
         return {"created": len(self.created), "updated": len(self.updated), "unchanged": self.unchanged,
+                "lot_effect": self.lot_effect,
                 "owners_created": self.owners_created, "dry_run": self.dry_run,
                 "created_ids": self.created[:200], "updated_ids": self.updated[:200],
                 "problems": [p.as_json() for p in self.problems]}
@@ -242,8 +244,12 @@ def assessor_records_import(*, records: list[assessor_mod.AssessorRecord], probl
     owner as it is, and a name without a mailing address keeps the parcel's owner of that name. Not a dry run:
     one import record (``stormwater.imports``) with the file's checksum and its content's, in the same transaction.
     """
+    from .assessor_checks import assessor_records_check
+
+    checked, lot_effect = assessor_records_check(records, source=source)
+    problems = list(problems) + checked
     refuse_on_errors(source, problems)
-    result = AssessorResult(problems=list(problems), dry_run=dry_run)
+    result = AssessorResult(problems=list(problems), dry_run=dry_run, lot_effect=lot_effect)
     with transaction.atomic():
         existing = {p.parcel_id: p for p in Parcel.objects.select_related("owner")
                     .filter(parcel_id__in=[r.parcel_id for r in records])}
@@ -491,6 +497,10 @@ def survey_import(*, spec: SurveySpec, name: str, surveyed_on: date, acting_user
                                         "assessor parcels with no polygon: no area in this survey (their fee by "
                                         "impervious area cannot be computed from it)", no_poly))
     problems += units_sanity(parcels, poly_ids, matched)
+    problems += survey_sanity(
+        surveyed_on=surveyed_on, today=date.today(), poly_ids=poly_ids, matched=matched, id_field=spec.id_field,
+        impervious_on_parcels=float(result.areas.loc[matched, "impervious_sqft"].sum()) if matched else 0.0,
+        outside_sqft=float(sum(result.outside_sqft.values())))
     report = {
         "parcels_in_layer": len(poly_ids), "parcels_matched": len(matched),
         "layers": result.layer_names,
@@ -502,8 +512,8 @@ def survey_import(*, spec: SurveySpec, name: str, surveyed_on: date, acting_user
     }
     refusal = any(p.severity == "error" for p in problems)
     new_areas = {known[pid]: _dec(result.areas.at[pid, "impervious_sqft"]) for pid in matched}
-    checksum = content_checksum({"layers": result.layer_names,
-                                 "areas": sorted((pid, str(new_areas[known[pid]])) for pid in matched)})
+    # The areas, not the layers' names (issue 26: the same areas under other layer names made a second survey).
+    checksum = content_checksum({"areas": sorted((pid, str(new_areas[known[pid]])) for pid in matched)})
     if not refusal:
         # Before a survey replaces the areas in force: what it does to the bill (issue 20).
         report["comparison"] = survey_comparison(new_areas=new_areas, as_of=surveyed_on)

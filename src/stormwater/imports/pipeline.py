@@ -29,6 +29,7 @@ from pathlib import Path
 from stormwater.gis.overlay import Problem
 
 __all__ = ["Problem", "ImportRefused", "TextFile", "CsvTable", "read_text", "read_csv", "read_csv_bytes", "sniff",
+           "cut_last_value",
            "file_checksum", "bytes_checksum",
            "content_checksum", "refuse_on_errors", "error", "MAX_TEXT_BYTES"]
 
@@ -54,6 +55,8 @@ ERR_SHORT_ROW = "rows with fewer fields than the header (a truncated or cut-off 
 ERR_LONG_ROW = "rows with more fields than the header (a comma inside an unquoted value?): nothing imported"
 ERR_BAD_QUOTE = "{name}: row {row}: {why} (an unterminated quote? the file may be truncated)"
 ERR_DUP_HEADER = "{name}: the header names a column twice: {cols}"
+ERR_CUT = ("{name}: row {row} ({column}): the file ends inside this value, {value!r}, without a final newline, and "
+           "{why} — the file was cut off (a transfer stopped early?): nothing imported; ask for the complete file")
 
 
 class ImportRefused(ValueError):
@@ -197,6 +200,10 @@ def parse_csv(tf: TextFile, *, require_rows: bool = True) -> CsvTable:
     except csv.Error as e:
         raise ImportRefused(name, [error("bad_csv", name, ERR_BAD_QUOTE.format(name=name, row=reader.line_num, why=e))]) from None
     problems = list(tf.problems)
+    if rows and not text.endswith(("\n", "\r")):
+        cut = cut_last_value(header, rows, name=name, last_row=numbers[-1])
+        if cut:
+            problems.append(cut)
     if short:
         problems.append(error("short_row", name, ERR_SHORT_ROW, short))
     if long_:
@@ -204,6 +211,65 @@ def parse_csv(tf: TextFile, *, require_rows: bool = True) -> CsvTable:
     if require_rows and not rows and not short and not long_:
         problems.append(error("no_rows", name, ERR_NO_ROWS.format(name=name)))
     return CsvTable(name, header, rows, numbers, tf.encoding, problems)
+
+
+def _shape(value: str) -> str:
+    """A value's pattern: runs of letters → ``A``, runs of digits → ``9``, everything else as it is
+    (``REL-1003`` → ``A-9``, ``125.00`` → ``9.9``, ``10/05/2026`` → ``9/9/9``)."""
+    out = []
+    for ch in value:
+        c = "9" if ch.isdigit() else "A" if ch.isalpha() else ch
+        if not (out and out[-1] == c and c in "9A"):
+            out.append(c)
+    return "".join(out)
+
+
+def _places(value: str) -> int | None:
+    """Digits after the decimal point of a plain number (``125.00`` → 2, ``12`` → 0), None if not a number."""
+    v = value.replace("$", "").replace(",", "").strip()
+    try:
+        float(v)
+    except ValueError:
+        return None
+    return len(v.split(".", 1)[1]) if "." in v else 0
+
+
+def cut_last_value(columns: list[str], rows: list[dict[str, str]], *, name: str, last_row: int) -> Problem | None:
+    """The one "this file was cut" check of every line-based reader (issue 26): call it when the file's last line
+    has no newline. Only the last value of the last row can be cut inside (a cut anywhere before leaves the row
+    short, refused as such), so that value is compared with the same column's values of the other rows (at
+    least two): it is cut when it is empty and they are not, when it is shorter than every one of them (a
+    number: fewer decimal places than all of them have), or when it does not have the pattern they all share
+    (``REL-10`` for ``REL-1003`` among ``REL-1001, REL-1002``; ``W000`` for ``W000011``; ``C`` for a name).
+    → an error ``Problem`` naming the file, the row and the column, or None."""
+    if not columns or len(rows) < 3:
+        return None
+    column = columns[-1]
+    value = rows[-1].get(column, "")
+    others = [r.get(column, "") for r in rows[:-1]]
+    filled = [v for v in others if v]
+    if len(filled) < 2:
+        return None
+    why = None
+    places = [_places(v) for v in filled]
+    shapes = {_shape(v) for v in filled}
+    if not value and len(filled) == len(others):
+        why = "empty where every other row has a value"
+    elif all(p is not None for p in places):  # a number column: amounts vary in length, not in their places
+        mine = _places(value)
+        if mine is None:
+            why = "not a number where every other row has one"
+        elif len(set(places)) == 1 and mine < places[0]:
+            why = f"with {mine} decimal places where every other row has {places[0]}"
+    elif len(value) < min(len(v) for v in filled):
+        why = f"shorter than every other value of the column ({min(len(v) for v in filled)} characters or more)"
+    elif len(shapes) == 1 and any(c == "9" for c in next(iter(shapes))) and _shape(value) not in shapes:
+        # a code or a date (digits in its pattern); free text such as a payer's name has no one pattern
+        why = f"not of the pattern every other value of the column has (like {filled[-1]!r})"
+    if why is None:
+        return None
+    return error("cut_file", name, ERR_CUT.format(name=name, row=last_row, column=column, value=value, why=why),
+                 [f"row {last_row} ({column})"])
 
 
 def file_checksum(path: str | Path) -> str:

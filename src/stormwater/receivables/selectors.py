@@ -24,13 +24,26 @@ from .positions import (ALL, AGING_BUCKETS, AccountFigures, AccountFilter, Accou
 __all__ = ["AGING_BUCKETS", "AgingRow", "aging", "aging_report", "commitment_candidates", "commitment_report",
            "delinquency", "delinquency_report", "demand_candidates", "demand_report", "bill_standing",
            "BillStanding", "DuplicateRule", "PaymentContent", "payment_duplicates", "payment_duplicates_each",
-           "AT_ENTRY", "BY_REFERENCE", "FILE_ROW", "closed_through"]
+           "AT_ENTRY", "BY_REFERENCE", "FILE_ROW", "closed_through", "books_open_from"]
 
 
 def closed_through() -> date | None:
     """The last day of the closed books (``services.period_close``), or None: nothing is posted on or before it."""
     pc = PeriodClose.objects.order_by("-closed_through").first()
     return pc.closed_through if pc else None
+
+
+def books_open_from() -> date | None:
+    """The first day a payment may be received on (issue 26, the default closed-books rule): July 1 starting the
+    oldest fiscal year billed (MGL c.44 §56: the fiscal year runs July 1 – June 30), or None before any bill."""
+    from django.db.models import Min
+
+    from stormwater.utility.models import Bill
+
+    first = Bill.objects.aggregate(first=Min("period_start"))["first"]
+    if first is None:
+        return None
+    return date(first.year if first.month >= 7 else first.year - 1, 7, 1)
 
 
 def aging_report(*, as_of: date) -> AccountReport:

@@ -17,7 +17,7 @@ from stormwater.utility.posting import ALLOCATION_ORDER, credit_apply  # noqa: F
 from stormwater.utility.posting import account_lock as _lock, allocate as _allocate
 from stormwater.utility.selectors import resolution_in_force
 
-from .base import (DEMAND_TO_COMMITMENT_DAYS, ERR_AMOUNT, ERR_CLOSED, ERR_FUTURE, ERR_IMPLAUSIBLE,  # noqa: F401
+from .base import (DEMAND_TO_COMMITMENT_DAYS, ERR_AMOUNT, ERR_BEFORE_BOOKS, ERR_CLOSED, ERR_FUTURE, ERR_IMPLAUSIBLE,  # noqa: F401
                    ERR_TOO_LARGE, ERR_UNKNOWN_ACCOUNT, MONEY_COLUMN_MAX, CollectionError, payment_amount_check)
 from .ledger import account_position
 from .models import (Commitment, CommitmentLine, Demand, Payment, PaymentBatch, PaymentMethod, PaymentReversal,
@@ -55,6 +55,15 @@ def _check_open(day: date, field: str) -> None:
         raise CollectionError(ERR_CLOSED.format(field=field, day=day, through=through))
 
 
+def _check_books_open(day: date, field: str) -> None:
+    """Nothing received before the oldest fiscal year billed (``selectors.books_open_from``, issue 26)."""
+    from .selectors import books_open_from
+
+    start = books_open_from()
+    if start and day < start:
+        raise CollectionError(ERR_BEFORE_BOOKS.format(field=field, day=day, start=start, fy=start.year + 1))
+
+
 def _materialize_interest(account: Account, on: date, user) -> None:
     """Post, as of ``on``, the interest each installment has earned and not yet had posted."""
     for d in account_position(account, as_of=on).dues:
@@ -84,6 +93,7 @@ def payment_post(*, account: Account, amount: Decimal, received_on: date, method
     if received_on > date.today():
         raise CollectionError(ERR_FUTURE.format(day=received_on))
     _check_open(received_on, "received_on")
+    _check_books_open(received_on, "received_on")
     account = _lock(account)
     reference = (reference or "").strip()
     if not confirm_duplicate:

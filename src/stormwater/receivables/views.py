@@ -88,7 +88,8 @@ def collections_home(request):
     return render(request, "receivables/home.html", {
         "pay_form": pay_form, "batch_form": batch_form, "closed_through": closed_through(),
         "payments": Payment.objects.select_related("account", "batch", "reversal")[:25],
-        "payment_count": Payment.objects.count(), "test_processor": online.test_page_on()}, status=status)
+        "payment_count": Payment.objects.count(), "test_processor": online.test_page_on()},
+        status=400 if pay_form.errors or batch_form.errors else status)  # a refused file or payment: 400 (issue 26)
 
 
 @require_perm()

@@ -89,7 +89,33 @@ def read_inp(text: str) -> dict[str, list[list[str]]]:
         sections[current].append(tokens)
     if "SUBCATCHMENTS" not in sections:
         raise SwmmInputError("swmm: no [SUBCATCHMENTS] section: not a SWMM 5 input file, or a model without runoff")
+    if current is not None and sections[current] and not text.endswith(("\n", "\r")):
+        _check_not_cut(current, sections[current], n)
     return sections
+
+
+def _check_not_cut(section: str, rows: list[list[str]], line: int) -> None:
+    """The file ends inside its last line (no final newline): a model cut off in transfer (issue 26: a model cut in
+    half was accepted and reviewed). The last row is compared with its section's other rows as the import
+    pipeline's ``cut_last_value`` compares a CSV's last value: fewer fields than every other row, or a last value
+    shorter or of another pattern than the column's others, refuses the file."""
+    from stormwater.imports.pipeline import cut_last_value
+
+    last, others = rows[-1], rows[:-1]
+    if len(others) < 2:
+        return
+    widths = {len(r) for r in others}
+    if len(last) < min(widths):
+        raise SwmmInputError(f"swmm: line {line} ([{section}]): the file ends inside this line ({len(last)} fields, "
+                             f"the section's other rows have {min(widths)} or more): the model was cut off; upload "
+                             "the complete file")
+    if len(widths) == 1 and len(last) == len(others[0]):
+        cols = [f"field {i + 1}" for i in range(len(last))]
+        cut = cut_last_value(cols, [dict(zip(cols, r)) for r in rows], name="swmm", last_row=line)
+        if cut:
+            raise SwmmInputError(f"swmm: line {line} ([{section}]): the file ends inside its last value "
+                                 f"{last[-1]!r}, unlike the section's other rows: the model was cut off; upload the "
+                                 "complete file")
 
 
 def _num(tokens: list[str], i: int, what: str) -> float:
@@ -212,6 +238,9 @@ def _convert(sec: dict, phase: str, notes: list[str]) -> tuple[list[dict], list[
             raise SwmmInputError(f"swmm: subcatchment {sid}: no [INFILTRATION] curve number")
         cn = _num(cns[sid], 1, f"subcatchment {sid} curve number")
         sa = subareas.get(sid)
+        if sa is None and subareas:  # some subcatchments have subareas, this one none: a cut or damaged model
+            raise SwmmInputError(f"swmm: subcatchment {sid}: no [SUBAREAS] row (the model's other subcatchments have "
+                                 "one): an incomplete or cut-off model")
         n_imp = _num(sa, 1, f"subcatchment {sid} N-Imperv") if sa else 0.015
         n_perv = _num(sa, 2, f"subcatchment {sid} N-Perv") if sa else 0.15
         if sa and len(sa) > 6 and sa[6].upper() != "OUTLET":

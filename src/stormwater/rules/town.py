@@ -51,6 +51,15 @@ class TownConfig:
     # stored. Longmeadow's largest parcels (the country club, conservation land) are a few hundred acres and its
     # largest apartment buildings a few hundred units; a town with bigger ones raises the limit in town.toml.
     import_max_lot_acres: int = 5000
+    # Every GIS geometry imported (parcels, impervious, right of way, BMPs) must fall inside this WGS84 box
+    # (degrees), widened by the margin in miles (issue 26: State Plane feet labelled as degrees, metres labelled as
+    # feet and the wrong State Plane zone all landed far away and were imported). The default is the Commonwealth
+    # of Massachusetts (MassGIS state boundary, rounded out); a town narrows it to itself in town.toml.
+    town_extent_west: float = -73.51
+    town_extent_south: float = 41.23
+    town_extent_east: float = -69.92
+    town_extent_north: float = 42.89
+    town_extent_margin_miles: float = 5.0
     import_max_dwelling_units: int = 2000
     # Two-factor sign-in (issue 14; not an ordinance rule but the town's security policy): the roles that must
     # sign in with an authenticator app (TOTP) as well as a password. On by default for the two roles that set
@@ -181,6 +190,10 @@ class TownConfig:
             raise ValueError("town configuration: payment_plausible_max must be greater than zero")
         if not (-90 <= self.field_start_latitude <= 90 and -180 <= self.field_start_longitude <= 180):
             raise ValueError("town configuration: field_start_latitude/longitude must be WGS84 degrees")
+        if not (-180 <= self.town_extent_west < self.town_extent_east <= 180
+                and -90 <= self.town_extent_south < self.town_extent_north <= 90 and self.town_extent_margin_miles >= 0):
+            raise ValueError("town configuration: town_extent_west/south/east/north must be WGS84 degrees, west < east, "
+                             "south < north, and town_extent_margin_miles not negative")
         tiles = self.map_tile_url.strip()
         if tiles and tiles != "none" and not (tiles.startswith("https://") and "{z}" in tiles):
             raise ValueError('town configuration: map_tile_url must be "", "none" or an https:// URL with {z}/{x}/{y}')

@@ -45,6 +45,12 @@ STRUCTURE_KINDS = {"catchbasin": "catch_basin", "manhole": "manhole", "outfall":
                    "underground detention": "underground_detention", "outlet": "outlet"}
 
 
+def normalise_source_id(x: str) -> str:
+    """A source id as the same feature's id in another export (issue 26): braces, case and spaces dropped
+    (``{a1b2-…}`` and ``A1B2-…`` are one GlobalID)."""
+    return x.strip().strip("{}").strip().upper()
+
+
 def map_bmp_type(source_type: str | None) -> tuple[str, str]:
     """(Region 1 category or "", note) for a source BMP type; unknown types are left uncategorized."""
     key = (source_type or "").strip().lower()
@@ -91,8 +97,8 @@ def read_inventory(folder: str | Path) -> InventoryRead:
     in State Plane feet is reprojected, never stored as if its feet were degrees)."""
     import pyogrio
 
-    from stormwater.gis.overlay import LayerError, gdal_errors
-    from stormwater.imports.pipeline import ImportRefused, error
+    from stormwater.gis.overlay import LayerError, check_degrees, check_inside_town, gdal_errors
+    from stormwater.imports.pipeline import ImportRefused, error, refuse_on_errors
 
     folder = Path(folder)
     if not folder.is_dir():
@@ -112,6 +118,12 @@ def read_inventory(folder: str | Path) -> InventoryRead:
                     raise ImportRefused(f.name, [error("unreadable", f.name, str(e))]) from None
                 if len(df) and df.crs is None:
                     raise ImportRefused(f.name, [error("no_crs", f.name, ERR_NO_CRS.format(name=f.name))])
+                if len(df):  # the pipeline's shared checks (issue 26): degrees that are not, and inside the town
+                    try:
+                        check_degrees(df.geometry.values, df.crs, layer=f.name)
+                    except LayerError as e:
+                        raise ImportRefused(f.name, [error("not_degrees", f.name, str(e))]) from None
+                    refuse_on_errors(f.name, check_inside_town(df.geometry.values, df.crs, layer=f.name))
                 return df
         return None
 
@@ -152,6 +164,15 @@ def read_inventory(folder: str | Path) -> InventoryRead:
                 kind = STRUCTURE_KINDS.get(st.lower(), (st or "unknown").lower().replace(" ", "_"))
                 out.structures.append({"kind": kind, "lat": lat, "lon": lon, "owner": _val(row.get("Owner")),
                                        "external_id": _val(row.get("GlobalID"))})
+    ids: dict[str, list[str]] = {}
+    for i, x in enumerate(r["external_id"] for r in out.bmps + out.structures):
+        if x:
+            ids.setdefault(normalise_source_id(x), []).append(x)
+    twice = [f"GlobalID {v[0]} ({len(v)} features)" for v in ids.values() if len(v) > 1]
+    if twice:
+        name = "STM_Structure_pt"
+        raise ImportRefused(name, [error("duplicate_id", name, f"{name}: source ids (GlobalID) on more than one "
+                                         "feature: which one is the BMP? nothing imported", twice)])
     polys = layers["STM_Structure_py"]
     if polys is not None and len(polys):
         # Footprints of basins and culverts: kept as structures (the point layer already holds each BMP once;

@@ -22,7 +22,7 @@ from stormwater.formats import day as show_day
 
 from . import workflow as wf
 from .contents import missing_items
-from .inventory import read_inventory
+from .inventory import normalise_source_id, read_inventory
 from .models import (REGISTRY, AnnualCertification, Bmp, CertificationReminder, Easement, InventoryImport,
                      MaintenanceKind, MaintenanceLog, MaintenanceNotice, OMPlan, OwnershipChange, PartyRole,
                      PlanAmendment, ResponsibleParty, Site, Structure)
@@ -259,7 +259,22 @@ BMP_FIELDS = ("name", "source_type", "region1_category", "mapping_note", "latitu
 
 def _bmp_key(external_id: str, name: str, lat, lon) -> tuple:
     """A BMP's identity in its source: the source's id (GlobalID); without one, its name and place."""
-    return ("id", external_id) if external_id else ("at", name, round(lat or 0, 7), round(lon or 0, 7))
+    return (("id", normalise_source_id(external_id)) if external_id else
+            ("at", name, round(lat or 0, 7), round(lon or 0, 7)))
+
+
+def inventory_site_of(data) -> Site | None:
+    """The site already holding this inventory's BMPs (by normalised source id, issue 26): an inventory imported
+    again without naming its site goes to the same site, never a second copy of every BMP. None when no BMP of the
+    file is on record."""
+    from collections import Counter
+
+    ids = {normalise_source_id(b["external_id"]) for b in data.bmps if b["external_id"]}
+    if not ids:
+        return None
+    sites = Counter(site_id for site_id, x in Bmp.objects.exclude(external_id="").values_list("site_id", "external_id")
+                    if normalise_source_id(x) in ids)
+    return Site.objects.filter(pk=sites.most_common(1)[0][0]).first() if sites else None
 
 
 @transaction.atomic

@@ -24,10 +24,14 @@ class Command(BaseCommand):
     def handle(self, *args, **o):
         from stormwater.accounts.models import User
 
+        from stormwater.imports.pipeline import read_text
+
         user = User.objects.filter(username=o["user"]).first() if o["user"] else None
         try:
+            # The pipeline's reader (issue 26): UTF-16, a BOM, Windows-1252 read; a binary file named, never a raw
+            # UnicodeDecodeError.
             t = bmp_table_load(name=o["name"], source_citation=o["source"], provisional=o["provisional"],
-                               csv_text=Path(o["csv"]).read_text(encoding="utf-8-sig"), acting_user=user)
+                               csv_text=read_text(Path(o["csv"])).text, acting_user=user)
         except (OSError, ValueError) as e:
             raise CommandError(str(e)) from None
         self.stdout.write(f"Loaded {t.label}: {t.summary['curves']} curves, {', '.join(t.summary['pollutants'])}")

@@ -8,7 +8,7 @@ from django.db import transaction
 
 from stormwater.stewardship.inventory import read_inventory
 from stormwater.stewardship.models import Site
-from stormwater.stewardship.services import inventory_import, site_open
+from stormwater.stewardship.services import inventory_import, inventory_site_of, site_open
 
 
 class Command(BaseCommand):
@@ -28,7 +28,8 @@ class Command(BaseCommand):
         try:
             data = read_inventory(folder)
             with transaction.atomic():
-                s = s or site_open(name=name, acting_user=None)
+                # without --site: the site already holding these BMPs (a re-import), else a new one (issue 26)
+                s = s or inventory_site_of(data) or site_open(name=name, acting_user=None)
                 imp = inventory_import(site=s, folder=folder, acting_user=None, data=data)
         except ValueError as e:
             raise CommandError(str(e)) from None
