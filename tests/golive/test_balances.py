@@ -138,7 +138,7 @@ def test_interest_demand_and_commitment_clocks_continue(old_town):
 BAD = [
     ("Account", "SW-NOPE", "unknown_account", "(Account): SW-NOPE"),
     ("Due Date", "2025-09-01", "dates_out_of_order", "(Due Date): 2025-09-01 is before the issue date"),
-    ("Demand Date", "2025-10-01", "missing_value", "(Demand Date): a demand charge and its date go together"),
+    ("Demand Charge", "25.00", "missing_value", "(Demand Date): a demand charge and its date go together"),
     ("Principal", "12,x", "bad_money", "(Principal): '12,x' is not an amount"),
 ]
 
@@ -149,6 +149,8 @@ def test_bad_rows_refused_by_row_and_field_nothing_applied(old_town, tmp_path):
     # row 3 of the file is rows[1]; each bad value on its own row
     for k, (col, value, _, _) in enumerate(BAD):
         rows[1 + k][col] = value
+    rows[1]["Parcel ID"] = "99-99-99"  # neither the account nor the parcel is known here
+    rows[3]["Demand Date"] = ""
     lien = next(i for i, r in enumerate(rows) if r["Lien Amount"])
     rows[lien]["Lien Amount"] = "1.00"
     early = next(i for i, r in enumerate(rows) if r["Demand Date"] and not r["Lien Date"] and i > lien)
@@ -159,7 +161,7 @@ def test_bad_rows_refused_by_row_and_field_nothing_applied(old_town, tmp_path):
             balances_convert(path=bad, control_path=town.control, as_of=AS_OF, apply=apply, acting_user=None)
         found = {p.code: p.ids for p in e.value.problems}
         for k, (_, _, code, text) in enumerate(BAD):
-            assert any(i.startswith(f"row {k + 3} ") and text in i for i in found[code]), (code, found.get(code))
+            assert any(i.startswith(f"row {k + 3} ") and text in i for i in found.get(code, [])), (code, found)
         assert any(i.startswith(f"row {lien + 2} (Lien Amount): 1.00 is not principal + interest")
                    for i in found["totals_disagree"])
         assert any(i.startswith(f"row {early + 2} (Demand Date): 2025-10-05: no demand before interest")
