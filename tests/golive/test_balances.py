@@ -210,3 +210,26 @@ def test_cli_dry_run_json_and_apply_and_xlsx(old_town, tmp_path, capsys):
     text = capsys.readouterr().out
     assert "APPLIED" in text and "The control totals agree to the cent." in text
     assert ConvertedInstallment.objects.count() == len([r for r in town.rows if r["Bill No"]])
+
+
+def test_collector_page_checks_then_applies(old_town, client_for, personas):
+    town = old_town(60)
+    c = client_for(personas["collector"])
+    assert c.get("/collections/golive/").status_code == 200
+    with town.export.open("rb") as f, town.control.open("rb") as g:
+        r = c.post("/collections/golive/", {"file": f, "control": g, "as_of": str(AS_OF)})
+    assert r.status_code == 200 and "Apply the conversion" in r.content.decode()
+    assert LedgerEntry.objects.count() == 0
+    held = r.context["held"]
+    r = c.post("/collections/golive/", {"action": "apply", "as_of": str(AS_OF), "file_ref": held["file"][0],
+                                         "file_name": held["file"][1], "control_ref": held["control"][0],
+                                         "control_name": held["control"][1]})
+    assert r.status_code == 302 and ConvertedInstallment.objects.exists()
+    # A bad file: refused by row and field, at 400, nothing changed
+    n = LedgerEntry.objects.count()
+    bad = town.export.read_text().replace("SW-G-00005,G-00005", "SW-NOPE,00-00-0", 1)
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    r = c.post("/collections/golive/", {"file": SimpleUploadedFile("bad.csv", bad.encode()), "as_of": str(AS_OF)})
+    assert r.status_code == 400 and "SW-NOPE" in r.content.decode() and LedgerEntry.objects.count() == n
+    assert client_for(personas["owner"]).get("/collections/golive/").status_code == 403
