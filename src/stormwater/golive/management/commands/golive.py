@@ -7,6 +7,9 @@
         of the cut-over. ``--apply`` writes, only when every bucket agrees to the cent (or, with
         ``--accept-differences``, each difference listed is accepted and recorded). Exit 1 with every refused row
         and field on stderr; nothing changed.
+    stormwater golive parallel RUN_ID REGISTER
+        The parallel run: a bill run (or its proof) against the old system's bill register for the same period
+        (account or parcel_id, amount[, bill_number]); per-account differences as JSON.
 """
 from __future__ import annotations
 
@@ -42,6 +45,9 @@ class Command(BaseCommand):
         p.add_argument("--accept-differences", action="store_true",
                        help="apply although the control totals differ: each difference is listed and recorded")
         p.add_argument("--json", action="store_true", help="the report as JSON")
+        p = sub.add_parser("parallel", help="a bill run (or its proof) against the old system's bill register")
+        p.add_argument("run", type=int, metavar="RUN_ID")
+        p.add_argument("path", metavar="REGISTER")
 
     def handle(self, *args, **o):
         return getattr(self, "do_" + o["action"])(o)
@@ -73,6 +79,26 @@ class Command(BaseCommand):
             self.stdout.write(json.dumps(res.as_json(), indent=2))
             return
         self.stdout.write(render_text(res))
+
+
+    def do_parallel(self, o):
+        from stormwater.golive.parallel import parallel_run
+        from stormwater.utility.models import BillRun
+
+        run = BillRun.objects.filter(pk=o["run"]).first()
+        if run is None:
+            raise CommandError(f"no bill run {o['run']}")
+        path = Path(o["path"])
+        if not path.is_file():
+            raise CommandError(f"{path}: no such file")
+        try:
+            res = parallel_run(run=run, path=path)
+        except ImportRefused as e:
+            for p in e.problems:
+                if p.severity == "error":
+                    self.stderr.write("  " + p.summary(max_ids=50))
+            raise CommandError(str(e)[:2000]) from None
+        self.stdout.write(json.dumps(res.as_json(), indent=2))
 
 
 def render_text(res) -> str:
