@@ -233,3 +233,11 @@ def test_collector_page_checks_then_applies(old_town, client_for, personas):
     r = c.post("/collections/golive/", {"file": SimpleUploadedFile("bad.csv", bad.encode()), "as_of": str(AS_OF)})
     assert r.status_code == 400 and "SW-NOPE" in r.content.decode() and LedgerEntry.objects.count() == n
     assert client_for(personas["owner"]).get("/collections/golive/").status_code == 403
+
+
+def test_collector_page_refused_date_comes_back_marked(db, client_for, personas):
+    c = client_for(personas["collector"])
+    r = c.post("/collections/golive/", {"as_of": "31/02/2026"})
+    body = r.content.decode()
+    assert r.status_code == 400 and 'class="error-summary"' in body
+    assert 'value="31/02/2026" aria-invalid="true"' in body and "Choose the old system" in body

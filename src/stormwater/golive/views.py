@@ -63,8 +63,9 @@ def golive_balances(request):
         try:
             as_of = date_value(request.POST.get("as_of"), field="as_of")
         except FieldRefusal as e:
-            ctx["errors"].append(f"Cut-over date: {e}")
+            ctx["date_error"] = f"Cut-over date: {e}"
             as_of = None
+        ctx["as_of_text"] = request.POST.get("as_of", "")[:40]
         held = {}
         for what, fld in (("export", "file"), ("control totals", "control")):
             f = request.FILES.get(fld)
@@ -79,7 +80,7 @@ def golive_balances(request):
                     held[fld] = (request.POST[f"{fld}_ref"], request.POST.get(f"{fld}_name", fld)[:200])
         if "file" not in held and not ctx["errors"]:
             ctx["errors"].append(ERR_NO_FILE)
-        if not ctx["errors"]:
+        if not ctx["errors"] and not ctx.get("date_error"):
             export_ref, name = held["file"]
             control = held.get("control")
             try:
@@ -99,7 +100,8 @@ def golive_balances(request):
                     return redirect("golive_balances")
                 ctx |= {"result": res.as_json(), "held": held, "as_of": as_of,
                         "rows": _rows(res.control, res.converted)}
-    return render(request, "golive/balances.html", ctx, status=400 if ctx["errors"] or ctx["refused"] else 200)
+    bad = ctx["errors"] or ctx["refused"] or ctx.get("date_error")
+    return render(request, "golive/balances.html", ctx, status=400 if bad else 200)
 
 
 def _rows(control: dict, converted: dict) -> list[dict]:
