@@ -59,6 +59,8 @@ def _check_town(town, timings: dict) -> None:
     dry = _convert(town)
     timings["dry run"] = time.perf_counter() - t0
     assert dry.dry_run and not dry.applied and dry.differences == [], dry.differences
+    kept = next(p for p in dry.problems if p.code == "interest_kept")
+    assert kept.severity == "warning" and len(kept.ids) == 1 and "the dates imply" in kept.ids[0]
     assert LedgerEntry.objects.count() == 0 and Bill.all_objects.count() == 0 and Demand.objects.count() == 0
     t0 = time.perf_counter()
     res = _convert(town, apply=True)
@@ -121,6 +123,7 @@ def test_interest_demand_and_commitment_clocks_continue(old_town):
     a, _ = simple_interest(unpaid_principal=p, due_date=inst.due_date, as_of=date(2026, 11, 29))
     b, _ = simple_interest(unpaid_principal=p, due_date=inst.due_date, as_of=AS_OF)
     assert d1.interest == Decimal(adj["Interest"]) + a - b
+    assert LedgerEntry.objects.filter(installment=inst, kind=EntryKind.CONVERSION).get().amount == Decimal("1.37")
     # A demand converted 10 days before the cut-over is committed on the right day, not before.
     demand = Demand.objects.get(account__number=town.demand_10_days_account)
     assert demand.served_on == DEMAND_10_DAYS

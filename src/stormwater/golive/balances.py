@@ -250,6 +250,7 @@ def _write(plan: _Plan, ex: Export, as_of: date, conversion: Conversion, user) -
 
     by = actor_or_none(user)
     made = {"bills": 0, "installments": 0, "entries": 0, "demands": 0, "commitments": 0, "credits": 0}
+    adjusted: list[str] = []
     by_bill: dict[str, list[OldRow]] = defaultdict(list)
     for r in plan.new_rows:
         by_bill[r.bill_number].append(r)
@@ -307,6 +308,8 @@ def _write(plan: _Plan, ex: Export, as_of: date, conversion: Conversion, user) -
                                            effective_on=r.lien_date, memo=memo + f" — interest through {r.lien_date}",
                                            **e))
             if r.interest != implied:
+                adjusted.append(f"row {r.row} ({ex.mapping.get('interest', 'interest')}): {fmt(r.interest)}, the "
+                                f"dates imply {fmt(implied)}")
                 entries.append(LedgerEntry(kind=EntryKind.CONVERSION, component=Component.INTEREST,
                                            amount=r.interest - implied, effective_on=through,
                                            memo=(memo + f" — interest of the old system {fmt(r.interest)}, the dates "
@@ -355,6 +358,8 @@ def _write(plan: _Plan, ex: Export, as_of: date, conversion: Conversion, user) -
         run.bill_count = Bill.all_objects.filter(run=run).count()
         run.total_billed = agg["s"] or ZERO
         run.save(update_fields=["bill_count", "total_billed"])
+    if adjusted:
+        made["_adjusted"] = adjusted
     return made
 
 
@@ -453,6 +458,12 @@ def balances_convert(*, path: str | Path, as_of: date, control_path: str | Path 
         with transaction.atomic():
             conversion = Conversion.objects.create(as_of=as_of, source=source[:300], created_by=actor_or_none(acting_user))
             res.created = _write(plan, ex, as_of, conversion, acting_user)
+            adjusted = res.created.pop("_adjusted", [])
+            if adjusted:
+                problems.append(Problem(
+                    "interest_kept", source, "interest of the old system other than its dates imply here (a part "
+                    "payment it counted otherwise?): kept as the old system says, the difference a conversion "
+                    "entry; interest continues from the cut-over on the principal", adjusted, severity="warning"))
             totals = converted_totals(ex, plan, as_of)
             res.converted = {k: _money_json(v) for k, v in sorted(totals.items())}
             res.differences = compare(ct.by_year, totals) if ct.by_year else []
