@@ -3,7 +3,6 @@ to the cent; interest, demand and commitment clocks continue as if kept here; re
 are refused by row and field with nothing applied."""
 from __future__ import annotations
 
-import os
 import time
 from datetime import date
 from decimal import Decimal
@@ -86,18 +85,10 @@ def _check_town(town, timings: dict) -> None:
     assert ImportRecord.objects.filter(kind="golive_balances").values_list("outcome", flat=True)[0] == "unchanged"
 
 
-def test_synthetic_town_converts_reconciled_to_the_cent(old_town):
-    _check_town(old_town(90), {})
-
-
-@pytest.mark.slow
-@pytest.mark.skipif(not os.environ.get("GOLIVE_FULL_TOWN"), reason="the issue's full 500 accounts (~14 s): run by "
-                    "hand with GOLIVE_FULL_TOWN=1; the normal run converts 90")
-def test_synthetic_town_of_500_accounts(old_town, capsys):
+def test_synthetic_town_of_500_accounts_converts_reconciled_to_the_cent(old_town):
     timings = {}
     _check_town(old_town(500), timings)
-    with capsys.disabled():
-        print(f"\n500 accounts: dry run {timings['dry run']:.2f} s, apply {timings['apply']:.2f} s")
+    assert timings["apply"] < 30, timings  # set-based writes: ~1.3 s on SQLite, 2 cores shared
 
 
 def test_interest_demand_and_commitment_clocks_continue(old_town):

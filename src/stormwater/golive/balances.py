@@ -116,9 +116,11 @@ def _plan(ex: Export, problems: list[Problem]) -> _Plan:
     name = ex.name
     numbers = {r.account for r in ex.rows if r.account} | {k for k in ex.credits if not k.startswith("parcel ")}
     pids = {r.parcel_id for r in ex.rows if r.parcel_id} | {c[3] for c in ex.credits.values() if c[3]}
-    by_number = {a.number: a for a in Account.objects.filter(number__in=numbers).select_related("parcel")}
+    by_number = {a.number: a for a in Account.objects.filter(number__in=numbers)
+                 .select_related("parcel__owner", "unit__owner")}
     parcels = {p.parcel_id: p for p in Parcel.objects.filter(parcel_id__in=pids | numbers)}
-    whole = {a.parcel_id: a for a in Account.objects.filter(parcel__in=parcels.values(), unit__isnull=True)}
+    whole = {a.parcel_id: a for a in Account.objects.filter(parcel__in=parcels.values(), unit__isnull=True)
+             .select_related("parcel__owner")}
     accounts: dict[str, Account | Parcel] = {}
     unknown, refused = [], defaultdict(list)
 
@@ -156,6 +158,13 @@ def _plan(ex: Export, problems: list[Problem]) -> _Plan:
             refused["changed_since"].append(f"row {r.row} ({', '.join(diff)}): bill {r.bill_number} installment "
                                             f"{r.installment} was converted on {c.conversion.created_at:%Y-%m-%d} "
                                             f"(row {c.row}) with other figures")
+    before = set(Bill.all_objects.filter(number__in={f"CV-{r.bill_number}" for r in new_rows})
+                 .values_list("number", flat=True))
+    for r in new_rows:
+        if f"CV-{r.bill_number}" in before:
+            refused["changed_since"].append(f"row {r.row} (installment): bill {r.bill_number} was converted before "
+                                            f"without installment {r.installment} (give every installment of a bill "
+                                            "in the one export)")
     credit_accounts = {k: accounts[k] for k in ex.credits if k in accounts}
     held = {c.account_id: c for c in ConvertedCredit.objects.filter(
         account__in=[a for a in credit_accounts.values() if isinstance(a, Account)])}
@@ -212,6 +221,19 @@ def _plan(ex: Export, problems: list[Problem]) -> _Plan:
 
 # --- writing ------------------------------------------------------------------------------------------------
 
+def _accounts_made(plan: _Plan) -> None:
+    """The whole-parcel accounts of parcels that have none yet, numbered as the bill run numbers them, in one write."""
+    todo = {p.pk: p for p in plan.accounts.values() if isinstance(p, Parcel)}
+    if todo:
+        Account.objects.bulk_create([Account(number=f"SW-{p.parcel_id}", parcel=p) for p in todo.values()],
+                                    batch_size=1000)
+        made = {a.parcel_id: a for a in Account.objects.filter(parcel_id__in=todo, unit__isnull=True)
+                .select_related("parcel__owner")}
+        for k, v in plan.accounts.items():
+            if isinstance(v, Parcel):
+                plan.accounts[k] = made[v.pk]
+
+
 def _account_of(plan: _Plan, key: str) -> Account:
     a = plan.accounts[key]
     if isinstance(a, Parcel):  # the whole-parcel account, numbered as the bill run numbers it
@@ -257,39 +279,37 @@ def _write(plan: _Plan, ex: Export, as_of: date, conversion: Conversion, user) -
     runs: dict[int, BillRun] = {}
     for fy in sorted({r.fiscal_year for r in plan.new_rows}):
         runs[fy] = _run_for(fy, [r for r in plan.new_rows if r.fiscal_year == fy], plan.resolutions[fy], user)
-    existing_bills = {b.number: b for b in Bill.all_objects.filter(number__in=[f"CV-{n}" for n in by_bill])}
+    _accounts_made(plan)
+    bills: dict[str, Bill] = {}
+    for number, rows in by_bill.items():
+        r0 = rows[0]
+        account = plan.accounts[_who(r0)]
+        start, end = fy_bounds(r0.fiscal_year)
+        parcel, owner = account.parcel, account.billed_owner
+        amount = sum((r.principal for r in rows), ZERO)
+        bills[number] = Bill(
+            number=f"CV-{number}", run=runs[r0.fiscal_year], account=account, parcel=parcel, period_start=start,
+            period_end=end, issue_date=min(r.issue_date for r in rows), owner_name=owner.name if owner else "",
+            mailing_address=owner.mailing_address if owner else "", property_class=_class_of(parcel),
+            impervious_sqft=ZERO, erus=0, gross_fee=amount, amount=amount, blocks=[],
+            explanation=(f"Converted from the old system's bill {number} (FY{r0.fiscal_year}) at the cut-over "
+                         f"{as_of}: its open installments with their own issue and due dates (issue 32)."),
+            water_sewer_account=parcel.water_sewer_account)
+    Bill.objects.bulk_create(bills.values(), batch_size=1000)
+    made["bills"] = len(bills)
+    insts = {r.key: Installment(bill=bills[r.bill_number], seq=r.installment, amount=r.principal,
+                                issue_date=r.issue_date, due_date=r.due_date) for r in plan.new_rows}
+    Installment.objects.bulk_create(insts.values(), batch_size=1000)
+    made["installments"] = len(insts)
     entries: list[LedgerEntry] = []
     demands: list[tuple[OldRow, Installment, RateResolution]] = []
     converted: list[ConvertedInstallment] = []
     for number, rows in by_bill.items():
-        r0 = rows[0]
-        account = _account_of(plan, _who(r0))
-        run = runs[r0.fiscal_year]
-        bill = existing_bills.get(f"CV-{number}")
-        if bill is None:
-            start, end = fy_bounds(r0.fiscal_year)
-            parcel = account.parcel
-            owner = account.billed_owner
-            amount = sum((r.principal for r in rows), ZERO)
-            bill = Bill.objects.create(
-                number=f"CV-{number}", run=run, account=account, parcel=parcel, period_start=start, period_end=end,
-                issue_date=min(r.issue_date for r in rows), owner_name=owner.name if owner else "",
-                mailing_address=owner.mailing_address if owner else "",
-                property_class=_class_of(parcel), impervious_sqft=ZERO, erus=0,
-                gross_fee=amount, amount=amount, blocks=[],
-                explanation=(f"Converted from the old system's bill {number} (FY{r0.fiscal_year}) at the cut-over "
-                             f"{as_of}: its open installments with their own issue and due dates (issue 32)."),
-                water_sewer_account=parcel.water_sewer_account)
-            made["bills"] += 1
-        taken = set(Installment.all_objects.filter(bill=bill).values_list("seq", flat=True))
+        bill = bills[number]
+        account, run = bill.account, bill.run
         rate = run.resolution.interest_rate_percent
         for r in rows:
-            if r.installment in taken:
-                raise ImportRefused(ex.name, [error("duplicate_row", ex.name, "installment already on the bill",
-                                                    [f"row {r.row} (installment): {r.installment}"])])
-            inst = Installment.objects.create(bill=bill, seq=r.installment, amount=r.principal,
-                                              issue_date=r.issue_date, due_date=r.due_date)
-            made["installments"] += 1
+            inst = insts[r.key]
             memo = f"Converted: old bill {number} installment {r.installment}"
             e = dict(account=account, bill=bill, installment=inst, created_by=by)
             entries.append(LedgerEntry(kind=EntryKind.CHARGE, component=Component.PRINCIPAL, amount=r.principal,
