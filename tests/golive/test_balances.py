@@ -235,3 +235,12 @@ def test_collector_page_refused_date_comes_back_marked(db, client_for, personas)
     body = r.content.decode()
     assert r.status_code == 400 and 'class="error-summary"' in body
     assert 'value="31/02/2026" aria-invalid="true"' in body and "Choose the old system" in body
+
+
+def test_no_conversion_into_closed_books(old_town):
+    from stormwater.receivables.models import PeriodClose
+
+    town = old_town(60)
+    PeriodClose.objects.create(closed_through=date(2026, 6, 30))
+    with pytest.raises(ImportRefused, match="closed through 2026-06-30"):
+        _convert(town)

@@ -206,6 +206,12 @@ def _plan(ex: Export, problems: list[Problem]) -> _Plan:
                              "correct it here by an abatement or a payment): nothing converted",
             "conflicting_bill": "two bills of one account in one fiscal year: nothing converted",
             "already_billed": "accounts this system has billed for that fiscal year: nothing converted"}[code], ids))
+    from stormwater.receivables.selectors import closed_through
+
+    through = closed_through()
+    if through is not None:  # the converted entries carry the old system's dates: none may land in closed books
+        problems.append(error("closed_period", name, f"the books here are closed through {through}: convert the old "
+                              "system's balances before closing any period (their entries keep their own dates)"))
     resolutions: dict[int, RateResolution] = {}
     earliest = RateResolution.objects.order_by("effective_from", "id").first()
     for fy in sorted({r.fiscal_year for r in new_rows}):
