@@ -7,6 +7,9 @@
         of the cut-over. ``--apply`` writes, only when every bucket agrees to the cent (or, with
         ``--accept-differences``, each difference listed is accepted and recorded). Exit 1 with every refused row
         and field on stderr; nothing changed.
+    stormwater golive cases FILE [--apply]
+        The old office's credits in force (parcel_id, credit_type, percent, granted_on[, filed_on, accepted_on,
+        recertify_by]) as credit cases with their real dates (JSON). Abatements, appeals, permits: not built yet.
     stormwater golive parallel RUN_ID REGISTER
         The parallel run: a bill run (or its proof) against the old system's bill register for the same period
         (account or parcel_id, amount[, bill_number]); per-account differences as JSON.
@@ -45,6 +48,9 @@ class Command(BaseCommand):
         p.add_argument("--accept-differences", action="store_true",
                        help="apply although the control totals differ: each difference is listed and recorded")
         p.add_argument("--json", action="store_true", help="the report as JSON")
+        p = sub.add_parser("cases", help="open cases of the old office: credits in force (docs/golive.md)")
+        p.add_argument("path", metavar="FILE")
+        p.add_argument("--apply", action="store_true", help="write (default: a dry run)")
         p = sub.add_parser("parallel", help="a bill run (or its proof) against the old system's bill register")
         p.add_argument("run", type=int, metavar="RUN_ID")
         p.add_argument("path", metavar="REGISTER")
@@ -80,6 +86,21 @@ class Command(BaseCommand):
             return
         self.stdout.write(render_text(res))
 
+
+    def do_cases(self, o):
+        from stormwater.golive.cases import credits_convert
+
+        path = Path(o["path"])
+        if not path.is_file():
+            raise CommandError(f"{path}: no such file")
+        try:
+            res = credits_convert(path=path, acting_user=None, apply=o["apply"])
+        except ImportRefused as e:
+            for p in e.problems:
+                if p.severity == "error":
+                    self.stderr.write("  " + p.summary(max_ids=50))
+            raise CommandError(str(e)[:2000]) from None
+        self.stdout.write(json.dumps(res.as_json(), indent=2))
 
     def do_parallel(self, o):
         from stormwater.golive.parallel import parallel_run
