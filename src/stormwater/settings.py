@@ -121,6 +121,7 @@ INSTALLED_APPS = [
     "stormwater.relief",
     "stormwater.gis",
     "stormwater.imports",  # issue 20: the one import pipeline and the record of every import
+    "stormwater.golive",  # issue 32: the open books and cases brought in from the old systems
     "stormwater.portal",
     "stormwater.notices",
     "stormwater.web",

@@ -110,6 +110,9 @@ urlpatterns += workqueue_urlpatterns
 # The e-mail outbox for staff (stormwater.notices): notices to check; spread in, flat checked URLPatterns.
 from stormwater.notices.urls import urlpatterns as notices_urlpatterns  # noqa: E402
 urlpatterns += notices_urlpatterns
+# Go-live (stormwater.golive, issue 32): the old system's open books brought in; spread in, flat checked URLPatterns.
+from stormwater.golive.urls import urlpatterns as golive_urlpatterns  # noqa: E402
+urlpatterns += golive_urlpatterns
 # The JSON API's contract (stormwater.api, issue 15): OpenAPI document, reference page, API tokens.
 from stormwater.api.urls import urlpatterns as api_urlpatterns  # noqa: E402
 urlpatterns += api_urlpatterns

@@ -33,6 +33,8 @@ OTHER_SIDE = {
     EntryKind.ABATEMENT: ("gl_abatements", "Abatements (billing ¶E)"),
     EntryKind.LIEN: ("gl_tax_liens", "Committed to the tax bill as liens (billing ¶D)"),
     EntryKind.CREDIT: ("gl_credit_balances", "Credit balances applied"),
+    # Go-live (issue 32): opening credit balances and interest adjustments from the old system's books.
+    EntryKind.CONVERSION: ("gl_fee_revenue", "Opening balances converted from the old system"),
 }
 
 

@@ -303,6 +303,10 @@ class EntryKind(models.TextChoices):
     LIEN = "lien", "Committed to tax lien"
     REFUND = "refund", "Refund"
     REVERSAL = "reversal", "Reversal"
+    # Go-live (issue 32): an opening balance of the old system with no act of this one behind it — a credit balance
+    # held at the cut-over, or the difference between the interest the old system accrued and what the old dates
+    # imply here (kept as the old system said; interest continues from the cut-over at the ordinance's rate).
+    CONVERSION = "conversion", "Converted from the old system"
 
 
 class Component(models.TextChoices):
