@@ -22,6 +22,28 @@ class ReceiptForm(forms.Form):
                                            required=False, widget=forms.HiddenInput)
 
 
+class ScanForm(forms.Form):
+    """Scan and post (issue 25): a stack of stubs, keyboard only. The scanline comes last because a USB scanner types
+    it and presses Enter, which sends the form; the tender stays as chosen for the next stub."""
+
+    tender = forms.ChoiceField(choices=Tender.choices, initial=Tender.CHECK)
+    reference = forms.CharField(label="Check number / reference (type it before scanning the stub)", max_length=80,
+                                required=False)
+    amount = forms.DecimalField(label="Amount ($), if not the stub's", decimal_places=2, min_value=0.01,
+                                max_digits=12, required=False,
+                                help_text="Leave empty to take the amount printed on the stub.")
+    scanline = forms.CharField(label="Scan the stub", max_length=120,
+                               help_text="The line under the bill's tear-off stub: account, amount in cents, check "
+                                         "digit.")
+    confirm_duplicate = forms.BooleanField(label="Yes, post it: this is a second payment, not the same one again",
+                                           required=False, widget=forms.HiddenInput)
+
+    def __init__(self, *args, focus: str = "scanline", **kw):
+        super().__init__(*args, **kw)
+        self.fields[focus].widget.attrs["autofocus"] = True
+        self.fields["scanline"].widget.attrs.update({"autocomplete": "off", "spellcheck": "false"})
+
+
 class EmailForm(forms.Form):
     to = forms.EmailField(label="E-mail the receipt to")
 

@@ -41,6 +41,17 @@ def account_search(q: str, *, limit: int = SEARCH_LIMIT) -> list[Account]:
     return list(Account.objects.filter(pk__in=found).select_related("parcel__owner", "unit__owner").order_by("number")[:limit])
 
 
+def stub_read(text: str) -> tuple[Account, Decimal]:
+    """The account and the amount a bill stub's scanline carries (issue 25: the amount is no longer dropped).
+    ScanlineError (a ValueError starting "scanline: ") when the line is not a scanline, its check digit does not
+    match (said as such, ``utility.scanline.ERR_CHECK_DIGIT``) or it names no account."""
+    s = scanline_parse(text)
+    account = Account.objects.filter(number__iexact=s.account).first()
+    if account is None:
+        raise ScanlineError(f"scanline: no account {s.account!r} (the stub reads, but the account is not on file)")
+    return account, s.amount
+
+
 def account_owner_name(account: Account) -> str:
     owner = account.unit.owner if account.unit_id else account.parcel.owner
     return owner.name if owner else ""

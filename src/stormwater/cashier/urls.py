@@ -4,6 +4,7 @@ from . import views
 
 urlpatterns = [
     path("cashier/", views.window, name="cashier_window"),
+    path("cashier/scan/", views.scan, name="cashier_scan"),
     path("cashier/accounts/<str:number>/", views.account, name="cashier_account"),
     path("cashier/receipts/<int:receipt_id>/", views.receipt, name="cashier_receipt"),
     path("cashier/receipts/<int:receipt_id>/pdf/", views.receipt_download, name="cashier_receipt_pdf"),

@@ -1,6 +1,8 @@
 """The Collector's office pages (issue 17). Thin: parse, call one service, render."""
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.contrib import messages
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
@@ -15,13 +17,14 @@ from stormwater.receivables.models import PaymentBatch
 from stormwater.receivables.services import CollectionError
 from stormwater.rules.money import fmt_display as fmt
 from stormwater.web.files import download, table_response
-from stormwater.web.forms import add_refusal, form_refusal
+from stormwater.utility.scanline import ScanlineError, looks_like_scanline
+from stormwater.web.forms import FieldRefusal, add_refusal, form_refusal
 from stormwater.web.paging import paginate
 from stormwater.web.postdata import refused
 
 from . import selectors
 from .documents import receipt_pdf
-from .forms import CloseBatchForm, DayForm, DepositForm, EmailForm, ReceiptForm, SearchForm
+from .forms import CloseBatchForm, DayForm, DepositForm, EmailForm, ReceiptForm, ScanForm, SearchForm
 from .models import BatchState, CashBatch, Deposit, Receipt, Tender
 from .services import DuplicateSuspected, cash_batch_close, deposit_create, receipt_email, receipt_post
 
@@ -30,23 +33,92 @@ def _my_batch(user):
     return CashBatch.objects.filter(cashier=user, state=BatchState.OPEN).first()
 
 
+def _scan_message(e: Exception) -> str:
+    return str(e).removeprefix("scanline: ")
+
+
 @require_perm(Perm.PAYMENT_POST)
 def window(request):
-    """Find an account: by owner name, address, parcel id, bill number or account number."""
+    """Find an account: by owner name, address, parcel id, bill number or account number, or the bill stub's
+    scanline (issue 25: it opens the account with the stub's amount filled; a wrong check digit is said)."""
     form = SearchForm(request.GET or None)
-    results = selectors.account_search(form.cleaned_data["q"]) if form.is_valid() else []
+    q = form.cleaned_data["q"].strip() if form.is_valid() else ""
+    stub_error = None
+    if looks_like_scanline(q):
+        try:
+            acct, _ = selectors.stub_read(q)
+            return redirect(f"{reverse('cashier_account', args=[acct.number])}?{urlencode({'stub': q})}")
+        except ScanlineError as e:
+            stub_error = _scan_message(e)
+    results = selectors.account_search(q) if q and not stub_error else []
     if len(results) == 1 and request.GET.get("go") != "list":
         return redirect("cashier_account", number=results[0].number)
     rows = [(a, selectors.account_owner_name(a)) for a in results]
-    return render(request, "cashier/window.html", {"form": form, "rows": rows, "searched": form.is_valid()
-                                                   and bool(form.cleaned_data["q"]), "batch": _my_batch(request.user),
+    return render(request, "cashier/window.html", {"form": form, "rows": rows, "searched": bool(q),
+                                                   "stub_error": stub_error, "batch": _my_batch(request.user),
                                                    "limit": selectors.SEARCH_LIMIT})
+
+
+def _stub_amount(request, acct):
+    """The amount of the stub the window was opened with (``?stub=``, re-read and checked), for the form."""
+    try:
+        found, amount = selectors.stub_read(request.GET.get("stub") or "")
+    except ScanlineError:
+        return None
+    return amount if found == acct else None
+
+
+@require_perm(Perm.PAYMENT_POST)
+def scan(request):
+    """Scan and post (issue 25): one stub after another into the cashier's open batch, keyboard only. The check
+    number (for a check) and an amount that differs from the stub's are typed first; the scanner types the scanline
+    and presses Enter, which posts; the page comes back empty, the tender kept, for the next stub."""
+    tender = request.GET.get("tender") if request.GET.get("tender") in Tender.values else Tender.CHECK
+    form = ScanForm(request.POST or None, initial={"tender": tender},
+                    focus="reference" if tender == Tender.CHECK else "scanline")
+    duplicate, read, error = None, None, None
+    if request.method == "POST" and form.is_valid():
+        cd = form.cleaned_data
+        try:
+            acct, stub_amount = selectors.stub_read(cd["scanline"])
+        except ScanlineError as e:
+            error = FieldRefusal(_scan_message(e), field="scanline")
+        else:
+            read = (acct, cd["amount"] or stub_amount)
+            try:
+                r = receipt_post(account=acct, amount=read[1], tender=cd["tender"], reference=cd["reference"],
+                                 confirm_duplicate=cd["confirm_duplicate"], acting_user=request.user)
+                messages.success(request, f"Receipt {r.number}: ${fmt(r.payment.amount)} posted to {acct.number} "
+                                          f"({selectors.account_owner_name(acct)}). Scan the next stub.")
+                return redirect(f"{reverse('cashier_scan')}?{urlencode({'tender': cd['tender']})}")
+            except DuplicateSuspected as e:
+                duplicate = e
+            except CollectionError as e:
+                error = e
+        # Not posted: the form again with the stub's amount filled and the refused input focused.
+        data = request.POST.copy()
+        if read:
+            data["amount"] = f"{read[1]:.2f}"
+        if duplicate:
+            data["confirm_duplicate"] = "on"
+        field = getattr(error, "field", None) or str(error or "").split(":", 1)[0]
+        form = ScanForm(data, focus=field if field in ScanForm.base_fields else "scanline")
+        form.is_valid()
+        if error is not None:
+            add_refusal(form, error)
+    batch = _my_batch(request.user)
+    return render(request, "cashier/scan.html", {
+        "form": form, "batch": batch, "duplicate": duplicate, "read": read,
+        "owner": selectors.account_owner_name(read[0]) if read else "",
+        "receipts": (batch.receipts.select_related("payment__account", "payment__reversal").order_by("-id")[:10]
+                     if batch else [])},
+        status=400 if form.errors or duplicate else 200)
 
 
 @require_perm(Perm.PAYMENT_POST)
 def account(request, number: str):
     acct = account_get_for_user(user=request.user, number=number)
-    form = ReceiptForm(request.POST or None)
+    form = ReceiptForm(request.POST or None, initial={"amount": _stub_amount(request, acct)})
     duplicate = None
     if request.method == "POST" and form.is_valid():
         cd = form.cleaned_data
