@@ -53,6 +53,10 @@ class CloseBatchForm(forms.Form):
     check = forms.DecimalField(label="Checks counted ($)", decimal_places=2, min_value=0, max_digits=12, initial=0)
     card = forms.DecimalField(label="Card slips ($)", decimal_places=2, min_value=0, max_digits=12, initial=0)
     ach = forms.DecimalField(label="ACH ($)", decimal_places=2, min_value=0, max_digits=12, initial=0)
+    over_short_reason = forms.CharField(label="Why the count differs (when over or short)", required=False,
+                                        max_length=1000, widget=forms.Textarea(attrs={"rows": 2}),
+                                        help_text="Required when the count is over or short; a second person "
+                                                  "approves the difference before the batch is deposited.")
 
 
 class DepositForm(forms.Form):

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
 
-from django.db.models import Count, Sum
+from django.db.models import Count, F, Q, Sum
 
 from stormwater.rules.money import ZERO, round_cents
 from stormwater.rules.town import TownConfig
@@ -50,8 +50,23 @@ class GLLine:
 
 
 def gl_journal(*, start: date, end: date, cfg: TownConfig) -> list[GLLine]:
-    """The balanced journal of the ledger's entries effective ``start``–``end`` (inclusive)."""
+    """The balanced journal of the ledger's entries effective ``start``–``end`` (inclusive), then the office's cash
+    that is not an account's ledger (``OFFICE_LINES``: over/short, fees receipted at the window, lockbox suspense),
+    so that the journal's cash is what was deposited (issue 25)."""
     code = lambda field: f"{cfg.gl_fund}-{getattr(cfg, field)}"  # noqa: E731
+    lines = _ledger_lines(start, end, code)
+    for source in OFFICE_LINES:
+        for other, label, amount, n in source(start, end):
+            amount = round_cents(amount)
+            if amount == 0:
+                continue
+            debit, credit = ("gl_cash", other) if amount > 0 else (other, "gl_cash")
+            lines.append(GLLine(code(debit), label, abs(amount), ZERO, n))
+            lines.append(GLLine(code(credit), label, ZERO, abs(amount), n))
+    return lines
+
+
+def _ledger_lines(start: date, end: date, code) -> list[GLLine]:
     lines: list[GLLine] = []
     rows = (LedgerEntry.objects.filter(effective_on__gte=start, effective_on__lte=end).values("kind", "component")
             .annotate(s=Sum("amount"), n=Count("id")).order_by("kind", "component"))
@@ -69,6 +84,29 @@ def gl_journal(*, start: date, end: date, cfg: TownConfig) -> list[GLLine]:
         lines.append(GLLine(code(debit), what, a, ZERO, r["n"]))
         lines.append(GLLine(code(credit), what, ZERO, a, r["n"]))
     return lines
+
+
+def _over_short(start: date, end: date):
+    """Batches closed in the period counted over (cash in, revenue) or short (cash out, expense): the deposit
+    carries the counted cash, the ledger the receipts; this line is the difference (issue 25)."""
+    from stormwater.cashier.models import CashBatch
+
+    from .selectors import _day_bounds
+
+    lo, _ = _day_bounds(start)
+    _, hi = _day_bounds(end)
+    closed = CashBatch.objects.filter(closed_at__gte=lo, closed_at__lt=hi, counted_total__isnull=False)
+    diff = F("counted_total") - F("expected_total")
+    for label, q in (("Cash over (cashier's batches counted more than their receipts)", Q(counted_total__gt=F(
+            "expected_total"))), ("Cash short (cashier's batches counted less than their receipts)",
+                                  Q(counted_total__lt=F("expected_total")))):
+        r = closed.filter(q).aggregate(s=Sum(diff), n=Count("id"))
+        yield "gl_over_short", label, r["s"] or ZERO, r["n"]
+
+
+# The office's cash beyond the ledger, each a function (start, end) → (other side's TownConfig field, description,
+# signed amount: > 0 cash in, entries). Other modules of the office add theirs (fees, lockbox suspense).
+OFFICE_LINES: list = [_over_short]
 
 
 def gl_rows(*, start: date, end: date, cfg: TownConfig):

@@ -69,6 +69,13 @@ class CashBatch(models.Model):
     counted_total = models.DecimalField(**MONEY, null=True, blank=True)
     expected_total = models.DecimalField(**MONEY, null=True, blank=True)
     deposit = models.ForeignKey(Deposit, null=True, blank=True, on_delete=models.PROTECT, related_name="batches")
+    # Issue 25: a drawer counted over or short is closed with the cashier's reason and approved by a second person
+    # (another user with the Collector/Treasurer role) before it is deposited.
+    over_short_reason = models.TextField(blank=True)
+    over_short_approved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                               on_delete=models.PROTECT, related_name="+")
+    over_short_approved_at = models.DateTimeField(null=True, blank=True)
+    over_short_note = models.CharField(max_length=500, blank=True)
 
     class Meta:
         ordering = ["-opened_on", "-id"]
@@ -84,6 +91,11 @@ class CashBatch(models.Model):
         if self.counted_total is None or self.expected_total is None:
             return None
         return self.counted_total - self.expected_total
+
+    @property
+    def over_short_waiting(self) -> bool:
+        """Closed over or short and not yet approved by a second person (it cannot be deposited)."""
+        return bool(self.over_short) and self.over_short_approved_by_id is None
 
 
 class Receipt(models.Model):

@@ -11,6 +11,7 @@ urlpatterns = [
     path("cashier/receipts/<int:receipt_id>/email/", views.receipt_send, name="cashier_receipt_email"),
     path("cashier/batches/", views.batches, name="cashier_batches"),
     path("cashier/batches/<int:batch_id>/", views.batch_detail, name="cashier_batch"),
+    path("cashier/batches/<int:batch_id>/approve/", views.batch_approve, name="cashier_batch_approve"),
     path("cashier/deposits/", views.deposits, name="cashier_deposits"),
     re_path(r"^cashier/deposits\.(?P<fmt_>csv|xlsx)$", views.deposits, name="cashier_deposits_export"),
     path("cashier/daily/", views.daily, name="cashier_daily"),

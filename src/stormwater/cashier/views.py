@@ -192,10 +192,11 @@ def batch_detail(request, batch_id: int):
     if request.method == "POST" and form.is_valid():
         try:
             cash_batch_close(batch=b, counted={t: form.cleaned_data[t] for t in Tender.values},
-                             acting_user=request.user)
+                             reason=form.cleaned_data["over_short_reason"], acting_user=request.user)
             b.refresh_from_db()
             msg = f"Batch {b.number} closed: counted ${fmt(b.counted_total)}"
-            msg += "." if b.over_short == 0 else f", {'over' if b.over_short > 0 else 'short'} ${fmt(abs(b.over_short))}."
+            msg += "." if b.over_short == 0 else (f", {'over' if b.over_short > 0 else 'short'} "
+                                                  f"${fmt(abs(b.over_short))}: waiting for a second person's approval.")
             messages.success(request, msg)
             return redirect("cashier_batch", batch_id=b.pk)
         except (CollectionError, ValueError) as e:
@@ -205,10 +206,33 @@ def batch_detail(request, batch_id: int):
     expected = batch_expected(b) if b.state == BatchState.OPEN else None
     tenders = [(t.value, t.label, (expected or {}).get(t.value), b.counted.get(t.value), b.expected.get(t.value))
                for t in Tender]
+    from stormwater.roles import Role
+
+    can_approve = (b.over_short_waiting and request.user.role == Role.COLLECTOR
+                   and request.user.pk not in (b.cashier_id, b.closed_by_id))
     return render(request, "cashier/batch.html", {
-        "b": b, "form": form, "tenders": tenders,
+        "b": b, "form": form, "tenders": tenders, "can_approve": can_approve,
         "receipts": b.receipts.select_related("payment__account", "payment__reversal").order_by("id")},
         status=400 if form.errors else 200)
+
+
+@require_POST
+@require_perm(Perm.COLLECT)
+def batch_approve(request, batch_id: int):
+    """A second person approves a batch's over/short (issue 25)."""
+    from .forms import DecisionForm
+    from .services import cash_batch_over_short_approve
+
+    b = get_object_or_404(CashBatch, pk=batch_id)
+    to = reverse("cashier_batch", args=[b.pk])
+    form = DecisionForm(request.POST)
+    try:
+        cash_batch_over_short_approve(batch=b, note=form.cleaned_data["note"] if form.is_valid() else "",
+                                      acting_user=request.user)
+    except CollectionError as e:
+        return refused(request, e, to)
+    messages.success(request, f"The over/short of batch {b.number} is approved: the batch may be deposited.")
+    return redirect(to)
 
 
 DEPOSIT_COLUMNS = ("deposit", "deposited_on", "bank_reference", "batches", "files", "expected", "bank_amount",
