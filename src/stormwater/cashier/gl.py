@@ -104,9 +104,31 @@ def _over_short(start: date, end: date):
         yield "gl_over_short", label, r["s"] or ZERO, r["n"]
 
 
+def _lockbox_suspense(start: date, end: date):
+    """Lockbox rows held in suspense (issue 25): cash in against the suspense liability on the day received; when
+    matched, the ledger's receipt debits cash again, so the suspense line moves it back (dated as that receipt);
+    returned or refunded, cash out on the day settled."""
+    from stormwater.receivables.models import SuspenseItem, SuspenseState
+
+    from .selectors import _day_bounds
+
+    lo, _ = _day_bounds(start)
+    _, hi = _day_bounds(end)
+    items = SuspenseItem.objects
+    r = items.filter(received_on__gte=start, received_on__lte=end).aggregate(s=Sum("amount"), n=Count("id"))
+    yield "gl_lockbox_suspense", "Lockbox receipts held in suspense (no account matched)", r["s"] or ZERO, r["n"]
+    r = items.filter(state=SuspenseState.MATCHED, payment__received_on__gte=start,
+                     payment__received_on__lte=end).aggregate(s=Sum("amount"), n=Count("id"))
+    yield ("gl_lockbox_suspense", "Suspense matched to accounts (their receipts are in the ledger's receipts)",
+           -(r["s"] or ZERO), r["n"])
+    r = items.filter(state__in=[SuspenseState.RETURNED, SuspenseState.REFUNDED], resolved_at__gte=lo,
+                     resolved_at__lt=hi).aggregate(s=Sum("amount"), n=Count("id"))
+    yield "gl_lockbox_suspense", "Suspense returned or refunded to payers", -(r["s"] or ZERO), r["n"]
+
+
 # The office's cash beyond the ledger, each a function (start, end) → (other side's TownConfig field, description,
 # signed amount: > 0 cash in, entries). Other modules of the office add theirs (fees, lockbox suspense).
-OFFICE_LINES: list = [_over_short]
+OFFICE_LINES: list = [_over_short, _lockbox_suspense]
 
 
 def gl_rows(*, start: date, end: date, cfg: TownConfig):

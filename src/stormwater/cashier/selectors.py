@@ -10,7 +10,8 @@ from django.db.models import Count, Q, Sum
 from django.utils import timezone
 
 from stormwater.receivables.ledger import account_position
-from stormwater.receivables.models import Payment, PaymentBatch
+from stormwater.receivables.models import Payment, PaymentBatch, SuspenseItem
+from stormwater.receivables.suspense import received_totals
 from stormwater.rules.money import ZERO, round_cents
 from stormwater.utility.models import Account, Bill
 from stormwater.utility.scanline import ScanlineError, looks_like_scanline, scanline_parse
@@ -114,12 +115,16 @@ def daily_cash(day: date) -> DailyCash:
     reversed_total = round_cents(receipts.filter(payment__reversal__isnull=False)
                                  .aggregate(s=Sum("payment__amount"))["s"] or ZERO)
     files = list(PaymentBatch.objects.filter(posted_at__gte=start, posted_at__lt=end).order_by("posted_at"))
+    held = received_totals(f.pk for f in files)
+    for f in files:  # what the file brought: posted, and rows held in suspense (issue 25)
+        f.in_suspense = held.get(f.pk, ZERO)
+        f.received = f.total + f.in_suspense
     batches = list(CashBatch.objects.filter(Q(opened_on=day) | Q(closed_at__gte=start, closed_at__lt=end))
                    .select_related("cashier").order_by("id"))
     return DailyCash(day=day, by_cashier=by_cashier, by_tender=by_tender,
                      receipts_total=sum((r["total"] for r in by_cashier), ZERO),
                      receipts_count=sum(r["count"] for r in by_cashier), files=files,
-                     files_total=sum((f.total for f in files), ZERO), batches=batches, reversed_total=reversed_total)
+                     files_total=sum((f.received for f in files), ZERO), batches=batches, reversed_total=reversed_total)
 
 
 @dataclass
@@ -145,6 +150,11 @@ def deposit_lines(deposits) -> list[DepositLine]:
          .annotate(s=Sum("counted_total"))}
     f = {r["deposit"]: r["s"] for r in DepositFile.objects.filter(deposit__in=ids).values("deposit")
          .annotate(s=Sum("file__total"))}
+    # A file's rows held in suspense came with it to the bank (issue 25): the deposit carries them too.
+    for r in (SuspenseItem.objects.filter(file__deposit_file__deposit__in=ids)
+              .values("file__deposit_file__deposit").annotate(s=Sum("amount")).order_by()):
+        d = r["file__deposit_file__deposit"]
+        f[d] = (f.get(d) or ZERO) + (r["s"] or ZERO)
     return [DepositLine(deposit=d, batches_total=round_cents(b.get(d.pk) or ZERO),
                         files_total=round_cents(f.get(d.pk) or ZERO)) for d in deposits]
 
@@ -160,7 +170,8 @@ def undeposited(today: date | None = None):
     start, _ = _day_bounds(today - timedelta(days=UNDEPOSITED_FILE_DAYS))
     batches = CashBatch.objects.filter(state=BatchState.CLOSED).select_related("cashier").order_by("id")
     files = PaymentBatch.objects.filter(deposit_file__isnull=True)
-    return (batches, files.filter(posted_at__gte=start).order_by("posted_at"),
+    return (batches, files.filter(posted_at__gte=start).annotate(in_suspense=Sum("suspense__amount"))
+            .order_by("posted_at"),
             files.filter(posted_at__lt=start).count())
 
 

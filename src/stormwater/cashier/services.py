@@ -216,7 +216,11 @@ def deposit_create(*, deposited_on: date, bank_amount, bank_reference: str = "",
                                  bank_reference=(bank_reference or "").strip()[:80], created_by=_user(acting_user))
     CashBatch.objects.filter(pk__in=[b.pk for b in batches]).update(deposit=dep, state=BatchState.DEPOSITED)
     DepositFile.objects.bulk_create([DepositFile(deposit=dep, file=f) for f in files])
-    expected = (sum((b.counted_total for b in batches), ZERO) + sum((f.total for f in files), ZERO))
+    from stormwater.receivables.suspense import received_totals
+
+    held = received_totals(f.pk for f in files)  # rows held in suspense reached the bank with their file (issue 25)
+    expected = (sum((b.counted_total for b in batches), ZERO)
+                + sum((f.total + held.get(f.pk, ZERO) for f in files), ZERO))
     audit_record(actor=acting_user, action="deposit.create", obj=dep,
                  data={"bank_amount": fmt(bank_amount), "expected": fmt(expected),
                        "difference": fmt(bank_amount - expected), "batches": [b.number for b in batches],

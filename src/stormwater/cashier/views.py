@@ -293,7 +293,7 @@ def daily(request, fmt_: str = "html"):
     rep = selectors.daily_cash(day)
     if fmt_ in ("csv", "xlsx"):
         rows = [[day, "window", r["cashier"], r["tender_label"], r["count"], r["total"]] for r in rep.by_cashier]
-        rows += [[day, "file", f.filename, "", f.rows, f.total] for f in rep.files]
+        rows += [[day, "file", f.filename, "", f.rows, f.received] for f in rep.files]
         rows.append([day, "total", "", "", rep.receipts_count + sum(f.rows for f in rep.files), rep.total])
         return table_response(fmt_, name=f"daily-cash-{day}", sheet="Daily cash", columns=DAILY_COLUMNS, rows=rows,
                               money_columns=("total",))
