@@ -86,7 +86,8 @@ class RangeForm(forms.Form):
 
 
 class LienRequestForm(forms.Form):
-    parcel_id = forms.CharField(label="Parcel id", max_length=40)
+    parcel_id = forms.CharField(label="Parcel id or street address", max_length=120,
+                                help_text="e.g. 01-01-1, or 12 Elm Street")
     requester_name = forms.CharField(label="Requested by (name)", max_length=200)
     requester_role = forms.CharField(label="As (buyer, closing attorney, lender …)", max_length=80, required=False)
     requester_email = forms.EmailField(label="E-mail (the certificate is sent there when issued)", required=False)
@@ -94,7 +95,16 @@ class LienRequestForm(forms.Form):
 
 class CounterLienRequestForm(LienRequestForm):
     channel = forms.ChoiceField(choices=LienChannel.choices, initial=LienChannel.COUNTER)
-    fee_reference = forms.CharField(label="Fee paid (receipt or check number)", max_length=80, required=False)
+    fee_tender = forms.ChoiceField(label="Take the fee now at the window", required=False,
+                                   choices=[("", "Not now (or paid elsewhere)"), *Tender.choices],
+                                   help_text="Receipted into your open batch (MGL c.60 §23 fee).")
+    fee_reference = forms.CharField(label="Check number, or where the fee was paid", max_length=80, required=False)
+
+
+class FeeForm(forms.Form):
+    tender = forms.ChoiceField(choices=Tender.choices, initial=Tender.CHECK)
+    reference = forms.CharField(label="Check number / reference", max_length=80, required=False)
+    payer = forms.CharField(label="Paid by", max_length=200, required=False)
 
 
 class RefundRequestForm(forms.Form):

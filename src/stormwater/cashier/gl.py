@@ -126,9 +126,26 @@ def _lockbox_suspense(start: date, end: date):
     yield "gl_lockbox_suspense", "Suspense returned or refunded to payers", -(r["s"] or ZERO), r["n"]
 
 
+def _fees(start: date, end: date):
+    """Fees receipted at the window (issue 25): cash in, each kind on its own revenue line (the municipal lien
+    certificate fee, MGL c.60 §23: ``TownConfig.gl_lien_certificate_fees``)."""
+    from stormwater.cashier.models import FeeKind, FeeReceipt
+
+    from .selectors import _day_bounds
+
+    lo, _ = _day_bounds(start)
+    _, hi = _day_bounds(end)
+    other = {FeeKind.LIEN_CERTIFICATE: ("gl_lien_certificate_fees",
+                                        "Municipal lien certificate fees (MGL c.60 §23)")}
+    for r in (FeeReceipt.objects.filter(issued_at__gte=lo, issued_at__lt=hi).values("kind")
+              .annotate(s=Sum("amount"), n=Count("id")).order_by("kind")):
+        field, label = other[r["kind"]]
+        yield field, label, r["s"] or ZERO, r["n"]
+
+
 # The office's cash beyond the ledger, each a function (start, end) → (other side's TownConfig field, description,
 # signed amount: > 0 cash in, entries). Other modules of the office add theirs (fees, lockbox suspense).
-OFFICE_LINES: list = [_over_short, _lockbox_suspense]
+OFFICE_LINES: list = [_fees, _over_short, _lockbox_suspense]
 
 
 def gl_rows(*, start: date, end: date, cfg: TownConfig):

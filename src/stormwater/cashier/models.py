@@ -190,3 +190,32 @@ class LienCertificate(models.Model):
     @property
     def number(self) -> str:
         return f"MLC-{self.requested_on.year}-{self.pk:05d}"
+
+
+class FeeKind(models.TextChoices):
+    LIEN_CERTIFICATE = "lien_certificate", "Lien certificate fees"
+
+
+class FeeReceipt(models.Model):
+    """A fee taken at the window that is no account's payment (issue 25): the municipal lien certificate fee
+    (MGL c.60 §23). It belongs to the cashier's open batch like a receipt, so the batch's expected totals, the daily
+    cash, the deposit and the general ledger (its own revenue line, ``TownConfig.gl_lien_certificate_fees``) carry
+    it. Numbered ``F-`` and its row."""
+
+    kind = models.CharField(max_length=20, choices=FeeKind.choices, default=FeeKind.LIEN_CERTIFICATE)
+    certificate = models.OneToOneField(LienCertificate, null=True, blank=True, on_delete=models.PROTECT,
+                                       related_name="fee_receipt")
+    batch = models.ForeignKey(CashBatch, on_delete=models.PROTECT, related_name="fee_receipts")
+    tender = models.CharField(max_length=10, choices=Tender.choices)
+    amount = models.DecimalField(**MONEY)
+    reference = models.CharField(max_length=80, blank=True, help_text="check number …")
+    payer = models.CharField(max_length=200, blank=True)
+    issued_at = models.DateTimeField(auto_now_add=True)
+    issued_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT, related_name="+")
+
+    class Meta:
+        ordering = ["-id"]
+
+    @property
+    def number(self) -> str:
+        return f"F-{self.pk:07d}"

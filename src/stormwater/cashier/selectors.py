@@ -16,7 +16,7 @@ from stormwater.rules.money import ZERO, round_cents
 from stormwater.utility.models import Account, Bill
 from stormwater.utility.scanline import ScanlineError, looks_like_scanline, scanline_parse
 
-from .models import BatchState, CashBatch, Deposit, DepositFile, Receipt, Tender
+from .models import BatchState, CashBatch, Deposit, DepositFile, FeeKind, FeeReceipt, Receipt, Tender
 
 SEARCH_LIMIT = 50
 
@@ -51,6 +51,20 @@ def stub_read(text: str) -> tuple[Account, Decimal]:
     if account is None:
         raise ScanlineError(f"scanline: no account {s.account!r} (the stub reads, but the account is not on file)")
     return account, s.amount
+
+
+def parcels_for_certificate(text: str, *, limit: int = 10) -> list:
+    """The parcel a lien certificate request names (issue 25): its parcel id exactly, else every parcel whose street
+    address contains the words typed (case aside), at most ``limit``."""
+    from stormwater.parcels.models import Parcel
+
+    text = " ".join((text or "").split())
+    if not text:
+        return []
+    exact = list(Parcel.objects.filter(parcel_id__iexact=text)[:1])
+    if exact:
+        return exact
+    return list(Parcel.objects.filter(address__icontains=text).order_by("address", "parcel_id")[:limit])
 
 
 def account_owner_name(account: Account) -> str:
@@ -94,10 +108,12 @@ class DailyCash:
     files_total: Decimal
     batches: list  # CashBatch opened or closed that day
     reversed_total: Decimal
+    fees: list = field(default_factory=list)  # dicts: cashier, kind_label, tender_label, count, total (issue 25)
+    fees_total: Decimal = ZERO
 
     @property
     def total(self) -> Decimal:
-        return self.receipts_total + self.files_total
+        return self.receipts_total + self.files_total + self.fees_total
 
 
 def daily_cash(day: date) -> DailyCash:
@@ -112,6 +128,14 @@ def daily_cash(day: date) -> DailyCash:
     by_tender = {t.value: ZERO for t in Tender}
     for r in by_cashier:
         by_tender[r["tender"]] += r["total"]
+    fees = [{"cashier": r["batch__cashier__username"], "kind": r["kind"], "kind_label": FeeKind(r["kind"]).label,
+             "tender": r["tender"], "tender_label": Tender(r["tender"]).label, "count": r["n"],
+             "total": round_cents(r["s"] or ZERO)}
+            for r in FeeReceipt.objects.filter(issued_at__gte=start, issued_at__lt=end)
+            .values("batch__cashier__username", "kind", "tender").annotate(n=Count("id"), s=Sum("amount"))
+            .order_by("batch__cashier__username", "kind", "tender")]
+    for r in fees:  # the drawer holds them too
+        by_tender[r["tender"]] += r["total"]
     reversed_total = round_cents(receipts.filter(payment__reversal__isnull=False)
                                  .aggregate(s=Sum("payment__amount"))["s"] or ZERO)
     files = list(PaymentBatch.objects.filter(posted_at__gte=start, posted_at__lt=end).order_by("posted_at"))
@@ -124,7 +148,8 @@ def daily_cash(day: date) -> DailyCash:
     return DailyCash(day=day, by_cashier=by_cashier, by_tender=by_tender,
                      receipts_total=sum((r["total"] for r in by_cashier), ZERO),
                      receipts_count=sum(r["count"] for r in by_cashier), files=files,
-                     files_total=sum((f.received for f in files), ZERO), batches=batches, reversed_total=reversed_total)
+                     files_total=sum((f.received for f in files), ZERO), batches=batches, reversed_total=reversed_total,
+                     fees=fees, fees_total=sum((r["total"] for r in fees), ZERO))
 
 
 @dataclass

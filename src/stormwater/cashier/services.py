@@ -108,12 +108,45 @@ def receipt_town() -> str:
 
 def batch_expected(batch: CashBatch) -> dict[str, Decimal]:
     """What the batch's receipts say the drawer holds, by tender (payments reversed before the close — a
-    mistake voided at the window — are not in the drawer)."""
+    mistake voided at the window — are not in the drawer), fees receipted at the window included (issue 25)."""
     sums = {t: ZERO for t in Tender.values}
     for row in (batch.receipts.filter(payment__reversal__isnull=True).values("tender")
                 .annotate(s=Sum("payment__amount"))):
         sums[row["tender"]] = round_cents(row["s"] or ZERO)
+    for row in batch.fee_receipts.values("tender").annotate(s=Sum("amount")).order_by():
+        sums[row["tender"]] += round_cents(row["s"] or ZERO)
     return sums
+
+
+@transaction.atomic
+def lien_fee_receipt(*, cert, tender: str, reference: str = "", payer: str = "", acting_user):
+    """Take the municipal lien certificate fee (MGL c.60 §23; ``TownConfig.lien_certificate_fee`` as fixed on the
+    request) at the window: a numbered fee receipt in the cashier's open batch, recorded as the certificate's fee
+    reference (issue 25: the fee used to be a typed reference only, in no batch, deposit or ledger)."""
+    from .models import FeeKind, FeeReceipt, LienCertificate
+
+    if acting_user is None or not getattr(acting_user, "pk", None):
+        raise CollectionError("A fee is receipted by a signed-in cashier.")
+    if tender not in Tender.values:
+        raise CollectionError(f"tender: one of {', '.join(Tender.values)}")
+    reference = (reference or "").strip()[:80]
+    if tender == Tender.CHECK and not reference:
+        raise CollectionError("reference: the check number is required for a check")
+    cert = LienCertificate.objects.select_for_update().get(pk=cert.pk)
+    if cert.fee <= 0:
+        raise CollectionError(f"Certificate {cert.number} has no fee to take.")
+    if FeeReceipt.objects.filter(certificate=cert).exists() or cert.fee_reference:
+        raise CollectionError(f"The fee of certificate {cert.number} is already paid ({cert.fee_reference}).")
+    batch = _open_batch(acting_user, timezone.localdate())
+    fee = FeeReceipt.objects.create(kind=FeeKind.LIEN_CERTIFICATE, certificate=cert, batch=batch, tender=tender,
+                                    amount=cert.fee, reference=reference, payer=(payer or "").strip()[:200],
+                                    issued_by=acting_user)
+    cert.fee_reference = fee.number
+    cert.save(update_fields=["fee_reference"])
+    audit_record(actor=acting_user, action="fee_receipt.issue", obj=fee,
+                 data={"number": fee.number, "certificate": cert.number, "batch": batch.number,
+                       "amount": fmt(fee.amount), "tender": tender, "reference": reference})
+    return fee
 
 
 ERR_OVER_SHORT_REASON = ("over_short_reason: the count is {what} ${amount}: say why (the difference is recorded and "

@@ -28,6 +28,7 @@ urlpatterns += [
     path("cashier/lien-certificates/", views.liens, name="cashier_liens"),
     path("lien-certificates/request/", views.lien_request_online, name="lien_certificate_request"),
     path("lien-certificates/<int:cert_id>/", views.lien_detail, name="cashier_lien"),
+    path("lien-certificates/<int:cert_id>/fee/", views.lien_fee, name="cashier_lien_fee"),
     path("lien-certificates/<int:cert_id>/pdf/", views.lien_pdf, name="cashier_lien_pdf"),
 ]
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 from django.contrib import messages
+from django.db import transaction
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -26,7 +27,8 @@ from . import selectors
 from .documents import receipt_pdf
 from .forms import CloseBatchForm, DayForm, DepositForm, EmailForm, ReceiptForm, ScanForm, SearchForm
 from .models import BatchState, CashBatch, Deposit, Receipt, Tender
-from .services import DuplicateSuspected, cash_batch_close, deposit_create, receipt_email, receipt_post
+from .services import (DuplicateSuspected, cash_batch_close, deposit_create, lien_fee_receipt, receipt_email,
+                       receipt_post)
 
 
 def _my_batch(user):
@@ -212,6 +214,7 @@ def batch_detail(request, batch_id: int):
                    and request.user.pk not in (b.cashier_id, b.closed_by_id))
     return render(request, "cashier/batch.html", {
         "b": b, "form": form, "tenders": tenders, "can_approve": can_approve,
+        "fees": b.fee_receipts.select_related("certificate").order_by("id"),
         "receipts": b.receipts.select_related("payment__account", "payment__reversal").order_by("id")},
         status=400 if form.errors else 200)
 
@@ -294,7 +297,10 @@ def daily(request, fmt_: str = "html"):
     if fmt_ in ("csv", "xlsx"):
         rows = [[day, "window", r["cashier"], r["tender_label"], r["count"], r["total"]] for r in rep.by_cashier]
         rows += [[day, "file", f.filename, "", f.rows, f.received] for f in rep.files]
-        rows.append([day, "total", "", "", rep.receipts_count + sum(f.rows for f in rep.files), rep.total])
+        rows += [[day, "fee", f"{r['cashier']}: {r['kind_label']}", r["tender_label"], r["count"], r["total"]]
+                 for r in rep.fees]
+        rows.append([day, "total", "", "", rep.receipts_count + sum(f.rows for f in rep.files)
+                     + sum(r["count"] for r in rep.fees), rep.total])
         return table_response(fmt_, name=f"daily-cash-{day}", sheet="Daily cash", columns=DAILY_COLUMNS, rows=rows,
                               money_columns=("total",))
     return render(request, "cashier/daily.html", {"day": day, "rep": rep, "form": DayForm(initial={"day": day}),
@@ -388,12 +394,17 @@ def gl_export(request, fmt_: str = "html"):
 # --- Municipal lien certificates (MGL c.60 §23) ------------------------------------------------------------------
 
 def _parcel_or_error(form):
-    from stormwater.parcels.models import Parcel
-
-    parcel = Parcel.objects.filter(parcel_id=form.cleaned_data["parcel_id"].strip()).first()
-    if parcel is None:
-        form.add_error("parcel_id", "No such parcel.")
-    return parcel
+    """The parcel the request names by parcel id or street address (issue 25); several or none: said at the field."""
+    found = selectors.parcels_for_certificate(form.cleaned_data["parcel_id"])
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        form.add_error("parcel_id", "No such parcel: no parcel id or street address matches.")
+    else:
+        form.add_error("parcel_id", "Several parcels match: " + "; ".join(f"{p.parcel_id} ({p.address})"
+                                                                        for p in found)
+                       + (" …" if len(found) >= 10 else "") + ". Enter the parcel id or the whole address.")
+    return None
 
 
 def _certificate_requested(request, form, **how):
@@ -424,10 +435,22 @@ def liens(request):
 
     form = CounterLienRequestForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        cert = _certificate_requested(request, form, channel=form.cleaned_data["channel"],
-                                      fee_reference=form.cleaned_data["fee_reference"])
+        cd = form.cleaned_data
+        with transaction.atomic():  # the request and its fee taken at the window, together or not at all
+            cert = _certificate_requested(request, form, channel=cd["channel"],
+                                          fee_reference="" if cd["fee_tender"] else cd["fee_reference"])
+            fee = None
+            if cert is not None and cd["fee_tender"]:
+                try:
+                    fee = lien_fee_receipt(cert=cert, tender=cd["fee_tender"], reference=cd["fee_reference"],
+                                           payer=cd["requester_name"], acting_user=request.user)
+                except CollectionError as e:
+                    transaction.set_rollback(True)
+                    add_refusal(form, FieldRefusal(str(e).replace("reference: ", "", 1), field="fee_reference"))
+                    cert = None
         if cert is not None:
-            messages.success(request, f"Request {cert.number} recorded: to issue by {cert.due_on}.")
+            messages.success(request, f"Request {cert.number} recorded: to issue by {cert.due_on}."
+                             + (f" Fee receipt {fee.number}: ${fmt(fee.amount)} into your batch." if fee else ""))
             return redirect("cashier_lien", cert_id=cert.pk)
     certs = LienCertificate.objects.select_related("parcel")
     paged = paginate(request, certs.filter(issued_on__isnull=False).order_by("-issued_on", "-id"))
@@ -461,8 +484,31 @@ def lien_detail(request, cert_id: int):
             return redirect("cashier_lien", cert_id=cert.pk)
         except CollectionError as e:  # refused: the certificate again with the reference typed, the error at it
             return refused(request, e, request.path)
+    from .forms import FeeForm
+
     return render(request, "cashier/lien.html", {"c": cert, "f": cert.figures, "staff": request.user.can(Perm.COLLECT),
-                                                 "today": timezone.localdate()})
+                                                 "today": timezone.localdate(), "fee_form": FeeForm(),
+                                                 "fee_receipt": getattr(cert, "fee_receipt", None)})
+
+
+@require_POST
+@require_perm(Perm.COLLECT)
+def lien_fee(request, cert_id: int):
+    """Receipt the certificate's fee at the window (issue 25): into the cashier's open batch."""
+    from .forms import FeeForm
+
+    cert = _cert_for(request, cert_id)
+    to = reverse("cashier_lien", args=[cert.pk])
+    form = FeeForm(request.POST)
+    if not form.is_valid():
+        return refused(request, form_refusal(form, "tender: choose how the fee is paid."), to)
+    try:
+        fee = lien_fee_receipt(cert=cert, tender=form.cleaned_data["tender"], reference=form.cleaned_data["reference"],
+                               payer=form.cleaned_data["payer"] or cert.requester_name, acting_user=request.user)
+    except CollectionError as e:
+        return refused(request, e, to)
+    messages.success(request, f"Fee receipt {fee.number}: ${fmt(fee.amount)} into batch {fee.batch.number}.")
+    return redirect(to)
 
 
 @require_perm()
