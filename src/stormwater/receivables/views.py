@@ -210,14 +210,17 @@ def demands(request):
             except CollectionError as e:
                 errors.append(str(e))
         if n:
-            messages.success(request, f"Served {n} demand{'s' if n != 1 else ''} dated {show_day(served_on)}.")
+            messages.success(request, f"Served {n} demand{'s' if n != 1 else ''} dated {show_day(served_on)}. "
+                                      "“Make the print file” below prints the day's demands in one PDF.")
         for e in errors:
             messages.error(request, e)
         return redirect("demands")
     lst = DemandList(request, accounts_for_user(user=request.user))
     served = DemandServedList(request)
+    last = Demand.objects.order_by("-served_on").values_list("served_on", flat=True).first()
     return lst.export_response() or served.export_response() or render(request, "receivables/demands.html", {
-        "as_of": lst.as_of, "lst": lst, "served": served})
+        "as_of": lst.as_of, "lst": lst, "served": served, "last_served": last,
+        "perms_collect": request.user.can(Perm.COLLECT)})
 
 
 @require_perm(Perm.COLLECT)
