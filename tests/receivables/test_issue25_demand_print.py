@@ -21,8 +21,8 @@ def test_the_demands_served_on_a_day_print_as_one_file(billed, personas, client_
         demand_serve(account=a, served_on=date(2026, 11, 2), acting_user=personas["collector"])
     c = client_for(personas["collector"])
     page = c.get(reverse("demands")).content.decode()
-    assert reverse("job_start", args=["demands_pdf"]) in page and 'name="served_on"' in page
-    r = c.post(reverse("job_start", args=["demands_pdf"]), {"served_on": "2026-11-02", "next": reverse("demands")})
+    assert reverse("demands_print") in page and 'name="served_on"' in page
+    r = c.post(reverse("demands_print"), {"served_on": "2026-11-02"})
     assert r.status_code == 302
     run_worker()
     from stormwater.jobs.models import Job
@@ -38,9 +38,12 @@ def test_the_demands_served_on_a_day_print_as_one_file(billed, personas, client_
     assert c.get(reverse("demand_pdf", args=[d.pk])).content[:5] == b"%PDF-"
     # past the batch size the same mechanism makes a ZIP of PDFs, as for the bills
     monkeypatch.setattr(export_kinds, "PRINT_BATCH", 2)
-    c.post(reverse("job_start", args=["demands_pdf"]), {"served_on": "2026-11-02"})
+    c.post(reverse("demands_print"), {"served_on": "2026-11-02"})
     run_worker()
     assert Job.objects.filter(kind="demands_pdf").latest("id").file.endswith(".zip")
-    # a day without demands: refused before a job starts
-    r = c.post(reverse("job_start", args=["demands_pdf"]), {"served_on": "2026-11-03"}, follow=True)
-    assert "no demands were served" in r.content.decode()
+    # a day without demands, or not a day: refused before a job starts, the page again with the date marked
+    n = Job.objects.count()
+    r = c.post(reverse("demands_print"), {"served_on": "2026-11-03"})
+    assert r.status_code == 400 and "no demands were served" in r.content.decode()
+    r = c.post(reverse("demands_print"), {"served_on": "31/02/2026"})
+    assert r.status_code == 400 and 'aria-invalid="true"' in r.content.decode() and Job.objects.count() == n

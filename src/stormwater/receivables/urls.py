@@ -14,6 +14,7 @@ urlpatterns = [
     re_path(r"^collections/suspense/(?P<item_id>\d+)/(?P<act>match|return|refund)/$", suspense_views.suspense_act,
             name="suspense_act"),
     path("collections/demands/", views.demands, name="demands"),
+    path("collections/demands/print/", views.demands_print, name="demands_print"),
     path("collections/demands/<int:demand_id>/pdf/", views.demand_pdf, name="demand_pdf"),
     path("collections/commitments/", views.commitments, name="commitments"),
     path("collections/commitments/<int:commitment_id>/", views.commitment_detail, name="commitment_detail"),

@@ -223,6 +223,26 @@ def demands(request):
         "perms_collect": request.user.can(Perm.COLLECT)})
 
 
+@require_POST
+@require_perm(Perm.COLLECT)
+def demands_print(request):
+    """Start the print file of the demands served on a day (issue 25; the job ``demands_pdf``); refused, the demands
+    page again with the date typed and the error at it."""
+    from stormwater.jobs.registry import JobParamError
+    from stormwater.jobs.services import job_start
+
+    to = reverse("demands")
+    try:
+        day = date_value(request.POST.get("served_on"), None, field="served_on")
+        if day is None:
+            raise FieldRefusal("served_on: the day the demands were mailed", field="served_on")
+        job = job_start(kind="demands_pdf", params={"served_on": str(day)}, acting_user=request.user)
+    except (ValueError, JobParamError) as e:
+        return refused(request, e, to)
+    messages.success(request, f"Started: {job.title} (job {job.pk}). The file is on the job's page when done.")
+    return redirect("job_detail", job_id=job.pk)
+
+
 @require_perm(Perm.COLLECT)
 def demand_pdf(request, demand_id: int):
     d = get_object_or_404(Demand.objects.select_related("account__parcel__owner", "account__unit__owner", "resolution"), pk=demand_id)
