@@ -3,7 +3,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from stormwater.cashier.services import cash_batch_close, deposit_create, receipt_post
+from stormwater.cashier.services import cash_batch_close, cash_batch_over_short_approve, deposit_create, receipt_post
 from stormwater.utility.models import Account
 
 
@@ -15,7 +15,12 @@ def _day(n, personas, billed):
                      reference=f"Q{i}", acting_user=c, confirm_duplicate=True)
     from stormwater.cashier.models import CashBatch
 
-    b = cash_batch_close(batch=CashBatch.objects.get(state="open"), counted={}, acting_user=c)
+    b = cash_batch_close(batch=CashBatch.objects.get(state="open"), counted={}, reason="test: nothing counted",
+                         acting_user=c)
+    from stormwater.accounts.models import User
+
+    cash_batch_over_short_approve(batch=b, acting_user=User.objects.create_user(
+        username=f"treasurer{b.pk}", password="pw", role="collector"))
     deposit_create(deposited_on=b.opened_on, bank_amount="0", batches=[b], acting_user=c)
 
 

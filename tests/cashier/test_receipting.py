@@ -85,7 +85,8 @@ def test_closing_a_batch_records_counted_totals_and_over_short(billed, personas)
     c = personas["collector"]
     receipt_post(account=acct(billed["house"]), amount="26.58", tender="check", reference="1", acting_user=c)
     r = receipt_post(account=acct(billed["house2"]), amount="40.00", tender="cash", acting_user=c)
-    b = cash_batch_close(batch=r.batch, counted={"cash": "39.00", "check": "26.58"}, acting_user=c)
+    b = cash_batch_close(batch=r.batch, counted={"cash": "39.00", "check": "26.58"},
+                         reason="a dollar short", acting_user=c)
     assert b.state == BatchState.CLOSED
     assert b.expected == {"cash": "40.00", "check": "26.58", "card": "0.00", "ach": "0.00"}
     assert b.counted_total == D("65.58") and b.over_short == D("-1.00")

@@ -78,8 +78,8 @@ def test_a_file_with_bad_rows_posts_nothing_and_names_each_row(billed):
     bad = CSV_OK + "SW-99-99-9,10.00,2026-10-06,1003\nSW-01-01-2,-5.00,2026-10-06,1004\nSW-01-01-2,5,2026-13-01,1005\n"
     with pytest.raises(BatchRejected) as e:
         payment_batch_post(filename="bad.csv", content=bad.encode(), acting_user=None)
-    msgs = e.value.errors
-    assert msgs[0].startswith("row 4: account") and msgs[1].startswith("row 5: amount") and "row 6: received_on" in msgs[2]
+    msgs = e.value.errors  # row 4 (no such account) is no error: it would wait in suspense (issue 25)
+    assert msgs[0].startswith("row 5: amount") and "row 6: received_on" in msgs[1] and len(msgs) == 2
     assert Payment.objects.count() == 0 and LedgerEntry.objects.filter(kind=EntryKind.PAYMENT).count() == 0
     with pytest.raises(BatchRejected, match="missing column"):
         payment_batch_post(filename="x.csv", content=b"acct,amt\n1,2\n", acting_user=None)

@@ -64,12 +64,12 @@ def test_files_that_are_not_a_payment_table_are_named_for_what_they_are(billed, 
 
 
 def test_row_findings_name_the_row_and_the_column(billed):
-    bad = LOCKBOX + "SW-99-99-9,10.00,2026-10-06,1003\nSW-01-01-2,-5.00,2026-10-06,1004\n"
+    bad = LOCKBOX + "SW-01-01-2,10.00,2026-10-66,1003\nSW-01-01-2,-5.00,2026-10-06,1004\n"
     with pytest.raises(BatchRejected) as e:
         post(bad.encode())
     problems = e.value.json_detail()["problems"]
-    assert [p["ids"] for p in problems] == [["row 4 (account)"], ["row 5 (amount)"]]
-    assert e.value.json_detail()["rows"][0].startswith("row 4: account")  # the existing key stays
+    assert [p["ids"] for p in problems] == [["row 4 (received_on)"], ["row 5 (amount)"]]
+    assert e.value.json_detail()["rows"][0].startswith("row 4: received_on")  # the existing key stays
 
 
 def test_every_payment_file_leaves_an_import_record(billed):

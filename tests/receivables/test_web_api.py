@@ -24,9 +24,9 @@ def test_lockbox_demands_commitment_and_aging_in_the_web_app(client_for, persona
     r = c.post("/collections/", {"batch-file": SimpleUploadedFile("again.csv", LOCKBOX.encode(), "text/csv")},
                follow=True)
     assert "already posted" in r.content.decode() and Payment.objects.count() == 2
-    bad = LOCKBOX.replace("SW-02-01-2,100.00", "SW-NOPE,100.00")
+    bad = LOCKBOX.replace("SW-02-01-2,100.00", "SW-02-01-2,-100.00")  # (an unknown account waits in suspense)
     r = c.post("/collections/", {"batch-file": SimpleUploadedFile("bad.csv", bad.encode(), "text/csv")})
-    assert r.status_code == 400 and "row 3: account" in r.content.decode()  # a refused file: 400 (issue 26)
+    assert r.status_code == 400 and "row 3: amount" in r.content.decode()  # a refused file: 400 (issue 26)
 
     page = c.get("/collections/demands/", {"as_of": "2026-11-02"}).content.decode()
     assert "SW-02-01-1" in page and "SW-01-01-1" not in page  # the house was paid

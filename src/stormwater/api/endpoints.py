@@ -196,11 +196,14 @@ ENDPOINTS: dict[str, list[Op] | dict[str, list[Op]]] = {
                                     "dry_run": enum("0", "1", "true", "false",
                                                     desc="1: what would post (200), nothing posted")},
                              description="Read and checked whole through the import pipeline (encoding detected; "
-                                         "binary, empty, cut-off files refused) before anything posts; a refused "
+                                         "binary, empty, cut-off files refused) before anything posts; rows "
+                                         "matching no account wait in suspense (`suspense_rows`); a refused "
                                          "file → 400 with `rows` (\"row N: column: what\") and `problems` (file, "
                                          "rows, column). Each file leaves an import record (GET /api/imports/).",
                              response=obj({"posted": {"type": "integer"}, "total": MONEY_OUT,
                                            "already_posted": BOOL, "skipped_rows": array({"type": "integer"}),
+                                           "suspense_rows": array({"type": "integer"}),
+                                           "file": {"type": ["integer", "null"]},
                                            "message": STR, "dry_run": BOOL, "problems": array(ANY_OBJECT)}))],
     "api_payment_reverse": [Op("post", "Reverse a payment (a reversing entry; the ledger is append-only)",
                                body=obj({"reason": TEXT, "reversed_on": DATE}),

@@ -8,12 +8,12 @@ from django.views.decorators.http import require_POST
 
 from stormwater.accounts.access import require_perm
 from stormwater.accounts.roles import Perm
-from stormwater.parcels.models import Parcel
 from stormwater.rules.money import fmt
 from stormwater.utility.models import Account
 from stormwater.web.jsonapi import BadInput, amount, api_errors, date_field, json_object, only_fields, text_field
 
 from .liens import lien_certificate_request
+from .selectors import parcels_for_certificate
 from .models import LienCertificate, LienChannel, Receipt, Tender
 from .services import receipt_post
 
@@ -69,14 +69,18 @@ def certificate_json(c: LienCertificate) -> dict:
 @require_perm(api=True)
 @_errors
 def api_lien_certificates(request):
-    """POST {parcel_id, requester_name, requester_role?, requester_email?} → the request, with the day it is due
+    """POST {parcel_id (or the street address), requester_name, requester_role?, requester_email?} → the request, with the day it is due
     (MGL c.60 §23). Anyone signed in requests online; the Collector may record a counter request (channel)."""
     b = json_object(request)
     only_fields(b, LIEN_FIELDS)
-    pid = text_field(b, "parcel_id", required=True, max_length=40).strip()
-    parcel = Parcel.objects.filter(parcel_id=pid).first()
-    if parcel is None:
-        raise BadInput(f"parcel_id: no parcel {pid!r}")
+    pid = text_field(b, "parcel_id", required=True, max_length=120).strip()
+    found = parcels_for_certificate(pid)  # the parcel id, or its street address (issue 25)
+    if not found:
+        raise BadInput(f"parcel_id: no parcel {pid!r} (by parcel id or street address)")
+    if len(found) > 1:
+        raise BadInput(f"parcel_id: several parcels match {pid!r}: "
+                       + "; ".join(f"{p.parcel_id} ({p.address})" for p in found))
+    parcel = found[0]
     channel = text_field(b, "channel") or LienChannel.ONLINE
     if channel not in LienChannel.values:
         raise BadInput(f"channel: one of {', '.join(LienChannel.values)}")

@@ -69,6 +69,13 @@ class CashBatch(models.Model):
     counted_total = models.DecimalField(**MONEY, null=True, blank=True)
     expected_total = models.DecimalField(**MONEY, null=True, blank=True)
     deposit = models.ForeignKey(Deposit, null=True, blank=True, on_delete=models.PROTECT, related_name="batches")
+    # Issue 25: a drawer counted over or short is closed with the cashier's reason and approved by a second person
+    # (another user with the Collector/Treasurer role) before it is deposited.
+    over_short_reason = models.TextField(blank=True)
+    over_short_approved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                               on_delete=models.PROTECT, related_name="+")
+    over_short_approved_at = models.DateTimeField(null=True, blank=True)
+    over_short_note = models.CharField(max_length=500, blank=True)
 
     class Meta:
         ordering = ["-opened_on", "-id"]
@@ -84,6 +91,11 @@ class CashBatch(models.Model):
         if self.counted_total is None or self.expected_total is None:
             return None
         return self.counted_total - self.expected_total
+
+    @property
+    def over_short_waiting(self) -> bool:
+        """Closed over or short and not yet approved by a second person (it cannot be deposited)."""
+        return bool(self.over_short) and self.over_short_approved_by_id is None
 
 
 class Receipt(models.Model):
@@ -178,3 +190,32 @@ class LienCertificate(models.Model):
     @property
     def number(self) -> str:
         return f"MLC-{self.requested_on.year}-{self.pk:05d}"
+
+
+class FeeKind(models.TextChoices):
+    LIEN_CERTIFICATE = "lien_certificate", "Lien certificate fees"
+
+
+class FeeReceipt(models.Model):
+    """A fee taken at the window that is no account's payment (issue 25): the municipal lien certificate fee
+    (MGL c.60 §23). It belongs to the cashier's open batch like a receipt, so the batch's expected totals, the daily
+    cash, the deposit and the general ledger (its own revenue line, ``TownConfig.gl_lien_certificate_fees``) carry
+    it. Numbered ``F-`` and its row."""
+
+    kind = models.CharField(max_length=20, choices=FeeKind.choices, default=FeeKind.LIEN_CERTIFICATE)
+    certificate = models.OneToOneField(LienCertificate, null=True, blank=True, on_delete=models.PROTECT,
+                                       related_name="fee_receipt")
+    batch = models.ForeignKey(CashBatch, on_delete=models.PROTECT, related_name="fee_receipts")
+    tender = models.CharField(max_length=10, choices=Tender.choices)
+    amount = models.DecimalField(**MONEY)
+    reference = models.CharField(max_length=80, blank=True, help_text="check number …")
+    payer = models.CharField(max_length=200, blank=True)
+    issued_at = models.DateTimeField(auto_now_add=True)
+    issued_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT, related_name="+")
+
+    class Meta:
+        ordering = ["-id"]
+
+    @property
+    def number(self) -> str:
+        return f"F-{self.pk:07d}"

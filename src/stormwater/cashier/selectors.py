@@ -10,12 +10,13 @@ from django.db.models import Count, Q, Sum
 from django.utils import timezone
 
 from stormwater.receivables.ledger import account_position
-from stormwater.receivables.models import Payment, PaymentBatch
+from stormwater.receivables.models import Payment, PaymentBatch, SuspenseItem
+from stormwater.receivables.suspense import received_totals
 from stormwater.rules.money import ZERO, round_cents
 from stormwater.utility.models import Account, Bill
 from stormwater.utility.scanline import ScanlineError, looks_like_scanline, scanline_parse
 
-from .models import BatchState, CashBatch, Deposit, DepositFile, Receipt, Tender
+from .models import BatchState, CashBatch, Deposit, DepositFile, FeeKind, FeeReceipt, Receipt, Tender
 
 SEARCH_LIMIT = 50
 
@@ -39,6 +40,31 @@ def account_search(q: str, *, limit: int = SEARCH_LIMIT) -> list[Account]:
     ids.append(Bill.objects.filter(number__iexact=q).order_by().values_list("account_id", flat=True))
     found = list(ids[0].union(*ids[1:])[:limit * 4])
     return list(Account.objects.filter(pk__in=found).select_related("parcel__owner", "unit__owner").order_by("number")[:limit])
+
+
+def stub_read(text: str) -> tuple[Account, Decimal]:
+    """The account and the amount a bill stub's scanline carries (issue 25: the amount is no longer dropped).
+    ScanlineError (a ValueError starting "scanline: ") when the line is not a scanline, its check digit does not
+    match (said as such, ``utility.scanline.ERR_CHECK_DIGIT``) or it names no account."""
+    s = scanline_parse(text)
+    account = Account.objects.filter(number__iexact=s.account).first()
+    if account is None:
+        raise ScanlineError(f"scanline: no account {s.account!r} (the stub reads, but the account is not on file)")
+    return account, s.amount
+
+
+def parcels_for_certificate(text: str, *, limit: int = 10) -> list:
+    """The parcel a lien certificate request names (issue 25): its parcel id exactly, else every parcel whose street
+    address contains the words typed (case aside), at most ``limit``."""
+    from stormwater.parcels.models import Parcel
+
+    text = " ".join((text or "").split())
+    if not text:
+        return []
+    exact = list(Parcel.objects.filter(parcel_id__iexact=text)[:1])
+    if exact:
+        return exact
+    return list(Parcel.objects.filter(address__icontains=text).order_by("address", "parcel_id")[:limit])
 
 
 def account_owner_name(account: Account) -> str:
@@ -82,10 +108,12 @@ class DailyCash:
     files_total: Decimal
     batches: list  # CashBatch opened or closed that day
     reversed_total: Decimal
+    fees: list = field(default_factory=list)  # dicts: cashier, kind_label, tender_label, count, total (issue 25)
+    fees_total: Decimal = ZERO
 
     @property
     def total(self) -> Decimal:
-        return self.receipts_total + self.files_total
+        return self.receipts_total + self.files_total + self.fees_total
 
 
 def daily_cash(day: date) -> DailyCash:
@@ -100,15 +128,28 @@ def daily_cash(day: date) -> DailyCash:
     by_tender = {t.value: ZERO for t in Tender}
     for r in by_cashier:
         by_tender[r["tender"]] += r["total"]
+    fees = [{"cashier": r["batch__cashier__username"], "kind": r["kind"], "kind_label": FeeKind(r["kind"]).label,
+             "tender": r["tender"], "tender_label": Tender(r["tender"]).label, "count": r["n"],
+             "total": round_cents(r["s"] or ZERO)}
+            for r in FeeReceipt.objects.filter(issued_at__gte=start, issued_at__lt=end)
+            .values("batch__cashier__username", "kind", "tender").annotate(n=Count("id"), s=Sum("amount"))
+            .order_by("batch__cashier__username", "kind", "tender")]
+    for r in fees:  # the drawer holds them too
+        by_tender[r["tender"]] += r["total"]
     reversed_total = round_cents(receipts.filter(payment__reversal__isnull=False)
                                  .aggregate(s=Sum("payment__amount"))["s"] or ZERO)
     files = list(PaymentBatch.objects.filter(posted_at__gte=start, posted_at__lt=end).order_by("posted_at"))
+    held = received_totals(f.pk for f in files)
+    for f in files:  # what the file brought: posted, and rows held in suspense (issue 25)
+        f.in_suspense = held.get(f.pk, ZERO)
+        f.received = f.total + f.in_suspense
     batches = list(CashBatch.objects.filter(Q(opened_on=day) | Q(closed_at__gte=start, closed_at__lt=end))
                    .select_related("cashier").order_by("id"))
     return DailyCash(day=day, by_cashier=by_cashier, by_tender=by_tender,
                      receipts_total=sum((r["total"] for r in by_cashier), ZERO),
                      receipts_count=sum(r["count"] for r in by_cashier), files=files,
-                     files_total=sum((f.total for f in files), ZERO), batches=batches, reversed_total=reversed_total)
+                     files_total=sum((f.received for f in files), ZERO), batches=batches, reversed_total=reversed_total,
+                     fees=fees, fees_total=sum((r["total"] for r in fees), ZERO))
 
 
 @dataclass
@@ -134,6 +175,11 @@ def deposit_lines(deposits) -> list[DepositLine]:
          .annotate(s=Sum("counted_total"))}
     f = {r["deposit"]: r["s"] for r in DepositFile.objects.filter(deposit__in=ids).values("deposit")
          .annotate(s=Sum("file__total"))}
+    # A file's rows held in suspense came with it to the bank (issue 25): the deposit carries them too.
+    for r in (SuspenseItem.objects.filter(file__deposit_file__deposit__in=ids)
+              .values("file__deposit_file__deposit").annotate(s=Sum("amount")).order_by()):
+        d = r["file__deposit_file__deposit"]
+        f[d] = (f.get(d) or ZERO) + (r["s"] or ZERO)
     return [DepositLine(deposit=d, batches_total=round_cents(b.get(d.pk) or ZERO),
                         files_total=round_cents(f.get(d.pk) or ZERO)) for d in deposits]
 
@@ -149,7 +195,8 @@ def undeposited(today: date | None = None):
     start, _ = _day_bounds(today - timedelta(days=UNDEPOSITED_FILE_DAYS))
     batches = CashBatch.objects.filter(state=BatchState.CLOSED).select_related("cashier").order_by("id")
     files = PaymentBatch.objects.filter(deposit_file__isnull=True)
-    return (batches, files.filter(posted_at__gte=start).order_by("posted_at"),
+    return (batches, files.filter(posted_at__gte=start).annotate(in_suspense=Sum("suspense__amount"))
+            .order_by("posted_at"),
             files.filter(posted_at__lt=start).count())
 
 

@@ -1,7 +1,10 @@
 """The Collector's office pages (issue 17). Thin: parse, call one service, render."""
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.contrib import messages
+from django.db import transaction
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -15,38 +18,109 @@ from stormwater.receivables.models import PaymentBatch
 from stormwater.receivables.services import CollectionError
 from stormwater.rules.money import fmt_display as fmt
 from stormwater.web.files import download, table_response
-from stormwater.web.forms import add_refusal, form_refusal
+from stormwater.utility.scanline import ScanlineError, looks_like_scanline
+from stormwater.web.forms import FieldRefusal, add_refusal, form_refusal
 from stormwater.web.paging import paginate
 from stormwater.web.postdata import refused
 
 from . import selectors
 from .documents import receipt_pdf
-from .forms import CloseBatchForm, DayForm, DepositForm, EmailForm, ReceiptForm, SearchForm
+from .forms import CloseBatchForm, DayForm, DepositForm, EmailForm, ReceiptForm, ScanForm, SearchForm
 from .models import BatchState, CashBatch, Deposit, Receipt, Tender
-from .services import DuplicateSuspected, cash_batch_close, deposit_create, receipt_email, receipt_post
+from .services import (DuplicateSuspected, cash_batch_close, deposit_create, lien_fee_receipt, receipt_email,
+                       receipt_post)
 
 
 def _my_batch(user):
     return CashBatch.objects.filter(cashier=user, state=BatchState.OPEN).first()
 
 
+def _scan_message(e: Exception) -> str:
+    return str(e).removeprefix("scanline: ")
+
+
 @require_perm(Perm.PAYMENT_POST)
 def window(request):
-    """Find an account: by owner name, address, parcel id, bill number or account number."""
+    """Find an account: by owner name, address, parcel id, bill number or account number, or the bill stub's
+    scanline (issue 25: it opens the account with the stub's amount filled; a wrong check digit is said)."""
     form = SearchForm(request.GET or None)
-    results = selectors.account_search(form.cleaned_data["q"]) if form.is_valid() else []
+    q = form.cleaned_data["q"].strip() if form.is_valid() else ""
+    stub_error = None
+    if looks_like_scanline(q):
+        try:
+            acct, _ = selectors.stub_read(q)
+            return redirect(f"{reverse('cashier_account', args=[acct.number])}?{urlencode({'stub': q})}")
+        except ScanlineError as e:
+            stub_error = _scan_message(e)
+    results = selectors.account_search(q) if q and not stub_error else []
     if len(results) == 1 and request.GET.get("go") != "list":
         return redirect("cashier_account", number=results[0].number)
     rows = [(a, selectors.account_owner_name(a)) for a in results]
-    return render(request, "cashier/window.html", {"form": form, "rows": rows, "searched": form.is_valid()
-                                                   and bool(form.cleaned_data["q"]), "batch": _my_batch(request.user),
+    return render(request, "cashier/window.html", {"form": form, "rows": rows, "searched": bool(q),
+                                                   "stub_error": stub_error, "batch": _my_batch(request.user),
                                                    "limit": selectors.SEARCH_LIMIT})
+
+
+def _stub_amount(request, acct):
+    """The amount of the stub the window was opened with (``?stub=``, re-read and checked), for the form."""
+    try:
+        found, amount = selectors.stub_read(request.GET.get("stub") or "")
+    except ScanlineError:
+        return None
+    return amount if found == acct else None
+
+
+@require_perm(Perm.PAYMENT_POST)
+def scan(request):
+    """Scan and post (issue 25): one stub after another into the cashier's open batch, keyboard only. The check
+    number (for a check) and an amount that differs from the stub's are typed first; the scanner types the scanline
+    and presses Enter, which posts; the page comes back empty, the tender kept, for the next stub."""
+    tender = request.GET.get("tender") if request.GET.get("tender") in Tender.values else Tender.CHECK
+    form = ScanForm(request.POST or None, initial={"tender": tender},
+                    focus="reference" if tender == Tender.CHECK else "scanline")
+    duplicate, read, error = None, None, None
+    if request.method == "POST" and form.is_valid():
+        cd = form.cleaned_data
+        try:
+            acct, stub_amount = selectors.stub_read(cd["scanline"])
+        except ScanlineError as e:
+            error = FieldRefusal(_scan_message(e), field="scanline")
+        else:
+            read = (acct, cd["amount"] or stub_amount)
+            try:
+                r = receipt_post(account=acct, amount=read[1], tender=cd["tender"], reference=cd["reference"],
+                                 confirm_duplicate=cd["confirm_duplicate"], acting_user=request.user)
+                messages.success(request, f"Receipt {r.number}: ${fmt(r.payment.amount)} posted to {acct.number} "
+                                          f"({selectors.account_owner_name(acct)}). Scan the next stub.")
+                return redirect(f"{reverse('cashier_scan')}?{urlencode({'tender': cd['tender']})}")
+            except DuplicateSuspected as e:
+                duplicate = e
+            except CollectionError as e:
+                error = e
+        # Not posted: the form again with the stub's amount filled and the refused input focused.
+        data = request.POST.copy()
+        if read:
+            data["amount"] = f"{read[1]:.2f}"
+        if duplicate:
+            data["confirm_duplicate"] = "on"
+        field = getattr(error, "field", None) or str(error or "").split(":", 1)[0]
+        form = ScanForm(data, focus=field if field in ScanForm.base_fields else "scanline")
+        form.is_valid()
+        if error is not None:
+            add_refusal(form, error)
+    batch = _my_batch(request.user)
+    return render(request, "cashier/scan.html", {
+        "form": form, "batch": batch, "duplicate": duplicate, "read": read,
+        "owner": selectors.account_owner_name(read[0]) if read else "",
+        "receipts": (batch.receipts.select_related("payment__account", "payment__reversal").order_by("-id")[:10]
+                     if batch else [])},
+        status=400 if form.errors or duplicate else 200)
 
 
 @require_perm(Perm.PAYMENT_POST)
 def account(request, number: str):
     acct = account_get_for_user(user=request.user, number=number)
-    form = ReceiptForm(request.POST or None)
+    form = ReceiptForm(request.POST or None, initial={"amount": _stub_amount(request, acct)})
     duplicate = None
     if request.method == "POST" and form.is_valid():
         cd = form.cleaned_data
@@ -120,10 +194,11 @@ def batch_detail(request, batch_id: int):
     if request.method == "POST" and form.is_valid():
         try:
             cash_batch_close(batch=b, counted={t: form.cleaned_data[t] for t in Tender.values},
-                             acting_user=request.user)
+                             reason=form.cleaned_data["over_short_reason"], acting_user=request.user)
             b.refresh_from_db()
             msg = f"Batch {b.number} closed: counted ${fmt(b.counted_total)}"
-            msg += "." if b.over_short == 0 else f", {'over' if b.over_short > 0 else 'short'} ${fmt(abs(b.over_short))}."
+            msg += "." if b.over_short == 0 else (f", {'over' if b.over_short > 0 else 'short'} "
+                                                  f"${fmt(abs(b.over_short))}: waiting for a second person's approval.")
             messages.success(request, msg)
             return redirect("cashier_batch", batch_id=b.pk)
         except (CollectionError, ValueError) as e:
@@ -133,10 +208,34 @@ def batch_detail(request, batch_id: int):
     expected = batch_expected(b) if b.state == BatchState.OPEN else None
     tenders = [(t.value, t.label, (expected or {}).get(t.value), b.counted.get(t.value), b.expected.get(t.value))
                for t in Tender]
+    from stormwater.roles import Role
+
+    can_approve = (b.over_short_waiting and request.user.role == Role.COLLECTOR
+                   and request.user.pk not in (b.cashier_id, b.closed_by_id))
     return render(request, "cashier/batch.html", {
-        "b": b, "form": form, "tenders": tenders,
+        "b": b, "form": form, "tenders": tenders, "can_approve": can_approve,
+        "fees": b.fee_receipts.select_related("certificate").order_by("id"),
         "receipts": b.receipts.select_related("payment__account", "payment__reversal").order_by("id")},
         status=400 if form.errors else 200)
+
+
+@require_POST
+@require_perm(Perm.COLLECT)
+def batch_approve(request, batch_id: int):
+    """A second person approves a batch's over/short (issue 25)."""
+    from .forms import DecisionForm
+    from .services import cash_batch_over_short_approve
+
+    b = get_object_or_404(CashBatch, pk=batch_id)
+    to = reverse("cashier_batch", args=[b.pk])
+    form = DecisionForm(request.POST)
+    try:
+        cash_batch_over_short_approve(batch=b, note=form.cleaned_data["note"] if form.is_valid() else "",
+                                      acting_user=request.user)
+    except CollectionError as e:
+        return refused(request, e, to)
+    messages.success(request, f"The over/short of batch {b.number} is approved: the batch may be deposited.")
+    return redirect(to)
 
 
 DEPOSIT_COLUMNS = ("deposit", "deposited_on", "bank_reference", "batches", "files", "expected", "bank_amount",
@@ -197,8 +296,11 @@ def daily(request, fmt_: str = "html"):
     rep = selectors.daily_cash(day)
     if fmt_ in ("csv", "xlsx"):
         rows = [[day, "window", r["cashier"], r["tender_label"], r["count"], r["total"]] for r in rep.by_cashier]
-        rows += [[day, "file", f.filename, "", f.rows, f.total] for f in rep.files]
-        rows.append([day, "total", "", "", rep.receipts_count + sum(f.rows for f in rep.files), rep.total])
+        rows += [[day, "file", f.filename, "", f.rows, f.received] for f in rep.files]
+        rows += [[day, "fee", f"{r['cashier']}: {r['kind_label']}", r["tender_label"], r["count"], r["total"]]
+                 for r in rep.fees]
+        rows.append([day, "total", "", "", rep.receipts_count + sum(f.rows for f in rep.files)
+                     + sum(r["count"] for r in rep.fees), rep.total])
         return table_response(fmt_, name=f"daily-cash-{day}", sheet="Daily cash", columns=DAILY_COLUMNS, rows=rows,
                               money_columns=("total",))
     return render(request, "cashier/daily.html", {"day": day, "rep": rep, "form": DayForm(initial={"day": day}),
@@ -292,12 +394,17 @@ def gl_export(request, fmt_: str = "html"):
 # --- Municipal lien certificates (MGL c.60 §23) ------------------------------------------------------------------
 
 def _parcel_or_error(form):
-    from stormwater.parcels.models import Parcel
-
-    parcel = Parcel.objects.filter(parcel_id=form.cleaned_data["parcel_id"].strip()).first()
-    if parcel is None:
-        form.add_error("parcel_id", "No such parcel.")
-    return parcel
+    """The parcel the request names by parcel id or street address (issue 25); several or none: said at the field."""
+    found = selectors.parcels_for_certificate(form.cleaned_data["parcel_id"])
+    if len(found) == 1:
+        return found[0]
+    if not found:
+        form.add_error("parcel_id", "No such parcel: no parcel id or street address matches.")
+    else:
+        form.add_error("parcel_id", "Several parcels match: " + "; ".join(f"{p.parcel_id} ({p.address})"
+                                                                        for p in found)
+                       + (" …" if len(found) >= 10 else "") + ". Enter the parcel id or the whole address.")
+    return None
 
 
 def _certificate_requested(request, form, **how):
@@ -328,10 +435,22 @@ def liens(request):
 
     form = CounterLienRequestForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        cert = _certificate_requested(request, form, channel=form.cleaned_data["channel"],
-                                      fee_reference=form.cleaned_data["fee_reference"])
+        cd = form.cleaned_data
+        with transaction.atomic():  # the request and its fee taken at the window, together or not at all
+            cert = _certificate_requested(request, form, channel=cd["channel"],
+                                          fee_reference="" if cd["fee_tender"] else cd["fee_reference"])
+            fee = None
+            if cert is not None and cd["fee_tender"]:
+                try:
+                    fee = lien_fee_receipt(cert=cert, tender=cd["fee_tender"], reference=cd["fee_reference"],
+                                           payer=cd["requester_name"], acting_user=request.user)
+                except CollectionError as e:
+                    transaction.set_rollback(True)
+                    add_refusal(form, FieldRefusal(str(e).replace("reference: ", "", 1), field="fee_reference"))
+                    cert = None
         if cert is not None:
-            messages.success(request, f"Request {cert.number} recorded: to issue by {cert.due_on}.")
+            messages.success(request, f"Request {cert.number} recorded: to issue by {cert.due_on}."
+                             + (f" Fee receipt {fee.number}: ${fmt(fee.amount)} into your batch." if fee else ""))
             return redirect("cashier_lien", cert_id=cert.pk)
     certs = LienCertificate.objects.select_related("parcel")
     paged = paginate(request, certs.filter(issued_on__isnull=False).order_by("-issued_on", "-id"))
@@ -365,8 +484,31 @@ def lien_detail(request, cert_id: int):
             return redirect("cashier_lien", cert_id=cert.pk)
         except CollectionError as e:  # refused: the certificate again with the reference typed, the error at it
             return refused(request, e, request.path)
+    from .forms import FeeForm
+
     return render(request, "cashier/lien.html", {"c": cert, "f": cert.figures, "staff": request.user.can(Perm.COLLECT),
-                                                 "today": timezone.localdate()})
+                                                 "today": timezone.localdate(), "fee_form": FeeForm(),
+                                                 "fee_receipt": getattr(cert, "fee_receipt", None)})
+
+
+@require_POST
+@require_perm(Perm.COLLECT)
+def lien_fee(request, cert_id: int):
+    """Receipt the certificate's fee at the window (issue 25): into the cashier's open batch."""
+    from .forms import FeeForm
+
+    cert = _cert_for(request, cert_id)
+    to = reverse("cashier_lien", args=[cert.pk])
+    form = FeeForm(request.POST)
+    if not form.is_valid():
+        return refused(request, form_refusal(form, "tender: choose how the fee is paid."), to)
+    try:
+        fee = lien_fee_receipt(cert=cert, tender=form.cleaned_data["tender"], reference=form.cleaned_data["reference"],
+                               payer=form.cleaned_data["payer"] or cert.requester_name, acting_user=request.user)
+    except CollectionError as e:
+        return refused(request, e, to)
+    messages.success(request, f"Fee receipt {fee.number}: ${fmt(fee.amount)} into batch {fee.batch.number}.")
+    return redirect(to)
 
 
 @require_perm()

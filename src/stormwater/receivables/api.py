@@ -97,7 +97,8 @@ def api_payment_batch(request):
     post = processor_file_post if kind == "processor" else payment_batch_post
     r = post(filename=name, content=content, acting_user=request.user, dry_run=dry in ("1", "true"))
     return JsonResponse({"posted": r.posted, "total": fmt(r.total), "already_posted": r.already_posted,
-                         "skipped_rows": list(r.skipped), "message": r.message, "dry_run": r.dry_run,
+                         "skipped_rows": list(r.skipped), "suspense_rows": list(r.held),
+                         "file": r.batch.pk if r.batch else None, "message": r.message, "dry_run": r.dry_run,
                          "problems": [p.as_json() for p in r.problems]},
                         status=200 if r.already_posted or r.dry_run else 201)
 

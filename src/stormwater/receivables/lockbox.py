@@ -43,7 +43,7 @@ from stormwater.utility.models import Account, Component, EntryKind, LedgerEntry
 from stormwater.utility.posting import ALLOCATION_ORDER
 
 from .base import ERR_BEFORE_BOOKS, ERR_CLOSED, ERR_FUTURE, ERR_UNKNOWN_ACCOUNT, CollectionError, payment_amount_check
-from .models import Payment, PaymentBatch, PaymentMethod
+from .models import Payment, PaymentBatch, PaymentMethod, SuspenseItem, SuspenseReason
 from .positions import AccountFilter, installment_figures
 from .selectors import FILE_ROW, PaymentContent, books_open_from, closed_through, payment_duplicates_each
 
@@ -66,6 +66,7 @@ class BatchResult:
     skipped: tuple[int, ...] = ()  # the file's lines already posted before (duplicates by content), not posted
     problems: tuple[Problem, ...] = ()  # what reading found that did not stop the file (an encoding, said so)
     dry_run: bool = False
+    held: tuple[int, ...] = ()  # the file's lines put in suspense (issue 25), not posted
 
 
 class BatchRejected(CollectionError):
@@ -112,9 +113,25 @@ class BatchRow:
     method: str
 
 
-def _parse_batch(table: CsvTable) -> list[BatchRow]:
-    """Every row checked (one query for the accounts); any bad row rejects the file, naming each (row and
-    column). Header names are matched without regard to case."""
+@dataclass(frozen=True)
+class HeldRow:
+    """A well-formed row that does not post (issue 25): it waits in suspense (``models.SuspenseItem``)."""
+
+    line: int
+    account_text: str
+    amount: Decimal
+    received_on: date
+    reference: str
+    method: str
+    reason: str
+    detail: str
+
+
+def _parse_batch(table: CsvTable) -> tuple[list[BatchRow], list[HeldRow]]:
+    """Every row checked (one query for the accounts); a malformed row rejects the file, naming each (row and
+    column). Header names are matched without regard to case. A well-formed row that matches no account, or repeats
+    a reference of its account with another amount (in the file or already posted), is held in suspense (issue 25:
+    one unidentifiable row used to refuse the whole day's file)."""
     cols = {c.lower(): c for c in table.columns}
     missing = [c for c in BATCH_COLUMNS if c not in cols]
     if missing:
@@ -128,13 +145,12 @@ def _parse_batch(table: CsvTable) -> list[BatchRow]:
     through = closed_through()
     opens = books_open_from()
     today = date.today()
-    rows, errors, problems, seen = [], [], [], set()
+    rows, held, errors, problems, seen = [], [], [], [], set()
+    first_amount: dict[tuple[int, str], Decimal] = {}  # (account, reference as compared) → the file's first amount
     for line, r in raw:
         try:
             number = (r.get("account") or "").strip()
             acct = accounts.get(number)
-            if acct is None:
-                raise CollectionError(ERR_UNKNOWN_ACCOUNT.format(number=number))
             amount = to_decimal(r.get("amount"), field="amount")
             payment_amount_check(amount)
             if amount != round_cents(amount):
@@ -158,6 +174,19 @@ def _parse_batch(table: CsvTable) -> list[BatchRow]:
             method = (r.get("method") or PaymentMethod.LOCKBOX).strip().lower()
             if method not in PaymentMethod.values:
                 raise CollectionError(f"method: {method!r} is not one of {', '.join(PaymentMethod.values)}")
+            if acct is None:
+                held.append(HeldRow(line, number[:80], round_cents(amount), day, ref, method,
+                                    SuspenseReason.NO_ACCOUNT, ERR_UNKNOWN_ACCOUNT.format(number=number)[:300]))
+                continue
+            if ref:
+                k = (acct.pk, ref.upper())
+                if k in first_amount and first_amount[k] != amount:
+                    held.append(HeldRow(line, number, round_cents(amount), day, ref, method,
+                                        SuspenseReason.DUPLICATE_REFERENCE,
+                                        f"reference {ref!r} is on an earlier row of the file for "
+                                        f"${fmt(first_amount[k])}"))
+                    continue
+                first_amount.setdefault(k, amount)
             rows.append(BatchRow(line, acct, round_cents(amount), day, ref, method))
         except ValueError as e:
             errors.append(f"row {line}: {e}")
@@ -167,9 +196,35 @@ def _parse_batch(table: CsvTable) -> list[BatchRow]:
                                     "error"))
     if errors:
         raise BatchRejected(errors, problems)
-    if not rows:
+    if not rows and not held:
         raise BatchRejected(["the file has no payment rows"])
-    return rows
+    return rows, held
+
+
+def _posted_with_another_amount(rows: list[BatchRow]) -> tuple[list[BatchRow], list[HeldRow]]:
+    """Rows whose reference is already on their account (a payment posted before, not reversed) with another
+    amount: held in suspense rather than posted (issue 25; docs/imports.md "a reference twice for one account").
+    One query over the file's accounts and references."""
+    refs = {r.reference.upper() for r in rows if r.reference}
+    if not refs:
+        return rows, []
+    prior: dict[tuple[int, str], list] = defaultdict(list)
+    for p in (Payment.objects.filter(account_id__in={r.account.pk for r in rows}, reversal__isnull=True)
+              .exclude(reference="").only("pk", "account_id", "reference", "amount", "received_on")):
+        if p.reference.strip().upper() in refs:
+            prior[(p.account_id, p.reference.strip().upper())].append(p)
+    keep, held = [], []
+    for r in rows:
+        earlier = prior.get((r.account.pk, r.reference.upper())) if r.reference else None
+        if earlier and all(p.amount != r.amount for p in earlier):
+            p = earlier[0]
+            held.append(HeldRow(r.line, r.account.number, r.amount, r.received_on, r.reference, r.method,
+                                SuspenseReason.DUPLICATE_REFERENCE,
+                                f"reference {r.reference!r} was posted to {r.account.number} on {p.received_on} for "
+                                f"${fmt(p.amount)} (payment {p.pk})"))
+        else:
+            keep.append(r)
+    return keep, held
 
 
 def _content(rows: list[BatchRow]) -> str:
@@ -221,7 +276,7 @@ def payment_batch_post(*, filename: str, content: bytes, acting_user, dry_run: b
         return res
     try:
         table = payment_file_table(filename=filename, content=content)
-        rows = _parse_batch(table)
+        rows, held = _parse_batch(table)
     except BatchRejected as e:
         if not dry_run:
             _record(kind=record_kind, filename=filename, content=received, rows=None, outcome="refused", counts={},
@@ -231,14 +286,18 @@ def payment_batch_post(*, filename: str, content: bytes, acting_user, dry_run: b
     if dry_run:
         skipped = _posted_before(rows)
         new = [r for r in rows if r.line not in skipped]
+        new, later = _posted_with_another_amount(new)
+        waiting = _not_yet_held(held + later)
         total = sum((r.amount for r in new), ZERO)
         message = (f"Check only: {len(new)} payment{'s' if len(new) != 1 else ''}, ${fmt(total)}, would post"
                    + (f"; {len(skipped)} row{'s' if len(skipped) != 1 else ''} already posted: rows "
                       + ", ".join(str(n) for n in sorted(skipped)[:SKIPPED_LINES_SHOWN]) if skipped else "") + ".")
+        message += _held_message(waiting, would=True)
         return BatchResult(None, len(new), total, message=message + _findings(found),
-                           skipped=tuple(sorted(skipped)), problems=found, dry_run=True)
-    res = _post_file(filename=filename, digest=digest, rows=rows, received=received, record_kind=record_kind,
-                     acting_user=acting_user)
+                           skipped=tuple(sorted(skipped)), problems=found, dry_run=True,
+                           held=tuple(h.line for h in waiting))
+    res = _post_file(filename=filename, digest=digest, rows=rows, held=held, received=received,
+                     record_kind=record_kind, acting_user=acting_user)
     res.problems = found
     res.message += _findings(found)
     return res
@@ -249,9 +308,10 @@ def _findings(found) -> str:
 
 
 @transaction.atomic
-def _post_file(*, filename: str, digest: str, rows: list[BatchRow], received: bytes, record_kind: str,
-               acting_user) -> BatchResult:
-    """Post the checked rows of a file (not yet posted by its bytes), with its import record, in one transaction."""
+def _post_file(*, filename: str, digest: str, rows: list[BatchRow], held: list[HeldRow], received: bytes,
+               record_kind: str, acting_user) -> BatchResult:
+    """Post the checked rows of a file (not yet posted by its bytes), with its import record, in one transaction;
+    the rows that do not post wait in suspense (issue 25), each once whatever number of files carry it."""
     all_rows = rows
 
     def record(outcome: str, counts: dict, report: dict) -> None:
@@ -263,12 +323,15 @@ def _post_file(*, filename: str, digest: str, rows: list[BatchRow], received: by
     ids = sorted({r.account.pk for r in rows})
     list(Account.objects.select_for_update().filter(pk__in=ids).order_by("pk").values_list("pk", flat=True))
     skipped = _posted_before(rows)
-    if len(skipped) == len(rows):
-        record("unchanged", {"rows": len(rows), "posted": 0, "skipped": len(rows)},
-               {"message": MSG_ALL_POSTED.format(rows=len(rows))})
-        return BatchResult(None, 0, ZERO, already_posted=True, message=MSG_ALL_POSTED.format(rows=len(rows)),
-                           skipped=tuple(r.line for r in rows))
     rows = [r for r in rows if r.line not in skipped]
+    rows, later = _posted_with_another_amount(rows)
+    held = _not_yet_held(held + later)
+    if not rows and not held:
+        n = len(all_rows) + len(later)
+        record("unchanged", {"rows": n, "posted": 0, "skipped": len(skipped)},
+               {"message": MSG_ALL_POSTED.format(rows=n)})
+        return BatchResult(None, 0, ZERO, already_posted=True, message=MSG_ALL_POSTED.format(rows=n),
+                           skipped=tuple(sorted(skipped)))
     total = sum((r.amount for r in rows), ZERO)
     try:
         # The unique SHA-256 is the lock: a second post of the same file at the same moment waits here for
@@ -284,19 +347,59 @@ def _post_file(*, filename: str, digest: str, rows: list[BatchRow], received: by
                {"message": "already posted as batch %d" % prior.pk})
         return _already_posted(prior)
     _post_rows(batch, rows, acting_user)
+    SuspenseItem.objects.bulk_create([
+        SuspenseItem(file=batch, line=h.line, account_text=h.account_text, amount=h.amount, received_on=h.received_on,
+                     reference=h.reference[:80], method=h.method, reason=h.reason, detail=h.detail[:300])
+        for h in held])
+    held_total = sum((h.amount for h in held), ZERO)
     audit_record(actor=acting_user, action="payment_batch.post", obj=batch,
                  data={"filename": filename, "rows": len(rows), "total": fmt(total),
-                       "skipped_lines": sorted(skipped)})
-    message = f"Posted {len(rows)} payments, ${fmt(total)}."
+                       "skipped_lines": sorted(skipped), "suspense_lines": [h.line for h in held],
+                       "suspense_total": fmt(held_total)})
+    message = f"Posted {len(rows)} payments, ${fmt(total)}." + _held_message(held)
     if skipped:
         lines = sorted(skipped)
         shown = ", ".join(str(n) for n in lines[:SKIPPED_LINES_SHOWN]) + (" …" if len(lines) > SKIPPED_LINES_SHOWN
                                                                           else "")
         message += " " + MSG_SKIPPED.format(n=len(lines), s="s" if len(lines) != 1 else "",
                                             were="were" if len(lines) != 1 else "was", lines=shown)
-    record("applied", {"rows": len(all_rows), "posted": len(rows), "skipped": len(skipped), "total": fmt(total)},
-           {"batch": batch.pk, "skipped_lines": sorted(skipped)[:500]})
-    return BatchResult(batch, len(rows), total, message=message, skipped=tuple(sorted(skipped)))
+    counts = {"rows": len(all_rows) + len(held), "posted": len(rows), "skipped": len(skipped), "total": fmt(total)}
+    if held:
+        counts.update(suspense=len(held), suspense_total=fmt(held_total))
+    record("applied", counts, {"batch": batch.pk, "skipped_lines": sorted(skipped)[:500],
+                               "suspense_lines": [h.line for h in held][:500]})
+    return BatchResult(batch, len(rows), total, message=message, skipped=tuple(sorted(skipped)),
+                       held=tuple(h.line for h in held))
+
+
+def _held_message(held: list[HeldRow], would: bool = False) -> str:
+    if not held:
+        return ""
+    n = len(held)
+    shown = "; ".join(f"row {h.line}: {h.detail}" for h in held[:SKIPPED_LINES_SHOWN])
+    return (f" {n} row{'s' if n != 1 else ''} {'would wait' if would else ('waits' if n == 1 else 'wait')} in "
+            f"suspense for the Collector to match, return or refund (${fmt(sum((h.amount for h in held), ZERO))}): "
+            f"{shown}{' …' if n > SKIPPED_LINES_SHOWN else ''}.")
+
+
+def _not_yet_held(held: list[HeldRow]) -> list[HeldRow]:
+    """``held`` less the rows already in suspense from an earlier file (a bank's cumulative file carries yesterday's
+    rows again: the same account as written, amount, day and reference), so that nothing waits twice."""
+    if not held:
+        return []
+    known: dict[tuple, int] = defaultdict(int)
+    for i in SuspenseItem.objects.filter(received_on__in={h.received_on for h in held},
+                                         amount__in={h.amount for h in held}):
+        known[(i.account_text.upper(), i.amount, i.received_on, i.reference.upper())] += 1
+    # As _posted_before: a file may carry the same content k times; as many as are held already are skipped.
+    out = []
+    for h in held:
+        k = (h.account_text.upper(), h.amount, h.received_on, h.reference.upper())
+        if known[k] > 0:
+            known[k] -= 1
+            continue
+        out.append(h)
+    return out
 
 
 def _posted_before(rows: list[BatchRow]) -> set[int]:

@@ -48,6 +48,14 @@ def demand_email(demand: Demand):
         attachment=(f"demand-{demand.pk}.pdf", pdf, "application/pdf"))
 
 
+def demand_document(demand: Demand):
+    """The demand statement as a WeasyPrint document, for the print file of a day's demands (jobs: demands_pdf)."""
+    from stormwater.utility.documents import render_document
+
+    pos = account_position(demand.account, as_of=demand.served_on)
+    return render_document("receivables/demand_pdf.html", {"d": demand, "pos": pos})
+
+
 def bill_key(bill) -> str:
     return f"bill:{bill.pk}"
 

@@ -155,3 +155,50 @@ class BooksCheck(models.Model):
 
     class Meta:
         ordering = ["-checked_at", "-id"]
+
+
+class SuspenseReason(models.TextChoices):
+    NO_ACCOUNT = "no_account", "No account matches"
+    DUPLICATE_REFERENCE = "duplicate_reference", "The same reference on the account with another amount"
+
+
+class SuspenseState(models.TextChoices):
+    WAITING = "waiting", "Waiting for the Collector"
+    MATCHED = "matched", "Matched to an account (posted)"
+    RETURNED = "returned", "Returned to the payer"
+    REFUNDED = "refunded", "Refunded"
+
+
+class SuspenseItem(models.Model):
+    """A lockbox/processor row held in suspense (issue 25): the money arrived with the file but the row matched no
+    account, or repeated a reference already on the account with another amount. It waits in the exceptions list
+    until the Collector matches it to an account (then a payment is posted with the file), returns it or refunds it.
+    Nothing about it is deleted; the file's totals reconcile at every moment:
+    file total = posted + in suspense + returned + refunded (``suspense.file_reconciliation``)."""
+
+    file = models.ForeignKey(PaymentBatch, on_delete=models.PROTECT, related_name="suspense")
+    line = models.PositiveIntegerField(help_text="the row's line in the file")
+    account_text = models.CharField(max_length=80, help_text="the account as the file wrote it")
+    amount = models.DecimalField(**MONEY)
+    received_on = models.DateField()
+    reference = models.CharField(max_length=80, blank=True)
+    method = models.CharField(max_length=10, choices=PaymentMethod.choices, default=PaymentMethod.LOCKBOX)
+    reason = models.CharField(max_length=24, choices=SuspenseReason.choices)
+    detail = models.CharField(max_length=300, blank=True)
+    state = models.CharField(max_length=10, choices=SuspenseState.choices, default=SuspenseState.WAITING)
+    payment = models.OneToOneField(Payment, null=True, blank=True, on_delete=models.PROTECT, related_name="suspense")
+    payee = models.CharField(max_length=200, blank=True)
+    note = models.TextField(blank=True)
+    resolved_at = models.DateTimeField(null=True, blank=True)
+    resolved_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+                                    related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["received_on", "id"]
+        constraints = [models.UniqueConstraint(fields=["file", "line"], name="one_suspense_item_per_file_line")]
+        indexes = [models.Index(fields=["state", "received_on"])]
+
+    @property
+    def number(self) -> str:
+        return f"S-{self.pk:06d}"

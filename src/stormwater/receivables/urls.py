@@ -1,6 +1,6 @@
 from django.urls import path, re_path
 
-from . import api, payviews, testprocessor, views
+from . import api, payviews, suspense_views, testprocessor, views
 
 urlpatterns = [
     # Paying online (issue 25): the confirmation, the processor's signed return, the built-in TEST processor
@@ -14,7 +14,12 @@ urlpatterns = [
     path("accounts/<str:number>/paperless/", views.account_paperless, name="account_paperless"),
     path("payments/", views.payment_list, name="payment_list"),
     path("payments/<int:payment_id>/reverse/", views.payment_reverse_view, name="payment_reverse"),
+    path("collections/files/<int:file_id>/", suspense_views.payment_file, name="payment_file"),
+    path("collections/suspense/", suspense_views.suspense_list, name="suspense_list"),
+    re_path(r"^collections/suspense/(?P<item_id>\d+)/(?P<act>match|return|refund)/$", suspense_views.suspense_act,
+            name="suspense_act"),
     path("collections/demands/", views.demands, name="demands"),
+    path("collections/demands/print/", views.demands_print, name="demands_print"),
     path("collections/demands/<int:demand_id>/pdf/", views.demand_pdf, name="demand_pdf"),
     path("collections/commitments/", views.commitments, name="commitments"),
     path("collections/commitments/<int:commitment_id>/", views.commitment_detail, name="commitment_detail"),

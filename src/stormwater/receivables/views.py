@@ -231,14 +231,37 @@ def demands(request):
             except CollectionError as e:
                 errors.append(str(e))
         if n:
-            messages.success(request, f"Served {n} demand{'s' if n != 1 else ''} dated {show_day(served_on)}.")
+            messages.success(request, f"Served {n} demand{'s' if n != 1 else ''} dated {show_day(served_on)}. "
+                                      "“Make the print file” below prints the day's demands in one PDF.")
         for e in errors:
             messages.error(request, e)
         return redirect("demands")
     lst = DemandList(request, accounts_for_user(user=request.user))
     served = DemandServedList(request)
+    last = Demand.objects.order_by("-served_on").values_list("served_on", flat=True).first()
     return lst.export_response() or served.export_response() or render(request, "receivables/demands.html", {
-        "as_of": lst.as_of, "lst": lst, "served": served})
+        "as_of": lst.as_of, "lst": lst, "served": served, "last_served": last,
+        "perms_collect": request.user.can(Perm.COLLECT)})
+
+
+@require_POST
+@require_perm(Perm.COLLECT)
+def demands_print(request):
+    """Start the print file of the demands served on a day (issue 25; the job ``demands_pdf``); refused, the demands
+    page again with the date typed and the error at it."""
+    from stormwater.jobs.registry import JobParamError
+    from stormwater.jobs.services import job_start
+
+    to = reverse("demands")
+    try:
+        day = date_value(request.POST.get("served_on"), None, field="served_on")
+        if day is None:
+            raise FieldRefusal("served_on: the day the demands were mailed", field="served_on")
+        job = job_start(kind="demands_pdf", params={"served_on": str(day)}, acting_user=request.user)
+    except (ValueError, JobParamError) as e:
+        return refused(request, e, to)
+    messages.success(request, f"Started: {job.title} (job {job.pk}). The file is on the job's page when done.")
+    return redirect("job_detail", job_id=job.pk)
 
 
 def _owed_by(account_ids, as_of: date):

@@ -121,6 +121,13 @@ class TownConfig:
     gl_interest_revenue: str = "417000"         # interest on overdue charges (Ch. 295 Art. IV billing ¶C)
     gl_demand_revenue: str = "418000"           # demand charges (Chapter 189) and returned-check charges
     gl_abatements: str = "424100"               # abatements (Ch. 295 Art. IV billing ¶E), a reduction of revenue
+    # Issue 25: what the office takes in that is not an account's ledger. A cashier's batch counted over or short
+    # (the difference approved by a second person) moves cash against this line, so GL cash equals the deposit;
+    # the municipal lien certificate fee (MGL c.60 §23) receipted at the window is revenue of its own; lockbox rows
+    # held in suspense are cash owed to someone until matched, returned or refunded (a liability).
+    gl_over_short: str = "484100"               # cash over and short (miscellaneous revenue / expense)
+    gl_lien_certificate_fees: str = "432000"    # municipal lien certificate fees (MGL c.60 §23)
+    gl_lockbox_suspense: str = "259100"         # lockbox receipts in suspense (unidentified), a liability
 
     # Payments (issue 17: one lockbox row of $99,999,999,999,999.00 broke the office): a payment above this
     # amount is refused, by row and column in a file, as a keying or file error. The ordinance sets no limit;

@@ -25,6 +25,11 @@ AMOUNT_DIGITS = 10  # $99,999,999.99 at most: far above any stormwater bill
 _LINE = re.compile(r"^(?P<account>\S(?:.*\S)?)\s+(?P<amount>\d{%d})\s+(?P<check>\d)$" % AMOUNT_DIGITS)
 
 
+# Said as such at the window (issue 25): a stub whose digits do not agree is not "an account that does not exist".
+ERR_CHECK_DIGIT = ("scanline: check digit does not match: mistyped or misread stub; scan it again or key the account "
+                   "and amount")
+
+
 class ScanlineError(ValueError):
     """A scanline that cannot be read; the message starts with ``scanline:`` and says why."""
 
@@ -84,6 +89,5 @@ def scanline_parse(text: str) -> Scanline:
     if not _digits(account):
         raise ScanlineError("scanline: the account has no letters or digits")
     if int(m["check"]) != _check(account, cents):
-        raise ScanlineError("scanline: the check digit does not match (mistyped or misread); key the account and "
-                            "amount instead")
+        raise ScanlineError(ERR_CHECK_DIGIT)
     return Scanline(account=account, amount=Decimal(cents) * CENT)
