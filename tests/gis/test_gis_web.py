@@ -227,3 +227,16 @@ def test_the_town_configures_the_basemap(client_for, personas, surveyed, setting
 
     with pytest.raises(RuntimeError, match="map_tile_url"):
         town_toml(map_tile_url="http://plain.example/{z}/{x}/{y}.png")
+
+
+def test_the_import_page_names_a_file_gdal_cannot_open_without_the_servers_path(client_for, personas, town, settings):
+    """Issue 27: GDAL's message carried the server's full path of the stored upload (the media folder)."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    c = client_for(personas["staff"])
+    r = c.post("/gis/imports/new/", {"kind": "layers", "files": SimpleUploadedFile("broken.geojson", b"{not json")})
+    gi = GisImport.objects.get()
+    assert r.status_code == 302
+    page = c.get(f"/gis/imports/{gi.pk}/").content.decode()
+    assert "broken.geojson" in page
+    assert str(settings.MEDIA_ROOT) not in page and str(settings.DATA_DIR) not in page and "/gis/import-" not in page

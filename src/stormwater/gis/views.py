@@ -18,7 +18,7 @@ from stormwater.jobs.models import Job, JobState
 from stormwater.jobs.services import job_start
 from stormwater.parcels.models import ParcelImpervious
 from stormwater.townconfig import map_tiles
-from stormwater.web.files import download
+from stormwater.web.files import download, paths_hidden
 from stormwater.web.forms import FieldRefusal
 from stormwater.web.postdata import refused
 
@@ -98,8 +98,8 @@ def gis_import_detail(request, import_id: int):
         path = str(import_folder(gi) / s["source"])
         try:
             t = assessor_mod.read_source(path, s["layer"] or None)
-        except ValueError as e:  # unreadable at all (ImportRefused): say so, never a 500
-            errors.append(str(e))
+        except ValueError as e:  # unreadable at all (ImportRefused): say so, never a 500, no server path
+            errors.append(paths_hidden(str(e)))
             continue
         cols, rows = t.columns, t.rows
         # Errors found while reading (a truncated row…) show now; the check refuses the file until they are fixed.
