@@ -14,7 +14,7 @@ import pytest
 from .conftest import POSTGRES_URL, fresh_postgres_database, stormwater
 from .test_serve import _cookies, request, served
 
-pytestmark = [pytest.mark.database]  # the servers use the run's database (a new one on PostgreSQL)
+pytestmark = [pytest.mark.database, pytest.mark.slow]  # two gunicorn servers on the run's database (a new one on PostgreSQL)
 
 
 def _login_form(port: int) -> tuple[str, str]:
