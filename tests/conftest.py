@@ -57,14 +57,26 @@ def _fast_password_hashing(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
+DB_FIXTURES = {"db", "transactional_db", "django_db_reset_sequences", "django_db_serialized_rollback", "live_server"}
+
+
 @pytest.fixture(autouse=True)
-def _fresh_cache():
-    """Login throttles count in the cache (per client address too): no test inherits another's failures."""
+def _fresh_cache(request):
+    """Login throttles count in the cache (per client address too): no test inherits another's failures. The cache
+    is the database cache (settings.CACHES, issue 27), in the test database: cleared around each test that uses the
+    database (a test in a transaction would roll its counts back anyway; a transactional one would keep them)."""
+    if not (request.node.get_closest_marker("django_db") or DB_FIXTURES & set(request.fixturenames)):
+        yield
+        return
     from django.core.cache import cache
 
-    cache.clear()
+    request.getfixturevalue("django_db_setup")
+    blocker = request.getfixturevalue("django_db_blocker")
+    with blocker.unblock():
+        cache.clear()
     yield
-    cache.clear()
+    with blocker.unblock():
+        cache.clear()
 
 
 @pytest.fixture

@@ -202,3 +202,24 @@ def test_flush_still_resets_a_development_database(town, resolution):
 
     AuditEvent.objects.create(action="test.after_flush", object_type="test", object_id="1")
     assert "append-only" in _refused("DELETE FROM audit_auditevent")
+
+
+@pytest.mark.parametrize("app", ["audit", "utility", "cases", "accounts"])
+def test_reversing_a_migration_of_an_append_only_app_is_refused_in_production(billed, settings, app):
+    """Issue 27: ``stormwater migrate audit zero`` dropped ``audit_auditevent`` with STORMWATER_ENV=production
+    (SQLite, and PostgreSQL as owner). ``accounts``: the reversal reaches the audit log through dependencies."""
+    from stormwater.audit.management.commands.migrate import append_only_apps
+
+    assert {"audit", "utility", "cases", "permits", "construction", "stewardship", "review"} <= append_only_apps()
+    settings.PRODUCTION = True
+    n = _count("utility_ledgerentry"), _count("audit_auditevent")
+    with pytest.raises(CommandError, match="refused in production") as refused:
+        call_command("migrate", app, "zero", interactive=False, verbosity=0)
+    assert "audit" in str(refused.value) or app in str(refused.value)
+    assert (_count("utility_ledgerentry"), _count("audit_auditevent")) == n
+    test_every_append_only_table_has_its_triggers(None)
+
+
+def test_migrating_forwards_in_production_is_not_refused(db, settings):
+    settings.PRODUCTION = True
+    call_command("migrate", interactive=False, verbosity=0)  # nothing to apply: the plan has no reversal

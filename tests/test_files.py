@@ -1,9 +1,11 @@
 """Exports stream and never pass Excel's row limit (issue 15: the bill-run workbook of 100,000 parcels took
 61 s in memory, the water/sewer CSV peaked at 2.07 GB, and above ~262,000 parcels the XLSX writer made
 a sheet Excel cannot open)."""
+import csv
 import inspect
 import io
 
+import pytest
 from openpyxl import load_workbook
 
 from stormwater.web import files
@@ -65,3 +67,21 @@ def test_the_jobs_write_with_the_same_writer():
     from stormwater.jobs.kinds import exports as export_kinds
 
     assert export_kinds.csv_write is files.csv_write and export_kinds.xlsx_write is files.xlsx_write
+
+
+@pytest.mark.parametrize("text", ["＝HYPERLINK(\"http://x.example\")", "＋1+2", "－1+2", "＠SUM(A1)", "﹦1+1", "﹢1",
+                                  "﹣1", "﹫A1"])
+def test_fullwidth_and_small_formula_starters_are_neutralised_too(text):
+    """Issue 27: fullwidth ＝ passed through exports; spreadsheets (Excel with East Asian input, LibreOffice's
+    autocorrect) may read the fullwidth and small forms of = + - @ as the ASCII ones (NFKC folds them)."""
+    from stormwater.web.files import csv_text, safe_cell
+
+    assert safe_cell(text) == "'" + text
+    assert list(csv.reader(io.StringIO(csv_text(["name"], [[text]]))))[1] == ["'" + text]
+
+
+@pytest.mark.parametrize("value", ["Ｌongmeadow", "＃5", "12.50", "-12.50", "１２"])
+def test_other_fullwidth_text_and_plain_numbers_are_written_as_they_are(value):
+    from stormwater.web.files import safe_cell
+
+    assert safe_cell(value) == value

@@ -273,6 +273,13 @@ CSP_REPORT_ONLY = env_bool("CSP_REPORT_ONLY", False)
 # Uploads (cases.services.case_document_add): checked by content and size; UPLOAD_SCAN_HOOK is the dotted path
 # of a virus-scan callable hook(upload) -> reason-to-refuse or None (unset: no scan).
 UPLOAD_SCAN_HOOK = os.environ.get("UPLOAD_SCAN_HOOK", "")
+# ---- shared cache (issue 27): the login, sign-up and password-reset throttles count in Django's database cache,
+# one table in the application's database (SQLite or PostgreSQL) that every server worker and process shares — a
+# per-process memory cache let each worker count on its own (8 wrong passwords over two workers never locked).
+# The table is made by a migration (web/migrations/0002_errors_cache_table.py), so `stormwater migrate` makes it.
+CACHE_TABLE = "stormwater_cache"
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.db.DatabaseCache", "LOCATION": CACHE_TABLE}}
+# ---- end shared cache ----
 # Login throttling (stormwater.portal.throttle): failures per username + client IP within the window, and
 # failures from one client IP over any usernames (password spraying); password-reset requests per IP.
 LOGIN_THROTTLE_FAILURES = int(os.environ.get("LOGIN_THROTTLE_FAILURES", "5"))
@@ -320,5 +327,10 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
     # ---- deploy (issue 14): a request for a host not in ALLOWED_HOSTS (scanners hitting the server's
     # address) is answered 400 and shows in the access log; no traceback in the journal for each ----
-    "loggers": {"django.security.DisallowedHost": {"handlers": [], "propagate": False}},
+    "loggers": {"django.security.DisallowedHost": {"handlers": [], "propagate": False},
+                # ---- one-line 403/404 (issue 27): a refused or missing page is logged as one line, without the
+                # traceback of its PermissionDenied/Http404 (web.logfilters); a 500 keeps its traceback ----
+                "django.request": {"filters": ["client_errors_one_line"]}},
+    "filters": {"client_errors_one_line": {"()": "stormwater.web.logfilters.ClientErrorsOneLine"}},
+    # ---- end one-line 403/404 ----
 }

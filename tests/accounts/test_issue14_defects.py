@@ -90,3 +90,18 @@ def test_createsuperuser_makes_a_director_not_an_owner_without_permissions(monke
     admin = User.objects.get(username="admin")
     assert admin.role == Role.DIRECTOR and admin.can(Perm.RATES_ADOPT) and admin.can(Perm.USERS_MANAGE)
     assert AuditEvent.objects.filter(action="user.create", object_id=str(admin.pk)).exists()
+
+
+def test_the_sign_in_pause_lasts_its_window_from_the_first_failure_then_the_right_password_works(personas, at,
+                                                                                                   settings):
+    """Issue 27: the counts are in the database cache, each with the end of its window (the database cache's own
+    incr would restart the entry's expiry at every failure). LOGIN_THROTTLE_WINDOW_SECONDS is 900."""
+    c = Client()
+    at(date(2026, 9, 14), 9, 0)
+    for minute in range(5):  # one failure a minute: the window still ends 15 minutes after the first
+        at(date(2026, 9, 14), 9, minute)
+        assert c.post("/login/", {"username": "staff", "password": "wrong"}, REMOTE_ADDR="10.2.2.2").status_code == 200
+    at(date(2026, 9, 14), 9, 14)
+    assert c.post("/login/", {"username": "staff", "password": "pw-staff"}, REMOTE_ADDR="10.2.2.2").status_code == 429
+    at(date(2026, 9, 14), 9, 15)
+    assert c.post("/login/", {"username": "staff", "password": "pw-staff"}, REMOTE_ADDR="10.2.2.2").status_code == 302

@@ -15,12 +15,10 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 @pytest.fixture(autouse=True)
 def _env(settings, tmp_path):
-    from django.core.cache import cache
-
     settings.SESSION_EXPIRE_AT_BROWSER_CLOSE = True  # time is frozen in 2026 for the clocks
     settings.MEDIA_ROOT = tmp_path / "media"
     settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
-    cache.clear()
+    # the throttles' cache is cleared around every database test (tests/conftest.py::_fresh_cache)
 
 
 @pytest.fixture

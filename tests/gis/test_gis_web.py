@@ -77,14 +77,18 @@ def test_the_eru_page_draws_the_histogram_server_side(client_for, personas, surv
     assert "<svg" in page and "<rect" in page and "median" in page
 
 
-def test_csv_and_geopackage_exports(client_for, personas, surveyed, tmp_path):
+def test_csv_and_geopackage_exports(client_for, personas, surveyed, tmp_path, settings):
     c = client_for(personas["staff"])
+    before = sorted(p.name for p in settings.DATA_DIR.iterdir())
     rows = list(csv.DictReader(io.StringIO(c.get(f"/gis/surveys/{surveyed.pk}/export.csv").content.decode())))
     p1 = next(r for r in rows if r["parcel_id"] == "P-1")
     assert (p1["impervious_sqft"], p1["buildings_sqft"], p1["patios_sqft"]) == ("800.00", "400.00", "400.00")
     r = c.get(f"/gis/surveys/{surveyed.pk}/export.gpkg")
     path = tmp_path / "out.gpkg"
-    path.write_bytes(b"".join(r.streaming_content))
+    path.write_bytes(r.content)
+    # Issue 27: each export left its temporary folder in the data folder.
+    assert sorted(p.name for p in settings.DATA_DIR.iterdir()) == before
+    assert r["Content-Disposition"] == f'attachment; filename="impervious-survey-{surveyed.pk}-{surveyed.surveyed_on}.gpkg"'
     import pyogrio
 
     assert sorted(n for n, _ in pyogrio.list_layers(path)) == ["impervious_pieces", "parcels"]
@@ -223,3 +227,16 @@ def test_the_town_configures_the_basemap(client_for, personas, surveyed, setting
 
     with pytest.raises(RuntimeError, match="map_tile_url"):
         town_toml(map_tile_url="http://plain.example/{z}/{x}/{y}.png")
+
+
+def test_the_import_page_names_a_file_gdal_cannot_open_without_the_servers_path(client_for, personas, town, settings):
+    """Issue 27: GDAL's message carried the server's full path of the stored upload (the media folder)."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    c = client_for(personas["staff"])
+    r = c.post("/gis/imports/new/", {"kind": "layers", "files": SimpleUploadedFile("broken.geojson", b"{not json")})
+    gi = GisImport.objects.get()
+    assert r.status_code == 302
+    page = c.get(f"/gis/imports/{gi.pk}/").content.decode()
+    assert "broken.geojson" in page
+    assert str(settings.MEDIA_ROOT) not in page and str(settings.DATA_DIR) not in page and "/gis/import-" not in page

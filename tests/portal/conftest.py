@@ -4,7 +4,6 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
-from django.core.cache import cache
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 PDF_BYTES = b"%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"
@@ -14,9 +13,7 @@ PDF_BYTES = b"%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n%%EOF\n"
 def _media_and_cache(settings, tmp_path):
     settings.MEDIA_ROOT = tmp_path / "media"
     settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
-    cache.clear()
-    yield
-    cache.clear()
+    yield  # the throttles' cache: cleared around every database test (tests/conftest.py::_fresh_cache)
 
 
 def pdf_upload(name="evidence.pdf", content=PDF_BYTES):

@@ -111,3 +111,26 @@ def test_the_demo_policy_with_a_date_that_is_not_one_keeps_it(personas, client_f
     r = client_for(personas["clerk"]).post("/relief/policy/demo/", {"effective_from": "2026-02-30"})
     assert_refused(r, "/relief/policy/demo/", {"effective_from": "2026-02-30"}, "effective_from")
     assert CreditPolicy.objects.count() == n
+
+
+@pytest.mark.parametrize("keep", [False, True])
+def test_an_owners_photo_loses_its_gps_position_unless_the_owner_keeps_it(billed, policy, personas, at, client_for,
+                                                                         keep):
+    """Issue 27: owner evidence photos kept their GPS position and were served back byte for byte; the case page's
+    upload strips it unless "Keep the photo's GPS position" is ticked."""
+    import io
+
+    from django.core.files.uploadedfile import SimpleUploadedFile
+    from PIL import Image
+
+    case = _denied(billed, policy, personas, at).case
+    im, exif, out = Image.new("RGB", (40, 30), (20, 120, 200)), Image.Exif(), io.BytesIO()
+    exif[0x8825] = {1: "N", 2: (42.0, 3.0, 10.0), 3: "W", 4: (72.0, 35.0, 5.0)}
+    im.save(out, "JPEG", exif=exif)
+    data = out.getvalue()
+    post = {"tag": "evidence", "file": SimpleUploadedFile("yard.jpg", data)} | ({"keep_location": "on"} if keep else {})
+    r = client_for(personas["owner"]).post(f"/relief/{case.number}/upload/", post)
+    assert r.status_code == 302
+    stored = CaseDocument.objects.filter(case=case, original_name="yard.jpg").get().file.read()
+    assert (0x8825 in Image.open(io.BytesIO(stored)).getexif()) is keep
+    assert (stored == data) is keep

@@ -121,3 +121,14 @@ def test_a_review_without_a_case_is_attached_before_sheets_and_the_hydrocad_repo
     r = c.post(f"/reviews/{review.pk}/hydrocad/", {"file": SimpleUploadedFile("x.pdf", b"not a pdf at all")}, follow=True)
     # Refused: the review's page again (400), the error at the file input (issue 16 "Forms").
     assert r.status_code == 400 and draft.case.documents.filter(tag="hydrocad_report").count() == 1
+
+
+@pytest.mark.parametrize("comment", ["abc", "¹", "99999999999999999999999", ""])
+def test_resolving_an_odd_comment_number_is_refused_by_name_not_a_500(reviewed, personas, client_for, comment):
+    """Issue 27: the resolve form's comment id was read raw (``pk=request.POST.get("comment")``): ``abc`` → 500."""
+    _app, review = reviewed
+    r = client_for(personas["staff"]).post(f"/reviews/{review.pk}/sheets/", {"act": "resolve", "comment": comment,
+                                                                             "note": "done"})
+    assert r.status_code in (200, 404), r.status_code
+    if r.status_code == 200:
+        assert "comment:" in r.content.decode()

@@ -18,6 +18,7 @@ from stormwater.audit.services import actor_or_none as _actor, audit_record
 from stormwater.rules.clocks import Unit
 from stormwater.formats import day as show_day
 from stormwater.web.filetypes import DOCUMENT_TYPES, HEAD_BYTES, FileType, extension, type_by_content
+from stormwater.web.uploads import image_without_location, upload_refusal
 from stormwater.web.forms import Refusal
 
 from .machines import machine_for
@@ -260,10 +261,13 @@ def clock_extend(*, case: Case, kind: str, days: int, reason: str, acting_user) 
 
 @transaction.atomic
 def case_document_add(*, case: Case, upload, tag: str, title: str, acting_user,
-                      types: tuple[FileType, ...] = DOCUMENT_TYPES) -> CaseDocument:
+                      types: tuple[FileType, ...] = DOCUMENT_TYPES, keep_location: bool = True) -> CaseDocument:
     """Store an upload after checking its size, and its type: the name's extension must be one of ``types``
     (web.filetypes; PDF, PNG, JPEG, DWG unless the service asks for more) and the content must be of that type
-    (magic bytes, or for data files UTF-8 that parses). The browser's claimed type is never read."""
+    (magic bytes, or for data files UTF-8 that parses), then decoded (``web.uploads.upload_refusal``: no HTML, images
+    opened by Pillow within the pixel limit, PDFs without JavaScript or automatic actions). The browser's claimed
+    type is never read. ``keep_location=False`` (owner evidence, unless the owner keeps it on purpose) stores a photo
+    without its camera's GPS position (``web.uploads.image_without_location``)."""
     size = upload.size
     if not size:
         raise DocumentError(ERR_EMPTY)
@@ -278,7 +282,16 @@ def case_document_add(*, case: Case, upload, tag: str, title: str, acting_user,
         upload.seek(0)
         return data
 
-    ctype = upload_type(upload.name, head, read_all, types).content_type
+    ftype = upload_type(upload.name, head, read_all, types)
+    refusal = upload_refusal(upload.name, read_all(), ftype)  # decoded, not sniffed (issue 27; web.uploads)
+    if refusal:
+        raise DocumentError(refusal)
+    ctype = ftype.content_type
+    if not keep_location:
+        original = read_all()
+        stripped = image_without_location(original, ctype)
+        if stripped != original:
+            upload, size = ContentFile(stripped, name=upload.name), len(stripped)
     upload_scan(upload)
     upload.seek(0)
     digest = hashlib.sha256()

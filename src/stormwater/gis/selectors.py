@@ -18,6 +18,7 @@ from stormwater.parcels.selectors import parcel_classification
 from stormwater.rules.classes import ClassificationError, PropertyClass, normalize_use_code
 from stormwater.rules.fees import erus_for_area
 from stormwater.rules.town import demo_terms
+from stormwater.web.files import paths_hidden
 
 from . import overlay
 from .models import GisImport, ImperviousPiece, ParcelShape, SurveyParcelFacts
@@ -505,5 +506,5 @@ def upload_sources(gi: GisImport) -> list[dict]:
                             "crs": info["crs"], "features": info["features"]})
         except Exception as e:  # noqa: BLE001 - a file GDAL cannot open is shown to the user, not a 500
             out.append({"source": name, "layer": "", "geometry_type": None, "fields": [], "crs": None,
-                        "features": 0, "error": str(e)})
+                        "features": 0, "error": paths_hidden(str(e))})
     return out

@@ -31,6 +31,7 @@ from stormwater.parcels.models import ImperviousSurvey, Owner, Parcel, ParcelImp
 from stormwater.parcels.selectors import parcel_classification
 from stormwater.rules.classes import ClassificationError
 from stormwater.townconfig import town_config
+from stormwater.web.files import paths_hidden
 
 from . import assessor as assessor_mod
 from . import overlay
@@ -349,7 +350,7 @@ def _check(gi: GisImport, mapping: dict, dry_run) -> GisImport:
     except ImportRefused as e:  # every finding stays on the page, by row or feature and column
         gi.report, gi.status = {"error": str(e), "problems": [p.as_json() for p in e.problems]}, GisImport.Status.FAILED
     except (ValueError, KeyError, overlay.LayerError) as e:
-        gi.report, gi.status = {"error": str(e)}, GisImport.Status.FAILED
+        gi.report, gi.status = {"error": paths_hidden(str(e))}, GisImport.Status.FAILED
     gi.mapping = mapping
     gi.save(update_fields=["report", "status", "mapping"])
     return gi

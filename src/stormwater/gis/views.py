@@ -8,7 +8,7 @@ from pathlib import Path
 from django.conf import settings
 from django.contrib import messages
 from django.core.paginator import Paginator
-from django.http import FileResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
@@ -18,7 +18,7 @@ from stormwater.jobs.models import Job, JobState
 from stormwater.jobs.services import job_start
 from stormwater.parcels.models import ParcelImpervious
 from stormwater.townconfig import map_tiles
-from stormwater.web.files import download
+from stormwater.web.files import download, paths_hidden
 from stormwater.web.forms import FieldRefusal
 from stormwater.web.postdata import refused
 
@@ -98,8 +98,8 @@ def gis_import_detail(request, import_id: int):
         path = str(import_folder(gi) / s["source"])
         try:
             t = assessor_mod.read_source(path, s["layer"] or None)
-        except ValueError as e:  # unreadable at all (ImportRefused): say so, never a 500
-            errors.append(str(e))
+        except ValueError as e:  # unreadable at all (ImportRefused): say so, never a 500, no server path
+            errors.append(paths_hidden(str(e)))
             continue
         cols, rows = t.columns, t.rows
         # Errors found while reading (a truncated row…) show now; the check refuses the file until they are fixed.
@@ -158,10 +158,14 @@ def gis_survey_export(request, survey_id: int, fmt: str):
     stem = f"impervious-survey-{survey.pk}-{survey.surveyed_on}"
     if fmt == "csv":
         return download(survey_csv(survey), name=stem, ext="csv")
-    tmp = Path(tempfile.mkdtemp(dir=settings.DATA_DIR if Path(settings.DATA_DIR).exists() else None)) / f"{stem}.gpkg"
-    survey_geopackage(survey, str(tmp))
-    return FileResponse(tmp.open("rb"), as_attachment=True, filename=tmp.name,
-                        content_type="application/geopackage+sqlite3")
+    # GDAL writes a GeoPackage to a path: a folder of its own in the data folder (room for a town's survey),
+    # removed before answering (issue 27: every export left its folder behind).
+    with tempfile.TemporaryDirectory(dir=settings.DATA_DIR if Path(settings.DATA_DIR).exists() else None) as d:
+        path = Path(d) / f"{stem}.gpkg"
+        survey_geopackage(survey, str(path))
+        resp = HttpResponse(path.read_bytes(), content_type="application/geopackage+sqlite3")
+    resp["Content-Disposition"] = f'attachment; filename="{path.name}"'
+    return resp
 
 
 @require_perm(Perm.GIS_VIEW)

@@ -9,12 +9,16 @@ Scopes (each with its own limit, all counted over LOGIN_THROTTLE_WINDOW_SECONDS)
 There is deliberately no limit per username over all addresses: anyone could then lock the Director out by
 failing from a few machines; staff roles have a second factor instead (accounts.twofactor).
 
-The default cache is per process (LocMemCache); a production deployment with several workers should point
-CACHES at a shared cache so the count is shared too.
+The counts live in Django's database cache (settings.CACHES, issue 27): one table that every server worker and
+process of the installation shares. Each count is stored with the end of its window — the window opens at the
+first failure and does not move with later ones — because the database cache's ``incr`` is a read and a ``set``
+that would restart the entry's expiry at every failure.
 """
 from __future__ import annotations
 
 import hashlib
+import math
+import time
 
 from django.conf import settings
 from django.core.cache import cache
@@ -39,19 +43,26 @@ def _key(scope: str, ident: str, ip: str) -> str:
     return f"throttle:{scope}:{h}"
 
 
+def _count(key: str, now: float) -> tuple[int, float]:
+    """(failures, the window's end as a Unix time) of ``key``; (0, 0) when none or the window has passed."""
+    value = cache.get(key)
+    if not (isinstance(value, (tuple, list)) and len(value) == 2) or value[1] <= now:
+        return 0, 0.0
+    return int(value[0]), float(value[1])
+
+
 def throttled(scope: str, ident: str, ip: str) -> bool:
     failures, _ = _limits(scope)
-    return int(cache.get(_key(scope, ident, ip), 0)) >= failures
+    return _count(_key(scope, ident, ip), time.time())[0] >= failures
 
 
 def failure_note(scope: str, ident: str, ip: str) -> None:
     _, window = _limits(scope)
-    key = _key(scope, ident, ip)
-    if not cache.add(key, 1, timeout=window):
-        try:
-            cache.incr(key)
-        except ValueError:  # expired between add and incr
-            cache.add(key, 1, timeout=window)
+    key, now = _key(scope, ident, ip), time.time()
+    count, ends = _count(key, now)
+    if not count:
+        ends = now + window
+    cache.set(key, (count + 1, ends), timeout=max(1, math.ceil(ends - now)))
 
 
 def failures_clear(scope: str, ident: str, ip: str) -> None:

@@ -71,7 +71,8 @@ def abatement_apply(*, bill: Bill, grounds: list[str], statement: str, amount_re
     ab = Abatement.objects.create(case=case, bill=bill, grounds=grounds, statement=statement.strip(),
                                   amount_requested=amount, disposition=Disposition(disposition))
     for tag, upload in uploads:
-        case_document_add(case=case, upload=upload, tag=tag or "evidence", title="Evidence", acting_user=acting_user)
+        case_document_add(case=case, upload=upload, tag=tag or "evidence", title="Evidence", acting_user=acting_user,
+                          keep_location=False)  # an owner's photo without its GPS position (issue 27)
     _start_clock(case, wf.ABATEMENT_DECISION, on, acting_user)
     due = deadline(wf.ABATEMENT_DECISION, on).due
     _notice(case, tag="receipt", subject="Abatement application received", on=on, acting_user=acting_user,

@@ -125,7 +125,7 @@ def credit_apply(*, parcel, credit_type: CreditType, statement: str, acting_user
                                            statement=statement.strip(), requested_percent=full)
     for tag, upload in uploads:
         case_document_add(case=case, upload=upload, tag=tag, title=dict(credit_type.required_documents).get(tag, tag),
-                          acting_user=acting_user)
+                          acting_user=acting_user, keep_location=False)  # no GPS position kept (issue 27)
     _notice(case, tag="receipt", subject="Credit application received", on=on, acting_user=acting_user,
             paragraphs=[f"The Department of Public Works received on {_d(on)} your application for the credit "
                         f"“{credit_type.name}” for {parcel.address} (parcel {parcel.parcel_id}).",
@@ -143,9 +143,10 @@ def credit_missing_documents(app: CreditApplication) -> list[str]:
 
 
 @transaction.atomic
-def credit_upload(*, application: CreditApplication, upload, tag: str, acting_user):
+def credit_upload(*, application: CreditApplication, upload, tag: str, acting_user, keep_location: bool = False):
     label = dict(application.credit_type.required_documents).get(tag, "Supporting document")
-    return case_document_add(case=application.case, upload=upload, tag=tag, title=label, acting_user=acting_user)
+    return case_document_add(case=application.case, upload=upload, tag=tag, title=label, acting_user=acting_user,
+                             keep_location=keep_location)
 
 
 @transaction.atomic

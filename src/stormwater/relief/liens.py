@@ -46,7 +46,8 @@ def lien_abatement_apply(*, bill: Bill, commitment_line, grounds: str, amount_re
                                commitment_line=commitment_line, amount_requested=amount,
                                assessors_copy_on=assessors_copy_on or on)
     for tag, upload in uploads:
-        case_document_add(case=case, upload=upload, tag=tag or "evidence", title="Evidence", acting_user=acting_user)
+        case_document_add(case=case, upload=upload, tag=tag or "evidence", title="Evidence", acting_user=acting_user,
+                          keep_location=False)  # an owner's photo without its GPS position (issue 27)
     _start_clock(case, wf.HEARING, on, acting_user)
     paras = [f"Application received {_d(on)} to abate ${fmt_display(amount)} of stormwater charges on account "
              f"{bill.account.number} committed to the FY{commitment_line.commitment.tax_fiscal_year} tax bill "

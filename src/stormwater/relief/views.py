@@ -205,14 +205,15 @@ def relief_upload(request, number: str):
     if upload is None:
         return refused(request, FieldRefusal("Choose a file to upload.", "file"), to)
     tag = (request.POST.get("tag") or "evidence")[:60]
+    keep = request.POST.get("keep_location") == "on"  # a photo keeps its GPS position only when asked (issue 27)
     try:
         if case.kind == wf.CREDIT:
-            sv.credit_upload(application=detail_of(case), upload=upload, tag=tag, acting_user=u)
+            sv.credit_upload(application=detail_of(case), upload=upload, tag=tag, acting_user=u, keep_location=keep)
         else:
             from stormwater.cases.services import case_document_add
 
             case_document_add(case=case, upload=upload, tag=tag, title=request.POST.get("title") or "Evidence",
-                              acting_user=u)
+                              acting_user=u, keep_location=keep)
     except FAIL as e:  # about the file: said at its input (a file is never sent back: choose it again)
         return refused(request, FieldRefusal(f"{e} Choose the file again.", getattr(e, "field", None) or "file"), to)
     messages.success(request, f"{upload.name} added to the case file.")

@@ -14,7 +14,7 @@ from stormwater.accounts.access import require_perm
 from stormwater.accounts.roles import Perm
 from stormwater.web.files import document_response, download
 from stormwater.web.forms import FieldRefusal
-from stormwater.web.postdata import refused
+from stormwater.web.postdata import record_id, refused
 
 from .selectors import case_get_for_review, review_get_for_user
 from .sheets import (SheetError, comments_of, pins_of, plan_sheets_resubmit, plan_sheets_upload, ref_choices,
@@ -65,7 +65,7 @@ def _selected_set(sets, request):
     return sets[-1]
 
 
-def _refused(request, e: SheetError) -> None:
+def _refused(request, e: SheetError | FieldRefusal) -> None:
     messages.error(request, str(e))
 
 
@@ -115,13 +115,13 @@ def review_sheets(request, review_id: int):
                     messages.success(request, f"Comment {c.number} pinned to sheet {c.page}.")
                     return redirect(f"{request.path}?v={target.version}#comment-{c.number}")
             elif act == "resolve":
-                c = get_object_or_404(case.sheet_comments, pk=request.POST.get("comment"))
+                c = get_object_or_404(case.sheet_comments, pk=record_id(request.POST.get("comment"), "comment"))
                 f = ResolveForm(request.POST)
                 if f.is_valid():
                     sheet_comment_resolve(comment=c, note=f.cleaned_data["note"], acting_user=request.user)
                     messages.success(request, f"Comment {c.number} resolved.")
                     return redirect(f"{request.path}#comment-{c.number}")
-        except SheetError as e:
+        except (SheetError, FieldRefusal) as e:
             if form is None:
                 _refused(request, e)
             else:  # the form again as it was sent, the error at its input

@@ -18,11 +18,14 @@ import csv
 import io
 import re
 import tempfile
+import unicodedata
 from collections.abc import Callable
 from decimal import Decimal
 from os import PathLike
+from pathlib import Path, PurePath
 from typing import IO, Iterable, Iterator, Sequence
 
+from django.conf import settings
 from django.http import FileResponse, HttpResponse, StreamingHttpResponse
 from django.utils.text import get_valid_filename
 
@@ -44,12 +47,18 @@ PLAIN_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)")
 
 def safe_cell(value):
     """A value as a spreadsheet cell can take it without running anything (OWASP's CSV-injection rule): text that
-    starts with ``= + - @``, a tab or a carriage return gets a leading apostrophe, which spreadsheets read as "this
+    starts with ``= + - @`` (or their fullwidth and small forms), a tab or a carriage return gets a leading apostrophe, which spreadsheets read as "this
     is text". Numbers, money (``Decimal`` or a plain numeric string such as ``"-12.50"``), dates and blanks are
     returned unchanged, so numeric columns stay numeric. Every CSV and Excel writer calls this for every cell."""
-    if isinstance(value, str) and value.startswith(FORMULA_START) and not PLAIN_NUMBER.fullmatch(value):
+    if isinstance(value, str) and _formula_start(value) and not PLAIN_NUMBER.fullmatch(value):
         return "'" + value
     return value
+
+
+def _formula_start(text: str) -> bool:
+    """``text`` starts with a formula starter, also in its fullwidth or small form (``＝ ＋ － ＠ ﹦ ﹢ ﹣ ﹫``: NFKC
+    folds them to ``= + - @``, and spreadsheets may read them so; issue 27: ``＝`` passed through)."""
+    return text.startswith(FORMULA_START) or unicodedata.normalize("NFKC", text[:1]).startswith(FORMULA_START)
 
 
 def _none(n: int) -> None:
@@ -196,3 +205,15 @@ def document_response(doc) -> FileResponse:
     disposition = "inline" if ftype is not None and ftype.inline and agree else "attachment"
     resp["Content-Disposition"] = f'{disposition}; filename="{get_valid_filename(name)}"'
     return resp
+
+
+def paths_hidden(text: str) -> str:
+    """``text`` (a library's message about a stored file, e.g. GDAL's "'/srv/…/media/gis/import-3/x.gpkg' not
+    recognized …") with every path under the data folder, the media folder or the temporary folder cut to the file's
+    own name: no server paths shown to users (issue 27: the GIS import page showed the full path)."""
+    roots = {str(settings.DATA_DIR), str(settings.MEDIA_ROOT), tempfile.gettempdir()}
+    roots |= {str(Path(r).resolve()) for r in roots}
+    for root in sorted(roots, key=len, reverse=True):
+        text = re.sub(re.escape(root.rstrip("/\\")) + r"(?:[/\\]([^\s'\"]*))?",
+                      lambda m: PurePath(m.group(1) or "").name or "(folder)", text)
+    return text

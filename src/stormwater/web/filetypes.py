@@ -113,6 +113,7 @@ def pillow_image(fmt: str) -> Callable[[bytes, Callable[[], bytes]], bool]:
 
         if not head.startswith(magic_prefix):
             return False
+        Image.MAX_IMAGE_PIXELS = MAX_IMAGE_PIXELS  # Pillow's decompression-bomb limit: warns past it, refuses at 2×
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("error", Image.DecompressionBombWarning)
