@@ -64,7 +64,8 @@ DEBUG = env_bool("DEBUG", False)
 
 # ---- deploy (issue 14): the data folder must be a writable folder with room (a clear message, not a
 # traceback from the first write), then the secret key, then production's refusals ----
-startup.check_data_dir(DATA_DIR)
+if not startup.WRITE_NOTHING:
+    startup.check_data_dir(DATA_DIR)
 DEV_SECRET_KEY_FILE = DATA_DIR / "dev-secret-key"
 
 
@@ -76,6 +77,9 @@ def _secret_key() -> tuple[str, str]:
         return key, "environment"
     if PRODUCTION:
         return "", "missing"
+    if startup.WRITE_NOTHING and not DEV_SECRET_KEY_FILE.exists():
+        # --help and the like sign nothing: a throw-away key, and nothing written (issue 28)
+        return secrets.token_urlsafe(50), "throw-away (nothing written)"
     if not DEV_SECRET_KEY_FILE.exists():
         DEV_SECRET_KEY_FILE.write_text(secrets.token_urlsafe(50))
         DEV_SECRET_KEY_FILE.chmod(0o600)
@@ -184,7 +188,8 @@ def _databases() -> dict:
     url = os.environ.get("DATABASE_URL")
     if url:
         return {"default": _database(url)}
-    DATA_DIR.mkdir(parents=True, exist_ok=True)
+    if not startup.WRITE_NOTHING:
+        DATA_DIR.mkdir(parents=True, exist_ok=True)
     return {
         "default": {
             "ENGINE": "stormwater.dbbackends.sqlite3",
@@ -238,7 +243,8 @@ STATIC_URL = "static/"
 # starts; WhiteNoise serves them from there (and, outside production, straight from the app folders too,
 # so the development server and the tests need no collecting) ----
 STATIC_ROOT = DATA_DIR / "static"
-STATIC_ROOT.mkdir(exist_ok=True)  # WhiteNoise expects the folder at start, even before the first collecting
+if not startup.WRITE_NOTHING:
+    STATIC_ROOT.mkdir(exist_ok=True)  # WhiteNoise expects the folder at start, even before the first collecting
 MEDIA_ROOT = DATA_DIR / "media"
 WHITENOISE_USE_FINDERS = not PRODUCTION
 # ---- end deploy ----
