@@ -323,3 +323,58 @@ LOGGING = {
     # address) is answered 400 and shows in the access log; no traceback in the journal for each ----
     "loggers": {"django.security.DisallowedHost": {"handlers": [], "propagate": False}},
 }
+
+# ---- ops (issue 28): errors reach a person, logs in UTC, readiness windows (docs/deploy.md "Logs", "Monitoring") --
+# ADMINS               "Name <addr>, addr2": every server error (500) and every ERROR log line is e-mailed to them
+#                      (through EMAIL_BACKEND, from SERVER_EMAIL)
+# LOG_FORMAT           text (default: "2026-12-04T21:05:09Z LEVEL logger [pid] message") or json (one object a line)
+# LOG_FILE             also write the log to this file, rotated at LOG_FILE_MAX_MB (10) keeping LOG_FILE_COUNT (10)
+# SENTRY_DSN           also report errors to Sentry (needs the optional sentry-sdk: pip install
+#                      'longmeadow-stormwater[sentry]'); unset: nothing leaves the server
+# READYZ_WORKER_SECONDS, READYZ_BACKUP_HOURS, READYZ_DAILY_HOURS: /readyz's windows (120, 26, 26; 0 turns one off)
+def _admins(raw: str) -> list[tuple[str, str]]:
+    from email.utils import getaddresses
+
+    admins = [(name, addr) for name, addr in getaddresses([raw]) if "@" in addr]
+    if raw.strip() and not admins:
+        raise startup.StartupError(f"ADMINS={raw!r}: expected e-mail addresses, e.g. "
+                                   "ADMINS=Town IT <it@longmeadow.example>, dpw@longmeadow.example")
+    return admins
+
+
+ADMINS = _admins(os.environ.get("ADMINS", ""))
+EMAIL_SUBJECT_PREFIX = "[Stormwater] "  # the error mails to ADMINS
+READYZ_WORKER_SECONDS = env_int("READYZ_WORKER_SECONDS", 120)
+READYZ_BACKUP_HOURS = env_int("READYZ_BACKUP_HOURS", 26)
+READYZ_DAILY_HOURS = env_int("READYZ_DAILY_HOURS", 26)
+_log_format = os.environ.get("LOG_FORMAT", "text")
+if _log_format not in ("text", "json"):
+    raise startup.StartupError(f"LOG_FORMAT={_log_format!r}: expected text or json")
+LOGGING["formatters"] = {**LOGGING.get("formatters", {}), "ops": {
+    "()": "stormwater.ops.logs.JSONFormatter" if _log_format == "json" else "stormwater.ops.logs.UTCFormatter"}}
+LOGGING["handlers"]["console"]["formatter"] = "ops"
+_root_handlers = LOGGING["root"]["handlers"]
+if os.environ.get("LOG_FILE"):
+    LOGGING["handlers"]["file"] = {
+        "class": "logging.handlers.RotatingFileHandler", "filename": os.environ["LOG_FILE"], "formatter": "ops",
+        "maxBytes": env_int("LOG_FILE_MAX_MB", 10) * 1024 * 1024, "backupCount": env_int("LOG_FILE_COUNT", 10),
+        "encoding": "utf-8", "delay": True}
+    _root_handlers.append("file")
+if ADMINS:
+    LOGGING["handlers"]["mail_admins"] = {"class": "django.utils.log.AdminEmailHandler", "level": "ERROR"}
+    _root_handlers.append("mail_admins")
+# Django's own "django" logger mails ADMINS too (its default configuration): it propagates to the root instead,
+# so that each error is mailed once.
+LOGGING.setdefault("loggers", {})["django"] = {"handlers": [], "level": "INFO", "propagate": True}
+SENTRY_DSN = os.environ.get("SENTRY_DSN", "")
+if SENTRY_DSN:
+    try:
+        import sentry_sdk
+    except ImportError:
+        raise startup.StartupError("SENTRY_DSN is set but sentry-sdk is not installed: "
+                                   "pip install 'longmeadow-stormwater[sentry]' (or unset SENTRY_DSN)") from None
+    from stormwater import __version__ as _release
+
+    sentry_sdk.init(dsn=SENTRY_DSN, release=f"stormwater@{_release}", send_default_pii=False,
+                    environment="production" if PRODUCTION else "development")
+# ---- end ops ----
