@@ -142,7 +142,15 @@ def main(argv: list[str] | None = None) -> int:
     except ImproperlyConfigured as e:  # a clear message for the administrator, not a traceback
         sys.stderr.write(f"stormwater: {e}\n")
         return 2
-    execute_from_command_line(["stormwater", *argv])
+    try:
+        execute_from_command_line(["stormwater", *argv])
+    except Exception as e:
+        from stormwater.ops.dbwait import describe, is_unreachable
+
+        if not is_unreachable(e):
+            raise
+        sys.stderr.write(f"stormwater: {describe(e)}\n")  # one line, not a traceback (issue 28)
+        return 3
     return 0
 
 

@@ -17,6 +17,7 @@ names, paths or error texts in the answer — only each check's state, ages and 
 """
 from __future__ import annotations
 
+import functools
 from datetime import datetime, timezone
 
 from django.conf import settings
@@ -45,10 +46,22 @@ def _database() -> dict:
     return {"ok": True}
 
 
-def _migrations() -> dict:
-    from stormwater.ops.upgrade import pending_migrations
+@functools.cache
+def _release_migrations() -> frozenset:
+    """Every migration the installed release has (read from disk once per process: the code does not change under
+    a running process; an upgrade restarts it)."""
+    from django.db.migrations.loader import MigrationLoader
 
-    pending = pending_migrations()
+    loader = MigrationLoader(None, ignore_no_migrations=True)
+    replaced = {old for m in loader.replacements.values() for old in m.replaces}
+    return frozenset(loader.graph.nodes) - replaced
+
+
+def _migrations() -> dict:
+    from django.db.migrations.recorder import MigrationRecorder
+
+    applied = set(MigrationRecorder(connections[DEFAULT_DB_ALIAS]).applied_migrations())
+    pending = [m for m in _release_migrations() if m not in applied]
     out = {"ok": not pending, "pending": len(pending)}
     if pending:
         out["error"] = "migrations not applied: run stormwater upgrade"
