@@ -111,3 +111,21 @@ def test_the_worker_does_not_wait_out_errors_that_are_not_the_database_going_awa
     with pytest.raises(ValueError):
         run_waiting_for_database(lambda: int("x"), ok=lambda: False, wait=lambda s: pytest.fail("waited"),
                                  say=lambda s: None)
+
+
+def test_alert_mails_the_admins_and_refuses_when_there_are_none(settings, monkeypatch, capsys):
+    import io
+
+    from django.core import mail
+    from django.core.management import CommandError, call_command
+
+    settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+    settings.ADMINS = [("Town IT", "it@longmeadow.example")]
+    monkeypatch.setattr(sys, "stdin", io.StringIO("pg_dump: error: connection refused\n"))
+    call_command("alert", "stormwater-backup.service failed")
+    assert mail.outbox[-1].to == ["it@longmeadow.example"]
+    assert mail.outbox[-1].subject.endswith("stormwater-backup.service failed")
+    assert "connection refused" in mail.outbox[-1].body
+    settings.ADMINS = []
+    with pytest.raises(CommandError, match="ADMINS is not set"):
+        call_command("alert", "x failed")
