@@ -21,7 +21,7 @@ from django.urls import Resolver404, URLPattern, URLResolver, get_resolver, reso
 # Not pages: files and the API. Matched against the path.
 FILE_PATH = re.compile(r"(\.(pdf|csv|xlsx|gpkg|json|zip|geojson|svg|png|jpg|ics|js|webmanifest)$)|(/pdf/$)|(/file$)"
                        r"|(/documents/\d+/$)|(/photos/\d+/(thumb/)?$)|(/geojson$)|(/csv/$)|(/input/$)|^/static/|^/media/")
-NOT_PAGES = {"logout", "healthz"}  # sign-out; the monitoring probe
+NOT_PAGES = {"logout", "healthz", "readyz"}  # sign-out; the monitoring probes
 
 
 def is_page_path(path: str) -> bool:

@@ -24,7 +24,7 @@ def test_every_url_is_guarded_or_deliberately_public():
     assert unguarded == []
 
 
-PUBLIC = {"login", "logout", "healthz",
+PUBLIC = {"login", "logout", "healthz", "readyz",  # monitors (issue 28): states and ages only
           # Sign-in's second step (nobody is signed in until it passes; it needs the right password first, kept in
           # the session) and the password reset by e-mailed link (issue 14): before anyone is signed in.
           "login_two_factor", "login_two_factor_setup", "password_reset", "password_reset_done",

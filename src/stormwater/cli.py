@@ -107,6 +107,10 @@ def calc(argv: list[str]) -> int:
         return _emit({"error": str(e)}, 2)
 
 
+# Commands that only read: the settings they build write nothing into the data folder (ops.startup.WRITE_NOTHING).
+READ_ONLY_COMMANDS = {"help", "--help", "-h"}
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "calc":
@@ -119,6 +123,15 @@ def main(argv: list[str] | None = None) -> int:
         except ImproperlyConfigured as e:
             return _emit({"error": str(e)}, 2)
         return calc(argv[1:])
+    if argv[:1] in (["--version"], ["version"]):  # the system's release, not Django's (issue 28)
+        from stormwater import __version__
+
+        sys.stdout.write(f"stormwater {__version__}\n")
+        return 0
+    if not argv or argv[0] in READ_ONLY_COMMANDS or argv[:2] == ["config", "check"]:
+        from stormwater.ops import startup
+
+        startup.WRITE_NOTHING = True  # a new server's first --help must leave no file behind (issue 28)
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "stormwater.settings")
     from django.conf import settings
     from django.core.exceptions import ImproperlyConfigured
@@ -129,7 +142,15 @@ def main(argv: list[str] | None = None) -> int:
     except ImproperlyConfigured as e:  # a clear message for the administrator, not a traceback
         sys.stderr.write(f"stormwater: {e}\n")
         return 2
-    execute_from_command_line(["stormwater", *argv])
+    try:
+        execute_from_command_line(["stormwater", *argv])
+    except Exception as e:
+        from stormwater.ops.dbwait import describe, is_unreachable
+
+        if not is_unreachable(e):
+            raise
+        sys.stderr.write(f"stormwater: {describe(e)}\n")  # one line, not a traceback (issue 28)
+        return 3
     return 0
 
 

@@ -64,7 +64,8 @@ DEBUG = env_bool("DEBUG", False)
 
 # ---- deploy (issue 14): the data folder must be a writable folder with room (a clear message, not a
 # traceback from the first write), then the secret key, then production's refusals ----
-startup.check_data_dir(DATA_DIR)
+if not startup.WRITE_NOTHING:
+    startup.check_data_dir(DATA_DIR)
 DEV_SECRET_KEY_FILE = DATA_DIR / "dev-secret-key"
 
 
@@ -76,6 +77,9 @@ def _secret_key() -> tuple[str, str]:
         return key, "environment"
     if PRODUCTION:
         return "", "missing"
+    if startup.WRITE_NOTHING and not DEV_SECRET_KEY_FILE.exists():
+        # --help and the like sign nothing: a throw-away key, and nothing written (issue 28)
+        return secrets.token_urlsafe(50), "throw-away (nothing written)"
     if not DEV_SECRET_KEY_FILE.exists():
         DEV_SECRET_KEY_FILE.write_text(secrets.token_urlsafe(50))
         DEV_SECRET_KEY_FILE.chmod(0o600)
@@ -189,7 +193,8 @@ def _databases() -> dict:
     url = os.environ.get("DATABASE_URL")
     if url:
         return {"default": _database(url)}
-    DATA_DIR.mkdir(parents=True, exist_ok=True)
+    if not startup.WRITE_NOTHING:
+        DATA_DIR.mkdir(parents=True, exist_ok=True)
     return {
         "default": {
             "ENGINE": "stormwater.dbbackends.sqlite3",
@@ -243,7 +248,8 @@ STATIC_URL = "static/"
 # starts; WhiteNoise serves them from there (and, outside production, straight from the app folders too,
 # so the development server and the tests need no collecting) ----
 STATIC_ROOT = DATA_DIR / "static"
-STATIC_ROOT.mkdir(exist_ok=True)  # WhiteNoise expects the folder at start, even before the first collecting
+if not startup.WRITE_NOTHING:
+    STATIC_ROOT.mkdir(exist_ok=True)  # WhiteNoise expects the folder at start, even before the first collecting
 MEDIA_ROOT = DATA_DIR / "media"
 WHITENOISE_USE_FINDERS = not PRODUCTION
 # ---- end deploy ----
@@ -334,3 +340,58 @@ LOGGING = {
     "filters": {"client_errors_one_line": {"()": "stormwater.web.logfilters.ClientErrorsOneLine"}},
     # ---- end one-line 403/404 ----
 }
+
+# ---- ops (issue 28): errors reach a person, logs in UTC, readiness windows (docs/deploy.md "Logs", "Monitoring") --
+# ADMINS               "Name <addr>, addr2": every server error (500) and every ERROR log line is e-mailed to them
+#                      (through EMAIL_BACKEND, from SERVER_EMAIL)
+# LOG_FORMAT           text (default: "2026-12-04T21:05:09Z LEVEL logger [pid] message") or json (one object a line)
+# LOG_FILE             also write the log to this file, rotated at LOG_FILE_MAX_MB (10) keeping LOG_FILE_COUNT (10)
+# SENTRY_DSN           also report errors to Sentry (needs the optional sentry-sdk: pip install
+#                      'longmeadow-stormwater[sentry]'); unset: nothing leaves the server
+# READYZ_WORKER_SECONDS, READYZ_BACKUP_HOURS, READYZ_DAILY_HOURS: /readyz's windows (120, 26, 26; 0 turns one off)
+def _admins(raw: str) -> list[tuple[str, str]]:
+    from email.utils import getaddresses
+
+    admins = [(name, addr) for name, addr in getaddresses([raw]) if "@" in addr]
+    if raw.strip() and not admins:
+        raise startup.StartupError(f"ADMINS={raw!r}: expected e-mail addresses, e.g. "
+                                   "ADMINS=Town IT <it@longmeadow.example>, dpw@longmeadow.example")
+    return admins
+
+
+ADMINS = _admins(os.environ.get("ADMINS", ""))
+EMAIL_SUBJECT_PREFIX = "[Stormwater] "  # the error mails to ADMINS
+READYZ_WORKER_SECONDS = env_int("READYZ_WORKER_SECONDS", 120)
+READYZ_BACKUP_HOURS = env_int("READYZ_BACKUP_HOURS", 26)
+READYZ_DAILY_HOURS = env_int("READYZ_DAILY_HOURS", 26)
+_log_format = os.environ.get("LOG_FORMAT", "text")
+if _log_format not in ("text", "json"):
+    raise startup.StartupError(f"LOG_FORMAT={_log_format!r}: expected text or json")
+LOGGING["formatters"] = {**LOGGING.get("formatters", {}), "ops": {
+    "()": "stormwater.ops.logs.JSONFormatter" if _log_format == "json" else "stormwater.ops.logs.UTCFormatter"}}
+LOGGING["handlers"]["console"]["formatter"] = "ops"
+_root_handlers = LOGGING["root"]["handlers"]
+if os.environ.get("LOG_FILE"):
+    LOGGING["handlers"]["file"] = {
+        "class": "logging.handlers.RotatingFileHandler", "filename": os.environ["LOG_FILE"], "formatter": "ops",
+        "maxBytes": env_int("LOG_FILE_MAX_MB", 10) * 1024 * 1024, "backupCount": env_int("LOG_FILE_COUNT", 10),
+        "encoding": "utf-8", "delay": True}
+    _root_handlers.append("file")
+if ADMINS:
+    LOGGING["handlers"]["mail_admins"] = {"class": "django.utils.log.AdminEmailHandler", "level": "ERROR"}
+    _root_handlers.append("mail_admins")
+# Django's own "django" logger mails ADMINS too (its default configuration): it propagates to the root instead,
+# so that each error is mailed once.
+LOGGING.setdefault("loggers", {})["django"] = {"handlers": [], "level": "INFO", "propagate": True}
+SENTRY_DSN = os.environ.get("SENTRY_DSN", "")
+if SENTRY_DSN:
+    try:
+        import sentry_sdk
+    except ImportError:
+        raise startup.StartupError("SENTRY_DSN is set but sentry-sdk is not installed: "
+                                   "pip install 'longmeadow-stormwater[sentry]' (or unset SENTRY_DSN)") from None
+    from stormwater import __version__ as _release
+
+    sentry_sdk.init(dsn=SENTRY_DSN, release=f"stormwater@{_release}", send_default_pii=False,
+                    environment="production" if PRODUCTION else "development")
+# ---- end ops ----

@@ -48,6 +48,47 @@ def _checked(cfg: TownConfig) -> TownConfig:
     return cfg
 
 
+def config_problems(data: dict) -> list[str]:
+    """Every problem of a parsed town.toml (``stormwater config check``; issue 28): tables other than [town],
+    unknown settings, wrong types and out-of-range values, each named — not only the first, as reading does."""
+    from dataclasses import fields
+
+    problems = [f"[{k}]: unknown table (the settings go under [town])" if isinstance(v, dict)
+                else f"{k}: a setting outside the [town] table" for k, v in data.items() if k != "town"]
+    town = data.get("town", {})
+    if not isinstance(town, dict):
+        return [*problems, "town: expected a [town] table"]
+    known = {f.name for f in fields(TownConfig)}
+    for key in sorted(set(town) - known):
+        problems.append(f"{key}: unknown setting (town.example.toml lists every one)")
+    good = {}
+    for key in sorted(set(town) & known):
+        try:
+            town_config_from({key: town[key]})
+        except ValueError as e:
+            problems.append(str(e).removeprefix("town configuration: "))
+        else:
+            good[key] = town[key]
+    if good:  # those that are fine alone, together (ranges across settings) and the role names
+        try:
+            _checked(town_config_from(good))
+        except ValueError as e:
+            problems.append(str(e).removeprefix("town configuration: "))
+    return list(dict.fromkeys(problems))
+
+
+def config_check(path: Path) -> tuple[list[str], int]:
+    """(problems, number of settings the file sets) of the town.toml at ``path``."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return [f"{path}: no such file"], 0
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+        return [f"{path}: not a readable TOML file ({e})"], 0
+    town = data.get("town", {})
+    return config_problems(data), len(town) if isinstance(town, dict) else 0
+
+
 def map_tiles() -> tuple[str, str]:
     """(tile URL, attribution) of the basemap under every map: the town's ``map_tile_url`` ("none" = no basemap),
     else the installation's ``settings.GIS_TILE_URL`` (issue 16). ("", "") = draw without a basemap."""

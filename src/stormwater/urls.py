@@ -8,11 +8,14 @@ from stormwater.relief import api as relief_api
 from stormwater.review import urls as review_urls
 from stormwater.utility import api as utility_api
 from stormwater.utility import views as utility_views
+from stormwater.pages import health as page_health
 from stormwater.pages import views as page_views
 
 urlpatterns = [
     path("", page_views.home, name="home"),
-    path("healthz", page_views.healthz, name="healthz"),
+    # What a monitor asks (issue 28, pages/health.py): liveness without the database; readiness of everything
+    path("healthz", page_health.healthz, name="healthz"),
+    path("readyz", page_health.readyz, name="readyz"),
     # What each case-number prefix means (issue 16) and the town map (parcels, permits, sites, BMPs).
     path("case-numbers/", page_views.case_numbers, name="case_numbers"),
     path("map/", page_views.town_map, name="town_map"),

@@ -1,15 +1,17 @@
-"""The package as a town installs it (issue 14): a wheel built from the source, installed into a clean
-virtualenv with nothing but its declared dependencies (pinned to requirements.txt's versions), runs from that
-install alone: migrate, demo_load, calc fee, gis impervious on the North Cambridge sample (CSV and --gpkg),
-review_run on the example plan, the job worker running the daily sweep, and serve. It failed with "No module
-named 'numpy'" when pyproject.toml left out the GIS stack. Runs once, in the SQLite run of bin/test (the
-PostgreSQL run would repeat it)."""
+"""The package as a town installs it (issue 14; issue 28: a release): a wheel built from the source by the
+documented command, installed into a clean virtualenv with the lock (requirements.lock, every package by version
+and hash, as docs/deploy.md step 3 does), runs from that install alone: --version, config check on
+town.example.toml, migrate, demo_load, calc fee, gis impervious on the North Cambridge sample (CSV and --gpkg),
+review_run on the example plan, the job worker running the daily sweep, serve, and ``upgrade`` on a copy of the
+demo town with a migration left to apply. It failed with "No module named 'numpy'" when pyproject.toml left out
+the GIS stack (the lock is compiled from pyproject.toml, so it would leave it out too). Runs once, in the SQLite
+run of bin/test (the PostgreSQL run would repeat it)."""
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -17,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from stormwater import __version__
 from stormwater.demo import DEMO_GIS_IMPERVIOUS
 from stormwater.rules.town import demo_terms
 from stormwater.utility.calc import calc_fee
@@ -28,16 +31,12 @@ pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(bool(POSTGRES_URL), reason="runs once, in the SQLite run of bin/test")]
 
 
-def _constraints(tmp: Path) -> Path:
-    """requirements.txt as pip constraints: the same exact versions, but only for what the wheel asks for
-    (a constraint adds no package, so a dependency missing from pyproject.toml stays missing)."""
-    lines = []
-    for line in (REPO / "requirements.txt").read_text().splitlines():
-        line = re.sub(r"\[[^]]*\]", "", line.split("#", 1)[0]).strip()  # constraints take no extras
-        if line:
-            lines.append(line)
-    out = tmp / "constraints.txt"
-    out.write_text("\n".join(lines) + "\n")
+def _locked_wheel(tmp: Path, wheel: Path) -> Path:
+    """A requirements file: the lock and the wheel by its hash — pip's hash-checking mode then installs exactly the
+    lock's packages, and refuses a dependency of the wheel that the lock does not pin."""
+    digest = hashlib.sha256(wheel.read_bytes()).hexdigest()
+    out = tmp / "install.txt"
+    out.write_text(f"-r {REPO / 'requirements.lock'}\n{wheel.as_uri()} --hash=sha256:{digest}\n")
     return out
 
 
@@ -58,8 +57,8 @@ def test_the_wheel_installed_alone_runs_the_system(tmp_path):
     # A clean virtualenv (no system site-packages, no pip of its own) with the wheel and what it declares.
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
-    _pip("--python", str(venv / "bin" / "python"), "install", "--quiet", "--no-compile",
-         "-c", str(_constraints(tmp_path)), str(wheel))
+    _pip("--python", str(venv / "bin" / "python"), "install", "--quiet", "--no-compile", "--require-hashes",
+         "-r", str(_locked_wheel(tmp_path, wheel)))
     exe = [str(venv / "bin" / "stormwater")]
     work, data = tmp_path / "work", tmp_path / "work" / "data"
     work.mkdir()
@@ -72,6 +71,10 @@ def test_the_wheel_installed_alone_runs_the_system(tmp_path):
                             "'cambridge_north_sample.gpkg')"], cwd=work, capture_output=True, text=True,
                            check=True).stdout.split()
     assert where[0].startswith(str(venv)), where  # the installed copy, not the checkout
+
+    assert run("--version").stdout.strip() == f"stormwater {__version__}"
+    assert wheel.name.startswith(f"longmeadow_stormwater-{__version__}-")
+    assert "OK (" in run("config", "check", str(REPO / "town.example.toml")).stdout
 
     run("migrate", "--no-input", "-v0")
     assert "director" in run("demo_load").stdout
@@ -108,3 +111,19 @@ def test_the_wheel_installed_alone_runs_the_system(tmp_path):
         assert request(port, "/login/")[0] == 200
         assert request(port, "/static/stormwater/site.css")[0] == 200
     assert os.path.isfile(data / "static" / "stormwater" / "site.css")
+
+    # Upgrading a copy of the demo town: one migration not applied yet (as after installing a newer release).
+    copy = tmp_path / "copy" / "data"
+    shutil.copytree(data, copy, ignore=shutil.ignore_patterns("static", "heartbeats"))
+
+    def run_copy(*args, **kw):
+        return stormwater(*args, data_dir=copy, cwd=copy.parent, exe=exe, **kw)
+
+    run_copy("migrate", "workqueue", "zero", "-v0")
+    report = json.loads(run_copy("upgrade", "--json", "--backup-dir", str(tmp_path / "backups")).stdout)
+    assert report["version_from"] == "unknown" and report["version_to"] == __version__  # before releases: none
+    assert report["migrations_applied"] == ["workqueue.0001_calendar_feed"]
+    assert report["checks"][0] == "system checks" and Path(report["backup"]).is_file()
+    assert Path(report["backup"]).parent == tmp_path / "backups"
+    again = run_copy("upgrade", "--no-backup").stdout
+    assert f"stormwater {__version__} → {__version__}" in again and "migrations applied: 0" in again

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import os
 import uuid
+from email.utils import parseaddr
 
 from django.conf import settings
 from django.db import IntegrityError, models, transaction
@@ -37,7 +38,12 @@ def _store_attachment(content: bytes) -> str:
 
 
 def _message_id() -> str:
-    domain = settings.DEFAULT_FROM_EMAIL.rpartition("@")[2] or "localhost"
+    """``<random.notice@DOMAIN>`` (RFC 5322 §3.6.4), DOMAIN the sender's: DEFAULT_FROM_EMAIL may be a bare address or
+    ``Name <address>`` (docs/deploy.md's example), so the address is parsed out of it first (issue 28: the raw
+    text's part after ``@`` kept the closing ``>``, giving ``…@longmeadow.example>>``)."""
+    address = parseaddr(settings.DEFAULT_FROM_EMAIL)[1]
+    domain = address.rpartition("@")[2].strip() if "@" in address else ""
+    domain = domain if domain and all(c.isalnum() or c in ".-" for c in domain) else "localhost"
     return f"<{uuid.uuid4().hex}.notice@{domain}>"
 
 

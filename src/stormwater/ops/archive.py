@@ -63,12 +63,9 @@ def _engine(alias: str = "default") -> str:
 
 
 def _app_version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
+    from stormwater import __version__  # the one place the version lives (issue 28)
 
-    try:
-        return version("longmeadow-stormwater")
-    except PackageNotFoundError:
-        return "unknown"
+    return __version__
 
 
 @contextmanager

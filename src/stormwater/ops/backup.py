@@ -123,6 +123,9 @@ def backup_create(*, out: Path, include_secret_key: bool = True, say: Say = lamb
         except BaseException:
             partial.unlink(missing_ok=True)
             raise
+    from stormwater.ops.heartbeat import beat
+
+    beat("backup", archive=str(out), app_version=manifest["app_version"])  # /readyz: the last backup (issue 28)
     media = sum(1 for n in manifest["members"] if n.startswith(MEDIA))
     say(f"{media} uploaded document(s), town.toml {'yes' if TOWN_TOML in manifest['members'] else 'none'}, "
         f"SECRET_KEY {'included' if include_secret_key else 'left out (fingerprint only)'}")

@@ -7,6 +7,8 @@ wsgi_app = "stormwater.wsgi:application"
 # Logs to stdout/stderr: systemd's journal keeps them (journalctl -u stormwater-web).
 accesslog = "-"
 errorlog = "-"
+# Times in UTC, like nginx's (issue 28): Django sets the process's TZ to America/New_York.
+logger_class = "stormwater.ops.logs.GunicornUTCLogger"
 loglevel = os.environ.get("GUNICORN_LOG_LEVEL", "info")
 # Behind the reverse proxy the peer is the proxy: log the client it forwarded for as well.
 access_log_format = '%(h)s %({x-forwarded-for}i)s %(l)s %(u)s %(t)s "%(r)s" %(s)s %(b)s %(L)ss "%(a)s"'

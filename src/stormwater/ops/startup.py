@@ -25,6 +25,13 @@ ENV_FILE_NAME = ".env"
 DATA_DIR_VARIABLE = "STORMWATER_DATA_DIR"
 
 
+# Set by the ``stormwater`` command before the settings are built for a command that only reads (``--help``,
+# ``help``, ``config check``): the settings then write nothing — no data folder, no development key, no static
+# folder (issue 28: the first ``stormwater --help`` on a new server wrote ``dev-secret-key`` into what became
+# production's data folder).
+WRITE_NOTHING = False
+
+
 class StartupError(ImproperlyConfigured):
     """A setting or the data folder stops the start; the message says what to do."""
 

@@ -4,7 +4,7 @@ from django.shortcuts import render
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 
-from stormwater.accounts.access import public, require_perm
+from stormwater.accounts.access import require_perm
 from stormwater.roles import Perm, Role
 from stormwater.parcels.selectors import parcels_for_user
 from stormwater.utility.models import BillRun
@@ -66,13 +66,6 @@ def home(request):
         ctx["week_later"] = len([i for i in week if i.due > today])
         ctx["day_url"] = _inspector_day_url()
     return render(request, "web/home.html", ctx)
-
-
-@public
-def healthz(request):
-    from django.http import JsonResponse
-
-    return JsonResponse({"ok": True})
 
 
 @require_perm()

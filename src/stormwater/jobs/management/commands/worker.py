@@ -3,12 +3,21 @@
 First it takes back the jobs of workers that died (``kill -9``, a crash, a reboot: jobs.recovery), then it
 runs the queue library's worker (django-tasks-db ``db_worker``) on every queue, named ``host:pid`` so that
 the next start can tell whether it is gone. SIGTERM/SIGINT: it finishes the job in hand, then stops.
+
+The database going away does not stop it (issue 28): it says so in one line, waits for the database to answer
+again and carries on (ops.dbwait). While it runs it beats every 30 s (ops.heartbeat; ``/readyz`` reads it).
 """
+import threading
+
 from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
 from stormwater.jobs.recovery import jobs_recover
 from stormwater.jobs.workers import worker_name
+from stormwater.ops.dbwait import run_waiting_for_database
+from stormwater.ops.heartbeat import beat
+
+BEAT_SECONDS = 30
 
 
 class Command(BaseCommand):
@@ -22,6 +31,24 @@ class Command(BaseCommand):
 
     def handle(self, *args, batch=False, max_tasks=None, interval=1.0, verbosity=1, **opts):
         me = worker_name()
+        waiting, stop = threading.Event(), threading.Event()
+
+        def heart():  # beats while the worker runs and the database answers
+            while True:
+                if not waiting.is_set():
+                    beat("worker", worker=me)
+                if stop.wait(BEAT_SECONDS):
+                    return
+
+        threading.Thread(target=heart, name="heartbeat", daemon=True).start()
+        try:
+            run_waiting_for_database(lambda: self._run(me, batch, max_tasks, interval, verbosity),
+                                     say=lambda s: self.stderr.write(f"Worker {me}: {s}"),
+                                     on_waiting=lambda w: waiting.set() if w else waiting.clear())
+        finally:
+            stop.set()
+
+    def _run(self, me, batch, max_tasks, interval, verbosity):
         for job in jobs_recover(starting=True):
             self.stdout.write(f"Recovered job {job.pk} ({job.title}): {job.get_state_display().lower()}.")
         # The outbox: messages a dead process was sending are marked unknown, never silently re-sent.
