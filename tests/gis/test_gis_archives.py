@@ -110,3 +110,18 @@ def test_a_file_that_is_not_a_zip_is_refused_with_a_message(client_for, personas
 def test_the_upload_page_states_the_limits(client_for, personas, db):
     html = client_for(personas["staff"]).get("/gis/imports/new/").content.decode()
     assert "1,024 MB" in html and "2,000 files" in html
+
+
+def test_a_zip_bomb_named_on_the_command_line_is_refused_saying_so(tmp_path):
+    """Issue 26: `stormwater gis impervious --impervious bomb.zip` said only "cannot be read as GIS data" (GDAL's
+    /vsizip/); the command holds a zip to the upload's limits and says which was passed."""
+    from django.core.management import CommandError, call_command
+
+    parcels = tmp_path / "parcels.geojson"
+    parcels.write_bytes(GEOJSON)
+    bomb = tmp_path / "bomb.zip"
+    bomb.write_bytes(_zip({"impervious.geojson": b"\0" * (64 * 1024 * 1024)}))
+    with pytest.raises(CommandError, match=r"bomb\.zip: the zip would expand to 64 MB, more than 100 times"):
+        call_command("gis", "impervious", "--parcels", str(parcels), "--id", "PID", "--impervious", str(bomb),
+                     "--out", str(tmp_path / "out.csv"))
+    assert not (tmp_path / "out.csv").exists()

@@ -138,11 +138,7 @@ def unzip_checked(path: Path, folder: Path, *, limits: ArchiveLimits) -> list[st
         raise ValueError(ERR_BAD_ZIP.format(name=name, why=e)) from None
     root = folder.resolve()
     with z:
-        infos = z.infolist()
-        if len(infos) > limits.max_members:
-            raise ValueError(ERR_ZIP_MEMBERS.format(name=name, n=len(infos), limit=limits.max_members))
-        declared = sum(i.file_size for i in infos)
-        _check_expansion(name, declared, path.stat().st_size, limits)
+        infos = _zip_declared_check(z, name, path.stat().st_size, limits)
         targets = []
         for info in infos:
             member = info.filename.replace("\\", "/")
@@ -172,6 +168,28 @@ def unzip_checked(path: Path, folder: Path, *, limits: ArchiveLimits) -> list[st
         elif p.is_file() and p.suffix.lower() in (GIS_SUFFIXES - {".zip"}) and ".gdb/" not in rel + "/":
             out.append(rel)
     return out
+
+
+def zip_checked(path: Path, *, limits: ArchiveLimits | None = None) -> None:
+    """A zip named as a layer's source on the command line (read by GDAL through /vsizip/) is held to the same
+    limits as an uploaded one, so a zip bomb is refused saying so, not as "cannot be read as GIS data" (issue 26).
+    ValueError naming the file and the limit."""
+    limits = limits or ArchiveLimits.from_town()
+    try:
+        z = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError) as e:
+        raise ValueError(ERR_BAD_ZIP.format(name=path.name, why=e)) from None
+    with z:
+        _zip_declared_check(z, path.name, path.stat().st_size, limits)
+
+
+def _zip_declared_check(z: zipfile.ZipFile, name: str, compressed: int, limits: ArchiveLimits) -> list:
+    """The members of ``z``, refused before anything is unpacked when too many or declared too large."""
+    infos = z.infolist()
+    if len(infos) > limits.max_members:
+        raise ValueError(ERR_ZIP_MEMBERS.format(name=name, n=len(infos), limit=limits.max_members))
+    _check_expansion(name, sum(i.file_size for i in infos), compressed, limits)
+    return infos
 
 
 def _check_expansion(name: str, expanded: int, compressed: int, limits: ArchiveLimits) -> None:

@@ -6,8 +6,10 @@ be used at all (no CRS and no --source-crs, a missing field or layer) is an erro
 from __future__ import annotations
 
 import json
+import os
 import sys
 from datetime import date
+from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
@@ -108,10 +110,12 @@ class Command(BaseCommand):
                                           f"(ids: {', '.join(p['ids'][:10])}{' …' if p['count'] > 10 else ''})"))
 
     def _spec(self, o):
-        from stormwater.gis.services import LayerSpec, SurveySpec
+        from stormwater.gis.services import LayerSpec, SurveySpec, zip_checked
 
         def ls(spec):
             path, layer = overlay.parse_source(spec)
+            if str(path).lower().endswith(".zip") and os.path.isfile(path):
+                zip_checked(Path(path))  # the upload's limits: a zip bomb is said as one (issue 26)
             return LayerSpec(path, layer)
 
         return SurveySpec(parcels=ls(o["parcels"]), id_field=o["id_field"], impervious=[ls(s) for s in o["impervious"]],
