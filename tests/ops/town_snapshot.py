@@ -2,7 +2,7 @@
 environment: ``python town_snapshot.py OUT.json``; used by test_backup.py on the source and the restored town).
 
 - every row of every table (models, auto-created many-to-many tables and django_migrations), by primary key;
-- every account's balance as the app computes it (utility.selectors.account_balance) on two dates;
+- every account's balance as the app computes it (receivables.owed: Due now) on two dates;
 - every bill with its installments, every case with its timeline, every audit row (also inside "tables",
   named here so a difference points at what the issue lists);
 - every uploaded document's bytes (SHA-256 of the file read through its FileField), and every other file of
@@ -51,7 +51,7 @@ def snapshot() -> dict:
     from stormwater.cases.models import Case, CaseDocument
     from stormwater.portal.codes import verification_code
     from stormwater.utility.models import Account, Bill
-    from stormwater.utility.selectors import account_balance
+    from stormwater.receivables.owed import owed
 
     models = [m for m in apps.get_models(include_auto_created=True) if m._meta.managed and not m._meta.proxy]
     models.append(MigrationRecorder.Migration)
@@ -63,7 +63,7 @@ def snapshot() -> dict:
     media = Path(settings.MEDIA_ROOT)
     return {
         "tables": tables,
-        "balances": {a.number: {d: str(account_balance(a, as_of=date.fromisoformat(d)))
+        "balances": {a.number: {d: str(owed(a, as_of=date.fromisoformat(d)).due_now)
                                 for d in ("2026-12-31", "2027-06-30")} for a in accounts},
         "bills": [[b.number, str(b.account), [list(i) for i in b.installments.order_by("pk").values_list()]]
                   for b in Bill.objects.order_by("number")],
