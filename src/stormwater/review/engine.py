@@ -44,7 +44,6 @@ from __future__ import annotations
 
 from stormwater.engineering import water_quality as wq
 from stormwater.engineering.hydrograph import Hydrograph, hydrograph_sum, unit_hydrograph_time_step_hr
-from stormwater.engineering.peak import graphical_peak_discharge
 from stormwater.engineering.rainfall import (great_circle_distance_mi, noaa_plus_design_rainfall_in, pfds_merge,
                                              pfds_site_coordinates, read_pfds_csv)
 from stormwater.engineering.runoff import potential_retention_in
@@ -246,15 +245,7 @@ def review_compute(plan: Plan, *, tables=(), town: TownConfig | None = None, swm
             hydro[(s.spec.phase, s.spec.id, y)] = h
             series[y][f"sub:{s.spec.phase}:{s.spec.id}"] = {"runoff": h.flows_cfs}
             q = s.runoff_in(depth[y])
-            graphical, graphical_note = None, ""
-            try:
-                graphical = graphical_peak_discharge(drainage_area_acres=s.spec.area_acres, curve_number=s.cn,
-                                                     tc_hr=s.tc_hr, rainfall_in=depth[y],
-                                                     storm_type=storm_type).peak_cfs
-                if s.runoff_method == "separate":
-                    graphical_note = "TR-55 graphical method with the area-weighted CN (it takes one CN)"
-            except ValueError as e:
-                graphical_note = str(e)
+            graphical, graphical_note = s.graphical_peak(depth[y], storm_type)
             parts = s.runoff_working(depth[y])
             row["storms"][str(y)] = {"rainfall_in": _r(depth[y], 3), "runoff_in": _r(q, 3), "parts": parts,
                                      "s_in": _r(potential_retention_in(s.cn), 3) if len(parts) == 1 else None,

@@ -15,6 +15,7 @@ import math
 from dataclasses import dataclass, field
 
 from stormwater.engineering.hydrograph import Hydrograph, hydrograph_sum, scs_unit_hydrograph_runoff
+from stormwater.engineering.peak import graphical_peak_discharge, ia_over_p_limits
 from stormwater.engineering.runoff import (composite_cn_unconnected_impervious, curve_number_lookup,
                                            curve_number_rows, initial_abstraction_in, potential_retention_in,
                                            runoff_depth_in, weighted_curve_number)
@@ -70,6 +71,29 @@ class SubResult:
                                          rainfall_in=rainfall_in, storm_type=storm_type, dt_hr=dt_hr)
               for _, a, cn in self.runoff_parts]
         return hs[0] if len(hs) == 1 else hydrograph_sum(*hs)
+
+    def graphical_peak(self, rainfall_in: float, storm_type: str) -> tuple[float | None, str]:
+        """The TR-55 graphical peak [cfs] beside the hydrograph, and what the reader must know about it.
+
+        TR-55 ch. 4 (Exhibit 4; App. F Table F-1): "If the computed Ia/P ratio is outside the range shown in
+        exhibit 4 for the rainfall distribution of interest, then the limiting value of the curve should be
+        used" -- the peak is then read at the limit, and the note says so (issue 31).
+        """
+        try:
+            gp = graphical_peak_discharge(drainage_area_acres=self.spec.area_acres, curve_number=self.cn,
+                                          tc_hr=self.tc_hr, rainfall_in=rainfall_in, storm_type=storm_type)
+        except ValueError as e:
+            return None, str(e)
+        notes = []
+        if self.runoff_method == "separate":
+            notes.append("TR-55 graphical method with the area-weighted CN (it takes one CN)")
+        if gp.runoff_in > 0 and gp.ia_over_p_used != gp.ia_over_p:
+            lo, hi = ia_over_p_limits(storm_type)
+            side = "largest" if gp.ia_over_p > hi else "smallest"
+            notes.append(f"Ia/P {gp.ia_over_p:.3f} ({gp.ia_in:.3f} / {rainfall_in:.3f} in) is outside Exhibit 4 "
+                         f"(Type {storm_type}: {lo:.2f} to {hi:.2f}); qu read at its {side} value, "
+                         f"{gp.ia_over_p_used:.2f}, as TR-55 ch. 4 directs: the graphical peak is approximate here")
+        return gp.peak_cfs, "; ".join(notes)
 
     def runoff_working(self, rainfall_in: float) -> list[dict]:
         """S, Ia and Q of each part whose runoff is computed (TR-55 Eq. 2-1 to 2-4)."""

@@ -1,0 +1,107 @@
+"""Issue 31 "Wrong today": the review's limits at the edges, each pinned on a small plan (one run well under 1 s).
+
+The plan: E1, 2.0 ac of woods in good condition on HSG B (CN 55), Tc 0.3 h → DP1 before; P1, 1.0 ac impervious
+and 1.0 ac of lawn on HSG B (CN 98 and 61, weighted 79.5), Tc 0.1 h → basin B1 → DP1 after. Design depths
+typed in (2-year 3.0 in): Ia of the woods = 0.2 (1000/55 − 10) = 1.636 in, so Ia/P = 0.545.
+"""
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from stormwater.engineering.peak import graphical_peak_discharge
+from stormwater.review.engine import FAIL, PASS, review_compute
+from stormwater.review.plan import plan_from_dict
+
+SMALL = {
+    "schema": "longmeadow-swmp/1",
+    "project": {"name": "small", "disturbance_acres": 2.0, "previously_developed_with_impervious": False},
+    "rainfall": {"storm_type": "III", "storms_years": [2], "design_in": {2: 3.0}},
+    "design_points": [{"id": "DP1"}],
+    "pre": [{"id": "E1", "area_acres": 2.0, "to": "DP1", "tc_hr": 0.3,
+             "cover": [{"cover": "woods_good", "hsg": "B", "area_acres": 2.0}]}],
+    "post": [{"id": "P1", "area_acres": 2.0, "to": "B1", "tc_hr": 0.1,
+              "cover": [{"cover": "impervious", "hsg": "B", "area_acres": 1.0},
+                        {"cover": "open_space_good", "hsg": "B", "area_acres": 1.0}]}],
+    "bmps": [{"id": "B1", "type": "extended_dry_detention_basin", "to": "DP1",
+              "stage_storage": [[0.0, 0], [1.0, 5000], [2.0, 11000], [3.0, 18000]],
+              "outlets": [{"kind": "orifice", "name": "low orifice", "invert_ft": 0.0, "diameter_in": 6},
+                          {"kind": "weir", "name": "spillway", "crest_ft": 2.0, "length_ft": 4, "emergency": True}]}],
+}
+
+
+def _plan(**changes) -> dict:
+    data = copy.deepcopy(SMALL)
+    for path, value in changes.items():
+        node = data
+        *head, last = path.split("__")
+        for k in head:
+            node = node[int(k)] if isinstance(node, list) else node[k]
+        node[int(last) if isinstance(node, list) else last] = value
+    return data
+
+
+def _run(data: dict) -> dict:
+    return review_compute(plan_from_dict(data))
+
+
+def _std(r: dict, key: str) -> dict:
+    return next(s for s in r["standards"] if s["key"] == key)
+
+
+def _sub(r: dict, phase: str, sid: str) -> dict:
+    return next(s for s in r["subcatchments"] if s["phase"] == phase and s["id"] == sid)
+
+
+def _bmp(r: dict, bid: str) -> dict:
+    return next(b for b in r["bmps"] if b["id"] == bid)
+
+
+# --- 4. the graphical peak where Ia/P is clamped to Exhibit 4's limits ---------------------------------
+
+def test_the_graphical_peak_says_when_ia_over_p_is_clamped_to_the_exhibit_4_limit():
+    """Defect: the TR-55 graphical peak was shown with no note where Ia/P lies outside Exhibit 4.
+
+    Woods, CN 55, P 3.0 in: Ia = 1.636 in, Ia/P = 0.545 > 0.50, Exhibit 4's largest; TR-55 ch. 4 has the
+    limiting value used (the peak is then an upper bound). The lawn-and-pavement subcatchment, CN 79.5:
+    Ia = 0.2 (1000/79.5 − 10) = 0.516 in, Ia/P = 0.172 — inside, so no note.
+    """
+    r = _run(_plan())
+    gp = graphical_peak_discharge(drainage_area_acres=2.0, curve_number=55, tc_hr=0.3, rainfall_in=3.0,
+                                  storm_type="III")
+    assert gp.ia_over_p == pytest.approx(0.5455, abs=1e-4) and gp.ia_over_p_used == 0.5
+    e1 = _sub(r, "pre", "E1")["storms"]["2"]
+    assert e1["graphical_peak_cfs"] == pytest.approx(gp.peak_cfs, abs=0.01)
+    note = e1["graphical_note"]
+    assert "Ia/P 0.545" in note and "0.50" in note and "Exhibit 4" in note and "TR-55 ch. 4" in note
+    assert _sub(r, "post", "P1")["storms"]["2"]["graphical_note"] == ""
+
+
+def test_a_small_ia_over_p_is_clamped_to_the_smallest_and_the_note_says_so():
+    """All impervious, CN 98: Ia = 0.2 (1000/98 − 10) = 0.0408 in, Ia/P = 0.0136 < 0.10, Exhibit 4's smallest."""
+    data = _plan(post__0__cover=[{"cover": "impervious", "hsg": "B", "area_acres": 2.0}])
+    note = _sub(_run(data), "post", "P1")["storms"]["2"]["graphical_note"]
+    assert "Ia/P 0.014" in note and "0.10" in note and "smallest" in note
+
+
+# --- 1. the rainfall distribution --------------------------------------------------------------------
+
+def test_a_type_ii_distribution_is_named_as_a_finding_and_the_review_computes_on_type_iii():
+    """Defect: a plan on a 24-hour Type II distribution was reviewed on Type II with no note (issue 31's
+    hidden plan: 2-year pre-development peak 8.76 cfs instead of 5.88 on Type III).
+
+    Massachusetts lies in the NRCS Type III region (TR-55 App. B, Fig. B-2). The review recomputes on
+    Type III whatever the plan states, and the rainfall distribution row fails, naming Type II.
+    """
+    r3 = _run(_plan())
+    r2 = _run(_plan(rainfall__storm_type="II"))
+    row = _std(r2, "rainfall_distribution")
+    assert row["status"] == FAIL
+    assert "Type II" in row["provided"] and "Type III" in row["required"]
+    assert any("Fig. B-2" in s for s in row["sources"])
+    assert r2["rainfall"]["storm_type"] == "III" and r2["rainfall"]["storm_type_stated"] == "II"
+    dp3, dp2 = r3["design_points"][0]["storms"]["2"], r2["design_points"][0]["storms"]["2"]
+    assert dp2["pre_peak_cfs"] == dp3["pre_peak_cfs"] and dp2["post_peak_cfs"] == dp3["post_peak_cfs"]
+    assert _std(r3, "rainfall_distribution")["status"] == PASS
+    assert r2["overall"] == FAIL
