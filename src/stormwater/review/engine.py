@@ -52,7 +52,8 @@ from stormwater.rules.town import TownConfig
 from . import massdep as md
 from .hydraulics import (INFILTRATION, dead_storage_cuft, lowest_outlet_ft, outlet_rows, retention_cuft, route,
                          ssd_table, stage_storage, starting_stage)
-from .hydrology import RUNOFF_METHOD_LABELS, HydrologyError, SubResult, subcatchment_compute
+from .hydrology import (RUNOFF_METHOD_LABELS, SITE_STORM_TYPE, HydrologyError, SubResult, storm_type_row,
+                        subcatchment_compute)
 from .massdep_rows import checklist_grouped, massdep_computed, statement_row
 from .network import assumptions_of, network_of
 from .plan import SQFT_PER_ACRE, Plan
@@ -148,8 +149,8 @@ def _design_storms(plan: Plan, town: TownConfig) -> tuple[list[dict], dict[int, 
     if rf.source_note:
         source += f" ({rf.source_note})"
     for s in storms:
-        s["storm_type"] = rf.storm_type
-    return storms, depth, [source, SRC_DIST.format(t=rf.storm_type)], notes, provisional, loc, pfds_meta
+        s["storm_type"] = SITE_STORM_TYPE
+    return storms, depth, [source, SRC_DIST.format(t=SITE_STORM_TYPE)], notes, provisional, loc, pfds_meta
 
 
 # --- hydrographs for the plots -----------------------------------------------------------------
@@ -214,7 +215,7 @@ def review_compute(plan: Plan, *, tables=(), town: TownConfig | None = None, swm
     notes.extend(rain_notes)
     years = list(plan.rainfall.storms_years)
     p2 = depth[2]
-    storm_type = plan.rainfall.storm_type
+    storm_type = SITE_STORM_TYPE   # whatever the plan states: the rainfall_distribution row names a difference
 
     try:
         subs: list[SubResult] = [subcatchment_compute(s, f"{s.phase}[{i}]", p2)
@@ -416,6 +417,7 @@ def review_compute(plan: Plan, *, tables=(), town: TownConfig | None = None, swm
                                   f"{'was' if p.previously_developed_with_impervious else 'was not'} previously "
                                   "developed with impervious surface.")))
     standards.append(loc_row)
+    standards.append(storm_type_row(plan.rainfall.storm_type))
 
     # -- peak rates per design point and storm
     for d in dp_rows:
@@ -653,7 +655,7 @@ def review_compute(plan: Plan, *, tables=(), town: TownConfig | None = None, swm
     used = [{"name": k, "provisional": v["provisional"], "pollutants": sorted(v["pollutants"]),
              "bmps": sorted(v["bmps"])} for k, v in tables_used.items()]
     out = {"engine": ENGINE_VERSION, "project": project,
-            "rainfall": {"storm_type": storm_type, "storms": storms, "dt_hr": dt, "pfds": pfds_meta},
+            "rainfall": {"storm_type": storm_type, "storm_type_stated": plan.rainfall.storm_type, "storms": storms, "dt_hr": dt, "pfds": pfds_meta},
             "subcatchments": sub_rows, "bmps": [bmp_rows[b.id] for b in plan.bmps],
             "design_points": dp_rows, "standards": standards, "checklist": checklist,
             "massdep_facts": {"critical_area": ma.critical_area, "zone_ii_or_iwpa": ma.zone_ii_or_iwpa,

@@ -24,6 +24,16 @@ from stormwater.engineering.tc import (SHALLOW_CONCENTRATED_K, SHALLOW_SLOPE_RAN
                                        time_of_concentration_hr)
 
 from .plan import SQFT_PER_ACRE, Subcatchment
+from .quality import FAIL, PASS
+from .rows import row
+
+# The NRCS 24-hour rainfall distribution for Massachusetts: Type III ("Type III represents Gulf of Mexico and
+# Atlantic coastal areas"; Massachusetts lies wholly in its region on TR-55 App. B, Fig. B-2). The review
+# recomputes every plan on it, whatever distribution the plan states (issue 31).
+SITE_STORM_TYPE = "III"
+SRC_STORM_TYPE = ("USDA NRCS TR-55 (1986) App. B, Fig. B-2 (approximate geographic boundaries for NRCS rainfall "
+                  "distributions): Massachusetts lies in the Type III region")
+
 
 RUNOFF_METHOD_LABELS = {
     "weighted_cn": "one area-weighted CN for the whole subcatchment (TR-55 worksheet 2, as WinTR-55)",
@@ -103,6 +113,25 @@ class SubResult:
             out.append({"label": label, "area_acres": round(a, 4), "cn": _r(cn, 2), "s_in": _r(s, 3),
                         "ia_in": _r(initial_abstraction_in(cn), 3), "runoff_in": _r(runoff_depth_in(rainfall_in, cn), 3)})
         return out
+
+
+def storm_type_row(stated: str) -> dict:
+    """The rainfall distribution row: the plan's stated distribution against the site's (Type III).
+
+    A plan computed on another distribution (Type II is the most intense short-duration storm, TR-55 App. B)
+    does not describe the design storm's intensity for Longmeadow (§ 380-12 A(3)(g)[2]); the review
+    recomputes on Type III and the row fails, naming the distribution the plan used.
+    """
+    ok = stated == SITE_STORM_TYPE
+    return row("rainfall_distribution", "Rainfall distribution (24-hour design storm)",
+               "§ 380-12 A(3)(g)[2] (design storm intensity); § 380-11 A(1), A(2)",
+               PASS if ok else FAIL, required=f"NRCS Type {SITE_STORM_TYPE} 24-hour distribution (Massachusetts)",
+               provided=f"NRCS Type {stated} 24-hour distribution (as stated in the plan)",
+               reason="" if ok else (
+                   f"the plan states a Type {stated} distribution; Longmeadow lies in the NRCS Type {SITE_STORM_TYPE} "
+                   f"region (TR-55 Fig. B-2). This review computes every storm on Type {SITE_STORM_TYPE}; the "
+                   f"applicant's Type {stated} figures do not show compliance: recompute on Type {SITE_STORM_TYPE}"),
+               numbers={"stated": stated, "used": SITE_STORM_TYPE}, sources=[SRC_STORM_TYPE])
 
 
 def _cover_label(key: str) -> tuple[str, str]:
