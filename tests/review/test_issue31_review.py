@@ -105,3 +105,57 @@ def test_a_type_ii_distribution_is_named_as_a_finding_and_the_review_computes_on
     assert dp2["pre_peak_cfs"] == dp3["pre_peak_cfs"] and dp2["post_peak_cfs"] == dp3["post_peak_cfs"]
     assert _std(r3, "rainfall_distribution")["status"] == PASS
     assert r2["overall"] == FAIL
+
+
+# --- 2. a BMP that overtops --------------------------------------------------------------------------
+
+def _overtopping(**outlet_extra) -> dict:
+    """B1 shrunk to 1 ft and 2,000 ft³ with its 6-in orifice: the 2-year inflow (1.0 ac impervious) overtops it."""
+    data = _plan(bmps__0__stage_storage=[[0.0, 0], [1.0, 2000]])
+    data["bmps"][0]["outlets"] = [{"kind": "orifice", "name": "low orifice", "invert_ft": 0.0, "diameter_in": 6},
+                                  *([{"kind": "weir", "name": "spillway", "crest_ft": 1.0, "emergency": True,
+                                      **outlet_extra}] if outlet_extra else [])]
+    return data
+
+
+def test_a_bmp_that_overtops_without_a_way_over_the_top_is_not_passed_through_silently():
+    """Defect: an overtopping BMP passed its inflow on unattenuated and reported it as its outflow
+    (issue 31: "20.02 cfs reported is not a hydraulic result").
+
+    Now the basin is routed until it is full; then it is held at its top and what it cannot store leaves
+    over the top, a route of its own. The storm row says it overtops and when, that the peak stage
+    exceeds the top, and that the outflow is not a hydraulic result; the overflow and peak rows fail.
+    """
+    r = _run(_overtopping())
+    st = _bmp(r, "B1")["storms"]["2"]
+    assert st["overtops"] is True and st["outflow_hydraulic"] is False
+    assert st["peak_stage_exceeds_top"] is True and st["top_stage_ft"] == 1.0
+    routes = {x["name"]: x for x in st["routes"]}
+    assert set(routes) == {"low orifice", "over the top"} and routes["over the top"]["volume_cuft"] > 0
+    assert routes["low orifice"]["volume_cuft"] > 0
+    total = sum(x["volume_cuft"] for x in st["routes"]) + st["end_storage_cuft"] - st["start_storage_cuft"]
+    assert total == pytest.approx(st["inflow_volume_cuft"], rel=0.01)
+    assert "not a hydraulic result" in st["note"] and "overtops" in st["note"]
+    # It fills just after the inflow peak (12.12 h), at 12.17 h: the outflow, inflow once full, peaks below it.
+    assert st["inflow_peak_time_hr"] < st["overtop_time_hr"] < st["inflow_peak_time_hr"] + 0.5
+    assert st["outflow_peak_cfs"] < st["inflow_peak_cfs"]
+    ov = _std(r, "overflow_B1")
+    assert ov["status"] == FAIL and "2-year" in ov["reason"] and "not a hydraulic result" in ov["reason"]
+    peak = _std(r, "peak_DP1_2")
+    assert peak["status"] == FAIL and "not a hydraulic result" in peak["reason"]
+
+
+def test_a_bmp_with_a_spillway_over_its_top_is_routed_through_it_and_the_peak_stage_given():
+    """With an emergency spillway at the top (10 ft, C 2.8) the water above the top leaves through it: the
+    basin is extended above its table at the top area (2,000 ft³/ft, stated), the peak stage is computed
+    above the top, the outflow is below the inflow and is a hydraulic result; the BMP still overtops its
+    table, so the overflow row fails and names the peak stage."""
+    r = _run(_overtopping(length_ft=10, coefficient=2.8))
+    st = _bmp(r, "B1")["storms"]["2"]
+    assert st["overtops"] is True and st["outflow_hydraulic"] is True
+    assert st["peak_stage_ft"] > 1.0 and st["peak_stage_exceeds_top"] is True
+    assert st["outflow_peak_cfs"] < st["inflow_peak_cfs"]
+    assert {x["name"] for x in st["routes"]} == {"low orifice", "spillway"}
+    assert "above the top" in st["note"]
+    ov = _std(r, "overflow_B1")
+    assert ov["status"] == FAIL and f"{st['peak_stage_ft']:.2f} ft" in ov["reason"]

@@ -293,6 +293,7 @@ def review_compute(plan: Plan, *, tables=(), town: TownConfig | None = None, swm
     outflow: dict[tuple[str, int], Hydrograph | None] = {}
     bmp_rows: dict[str, dict] = {}
     overtopped: dict[str, list[int]] = {b.id: [] for b in plan.bmps}
+    overtop_notes: dict[tuple[str, int], str] = {}
     for bid in order:
         b = bmps[bid]
         retention = retention_cuft(b)
@@ -329,16 +330,10 @@ def review_compute(plan: Plan, *, tables=(), town: TownConfig | None = None, swm
                 try:
                     rst, out, per, _stages = route(b, inflow)
                 except ValueError as e:
-                    if "overtops" not in str(e):
-                        raise ReviewError(f"bmps {bid}, {y}-year storm: {e}") from None
+                    raise ReviewError(f"bmps {bid}, {y}-year storm: {e}") from None
+                if rst["overtops"]:
                     overtopped[bid].append(y)
-                    # Overtopping: report it and pass the inflow on unattenuated (the berm is exceeded).
-                    st.update(overtops=True, outflow_peak_cfs=_r(inflow.peak_cfs, 2),
-                              outflow_peak_time_hr=_r(inflow.peak_time_hr, 2), note=str(e), routes=[])
-                    outflow[(bid, y)] = inflow
-                    series[y][f"bmp:{bid}"] = {"inflow": inflow.flows_cfs, "outflow": inflow.flows_cfs}
-                    row["storms"][str(y)] = st
-                    continue
+                    overtop_notes[(bid, y)] = rst["note"]
                 st.update(rst)
                 outflow[(bid, y)] = out
                 named = {"inflow": inflow.flows_cfs, "outflow": out.flows_cfs}
@@ -428,7 +423,7 @@ def review_compute(plan: Plan, *, tables=(), town: TownConfig | None = None, swm
             reason = "" if ok else (f"post-development peak exceeds pre-development by "
                                     f"{st['post_peak_cfs'] - st['pre_peak_cfs']:.2f} cfs")
             if over:
-                reason = (reason + "; " if reason else "") + f"{', '.join(over)} overtops its stage-storage table"
+                reason = (reason + "; " if reason else "") + "; ".join(f"{b} {overtop_notes[(b, y)]}" for b in over)
             standards.append(_row(
                 f"peak_{d['id']}_{y}", f"Peak discharge, {y}-year 24-hour storm, {d['id']}",
                 "§ 380-11 B(1) (MA Stormwater Standard 2), A(2) rainfall; § 380-12 A(3)(g)[5], [11]",
@@ -628,7 +623,7 @@ def review_compute(plan: Plan, *, tables=(), town: TownConfig | None = None, swm
                       else "no outlet marked emergency") + (f"; freeboard {fb:.2f} ft" if fb is not None else ""),
             reason="" if ok else "; ".join(x for x in (
                 "" if has else "no emergency overflow in the outlet structure",
-                f"overtops in the {', '.join(map(str, over))}-year storm" if over else "") if x),
+                *(f"{y}-year storm: {overtop_notes[(b.id, y)]}" for y in over)) if x),
             sources=[SRC_NEH630]))
 
     # -- MassDEP Standards 1 and 4 (computed)

@@ -42,8 +42,10 @@ def assumptions_of(plan: Plan, subs: list[SubResult], bmp_rows: dict, dt: float)
         "inflow ends.",
         "Infiltration: at the design rate over the bottom area only (no side walls), whenever water stands on the "
         "bottom; what infiltrates is that outlet's routed volume.",
-        "A BMP that overtops its stage-storage table passes its inflow on unattenuated (and fails the peak and "
-        "overflow rows).",
+        "A BMP whose water rises above the top of its stage-storage table overtops (and fails the peak and overflow "
+        "rows): with an emergency outlet, the basin is taken above its top at the top's surface area and its "
+        "outlets route the water (the peak stage is given); without one, it is held full and the excess leaves "
+        "over the top (outflow = inflow while full), which is not a hydraulic result.",
         "BMP trains combine as 1 − Π(1 − rᵢ) (MassDEP worksheet chain).",
     ]
     for s in subs:
