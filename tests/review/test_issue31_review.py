@@ -159,3 +159,56 @@ def test_a_bmp_with_a_spillway_over_its_top_is_routed_through_it_and_the_peak_st
     assert "above the top" in st["note"]
     ov = _std(r, "overflow_B1")
     assert ov["status"] == FAIL and f"{st['peak_stage_ft']:.2f} ft" in ov["reason"]
+
+
+# --- 3. one storage depth per BMP, from its stage-storage table --------------------------------------
+
+def _infiltrating(orifice_invert_ft: float) -> dict:
+    """B1 as an infiltration basin (1.0 in/hr over 4,000 ft²; 5,000 ft³ per foot, 3 ft deep) with a 6-in
+    orifice at ``orifice_invert_ft`` and an emergency weir at 2.0 ft; 1.0 ac = 43,560 ft² impervious drains to it."""
+    data = _plan(bmps__0__type="infiltration_basin")
+    b = data["bmps"][0]
+    b.update(infiltration_rate_in_hr=1.0, bottom_area_sqft=4000,
+             stage_storage=[[0.0, 0], [1.0, 5000], [2.0, 10000], [3.0, 15000]])
+    b["outlets"][0]["invert_ft"] = orifice_invert_ft
+    return data
+
+
+def test_an_orifice_at_the_bottom_gives_a_storage_depth_of_zero_not_unknown():
+    """Defect: "storage depth unknown" for an orifice at the basin bottom although the table exists.
+
+    Below an orifice at 0.0 ft the table holds 0 ft³: nothing is stored to infiltrate, so the storage
+    depth is 0 / 43,560 × 12 = 0 in — known, and below the curve's smallest (the removal is not assessable
+    for that reason, said as such)."""
+    r = _run(_infiltrating(0.0))
+    b = _bmp(r, "B1")
+    assert b["storage_cuft"] == 0 and b["storage_depth_in"] == 0.0
+    assert "lowest outlet (0 ft)" in b["storage_basis"]
+    for pol in ("TP", "TN"):
+        rem = b["removal"][pol]
+        assert "unknown" not in rem["reason"], rem["reason"]
+        assert rem["depth_in"] == 0.0 and "below the curve's smallest" in rem["reason"]
+
+
+def test_a_bmp_carries_one_storage_depth_and_every_curve_uses_it():
+    """Defect: the JSON carried two storage depths for one BMP (issue 31: 2.178 in and 0.3212 in) — the
+    treatment storage below the weir beside the infiltrating storage below the orifice.
+
+    Orifice at 0.5 ft: what infiltrates is the storage below it, 2,500 ft³; depth = 2,500 / 43,560 × 12
+    = 0.6887 in. That is the BMP's one storage depth, and the depth every curve is read at."""
+    r = _run(_infiltrating(0.5))
+    b = _bmp(r, "B1")
+    assert b["storage_cuft"] == 2500 and b["storage_depth_in"] == pytest.approx(0.6887, abs=1e-4)
+    depths = {pol: rem.get("depth_in") for pol, rem in b["removal"].items() if rem.get("depth_in") is not None}
+    assert depths and all(d == pytest.approx(b["storage_depth_in"], abs=1e-4) for d in depths.values()), depths
+    assert "treatment_storage_cuft" not in b and "infiltration_capacity_cuft" not in b
+
+
+def test_a_dry_basin_whose_only_outlet_is_a_bottom_orifice_detains_its_whole_table():
+    """A basin that does not infiltrate, with only its 6-in orifice at the bottom: everything its table holds
+    (18,000 ft³) drains through that orifice — its detention storage; depth 18,000 / 43,560 × 12 = 4.959 in."""
+    data = _plan()
+    data["bmps"][0]["outlets"] = data["bmps"][0]["outlets"][:1]
+    b = _bmp(_run(data), "B1")
+    assert b["storage_cuft"] == 18000 and b["storage_depth_in"] == pytest.approx(4.959, abs=1e-3)
+    assert "whole table" in b["storage_basis"]

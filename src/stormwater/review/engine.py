@@ -58,8 +58,8 @@ from .massdep_rows import checklist_grouped, massdep_computed, statement_row
 from .network import assumptions_of, network_of
 from .plan import SQFT_PER_ACRE, Plan
 from .quality import (CAPTURE_MIN_FRACTION, FAIL, INFO, NOT_APPLICABLE, NOT_ASSESSABLE, PASS,
-                      RAPID_INFILTRATION_IN_HR, RECHARGE_F_SOURCE, infiltration_capacity, recharge_required, removal,
-                      treatment_capacity, tss_credit)
+                      RAPID_INFILTRATION_IN_HR, RECHARGE_F_SOURCE, recharge_required, removal, storage_capacity,
+                      tss_credit)
 from .rows import STATUS_LABELS, _r, row as _row, worst  # noqa: F401  (worst: re-exported for callers)
 
 ENGINE_VERSION = "review-2"
@@ -297,15 +297,13 @@ def review_compute(plan: Plan, *, tables=(), town: TownConfig | None = None, swm
     for bid in order:
         b = bmps[bid]
         retention = retention_cuft(b)
-        treat, treat_basis = treatment_capacity(b)
-        icap, icap_basis = infiltration_capacity(b) if b.infiltration_rate_in_hr else (None, "")
+        cap, cap_basis = storage_capacity(b)
         imp = contrib_imp[bid]
         row = {"id": bid, "type": b.type, "description": b.description, "to": b.to,
                "infiltration_rate_in_hr": b.infiltration_rate_in_hr, "bottom_area_sqft": b.bottom_area_sqft,
                "contributing_impervious_sqft": round(imp), "retention_cuft": round(retention),
-               "treatment_storage_cuft": _r(treat, 0), "treatment_storage_basis": treat_basis,
-               "infiltration_capacity_cuft": _r(icap, 0), "infiltration_capacity_basis": icap_basis,
-               "storage_depth_in": _r(treat / imp * 12.0, 3) if treat and imp else None,
+               "storage_cuft": _r(cap, 0), "storage_basis": cap_basis,
+               "storage_depth_in": _r(cap / imp * 12.0, 4) if cap is not None and imp else None,
                "tss_removal_pct": b.tss_removal_pct,
                "routed": bool(b.stage_storage), "outlets": outlet_rows(b) if b.stage_storage else [],
                "top_stage_ft": b.stage_storage[-1][0] if b.stage_storage else None,
