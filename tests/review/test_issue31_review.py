@@ -212,3 +212,27 @@ def test_a_dry_basin_whose_only_outlet_is_a_bottom_orifice_detains_its_whole_tab
     b = _bmp(_run(data), "B1")
     assert b["storage_cuft"] == 18000 and b["storage_depth_in"] == pytest.approx(4.959, abs=1e-3)
     assert "whole table" in b["storage_basis"]
+
+
+# --- how a reviewer sees it ---------------------------------------------------------------------------
+
+def test_the_report_page_names_each_finding(client_for, personas):
+    """The page of a Type II plan whose basin overtops (no spillway) and has its orifice at the bottom: the
+    distribution row and the design storms name Type II, the routing table gives the peak stage as above the
+    top and says the outflow is not a hydraulic result, the graphical peak carries its Ia/P note, and the
+    BMP shows its one storage."""
+    import json
+
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    data = _overtopping()
+    data["rainfall"]["storm_type"] = "II"
+    c = client_for(personas["staff"])
+    r = c.post("/reviews/new/", {"plan_file": SimpleUploadedFile("small.json", json.dumps(data).encode())})
+    assert r.status_code == 302, r.content.decode()[:2000]
+    page = c.get(r.url).content.decode()
+    for part in ("Rainfall distribution (24-hour design storm)", "the plan states Type II",
+                 "NRCS Type II 24-hour distribution (as stated in the plan)", "&gt; 1.0 (above the top)",
+                 "not a hydraulic result", "Ia/P 0.545", "Storage (the one every curve is read at)",
+                 "the whole table: its only outlet is at the bottom"):
+        assert part in page, part
