@@ -62,7 +62,7 @@ from .quality import (CAPTURE_MIN_FRACTION, FAIL, INFO, NOT_APPLICABLE, NOT_ASSE
                       tss_credit)
 from .rows import STATUS_LABELS, _r, row as _row, worst  # noqa: F401  (worst: re-exported for callers)
 
-ENGINE_VERSION = "review-2"
+ENGINE_VERSION = "review-3"  # issue 31: Type III always, overtopping routed, one storage per BMP
 
 
 SRC_TR55 = "USDA NRCS TR-55, Urban Hydrology for Small Watersheds, 2nd ed. (1986), ch. 2-4"
