@@ -8,6 +8,7 @@ import pytest
 from stormwater.engineering._tables import interp
 from stormwater.engineering.hydrograph import Hydrograph, scs_unit_hydrograph_runoff
 from stormwater.engineering.routing import (
+    OVER_TOP,
     Exfiltration,
     Orifice,
     RectangularWeir,
@@ -110,6 +111,49 @@ def test_a_basin_that_overtops_its_table_is_an_error():
     small = StageStorage((100.0, 101.0), (0.0, 500.0))
     with pytest.raises(ValueError, match="^stage_storage: the basin overtops"):
         storage_indication_route(_inflow(), small, {"orifice": Orifice(100.0, 0.25)})
+
+
+SMALL = StageStorage((100.0, 101.0), (0.0, 5000.0))     # 5,000 ft³ per foot: the top's surface area is 5,000 ft²
+
+
+def test_above_its_top_a_basin_can_be_extended_at_its_top_area_and_routed_through_its_spillway():
+    """Issue 31: an overtopping basin with a spillway over the top is routed, not passed through.
+
+    Above the top of the table the basin is taken as prismatic at its top area (the last segment's
+    dS/dh = 5,000 ft³/ft), so the run equals one on an explicitly extended table, and the spillway (10 ft,
+    C 3.0, crest at the top) carries the water: the peak stage lies above the top, the peak outflow is
+    below the inflow peak (18.23 against 18.71 cfs) and agrees with an RK4 integration of dS/dt = I − O(S) on that table.
+    """
+    inflow = _inflow()
+    outlets = {"orifice": Orifice(100.0, 0.25), "spillway": RectangularWeir(101.0, 10.0, 3.0)}
+    r = storage_indication_route(inflow, SMALL, outlets, above_top="extend")
+    assert r.table_top_ft == 101.0 and r.peak_stage_ft > 101.0
+    assert r.first_above_top_hr is not None and r.first_above_top_hr < inflow.peak_time_hr + 0.5
+    ext = r.stages_table_ft[-1] - 101.0
+    explicit = StageStorage((100.0, 101.0, 101.0 + ext), (0.0, 5000.0, 5000.0 + 5000.0 * ext))
+    same = storage_indication_route(inflow, explicit, outlets)
+    assert r.peak_outflow_cfs == pytest.approx(same.peak_outflow_cfs, rel=1e-12)
+    assert r.peak_outflow_cfs < inflow.peak_cfs
+    # RK4 at the routing's own step (0.01 h): 18.226 against 18.232 cfs observed.
+    assert r.peak_outflow_cfs == pytest.approx(_rk4_reference(inflow, explicit, outlets, substeps=1), rel=0.01)
+    routed = sum(r.outlet_volumes_cuft.values())
+    assert r.start_storage_cuft + inflow.volume_cuft == pytest.approx(routed + r.end_storage_cuft, rel=1e-6)
+
+
+def test_without_a_way_over_the_top_the_excess_spills_and_is_named():
+    """With only an orifice, nothing describes the flow above the top: the basin is held full at its top
+    and what cannot be stored leaves "over the top" (outflow = inflow while full); the route is named so
+    the report can say it is not a hydraulic result. The water balance still closes within 1 %."""
+    inflow = _inflow()
+    orifice = Orifice(100.0, 0.25)
+    r = storage_indication_route(inflow, SMALL, {"orifice": orifice}, above_top="spill")
+    assert max(r.stages_ft) == 101.0 and OVER_TOP in r.outlet_flows_cfs
+    assert r.outlet_volumes_cuft[OVER_TOP] > 0 and r.first_above_top_hr is not None
+    full = [k for k, q in enumerate(r.outlet_flows_cfs[OVER_TOP]) if q > 0]
+    k = full[len(full) // 2]
+    assert r.outflow.flows_cfs[k] == pytest.approx(inflow.flows_cfs[k], rel=1e-9)
+    routed = sum(r.outlet_volumes_cuft.values())
+    assert r.start_storage_cuft + inflow.volume_cuft == pytest.approx(routed + r.end_storage_cuft, rel=0.01)
 
 
 @pytest.mark.parametrize("call, field", [

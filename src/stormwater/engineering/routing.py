@@ -20,6 +20,8 @@ from .hydrograph import Hydrograph
 G_FT_S2 = 32.174  # standard gravity [ft/s²]
 QO_QI_RANGE = (0.1, 0.8)  # TR-55 Figure 6-1 abscissa
 ACRE_FT_CUFT = 43560.0
+OVER_TOP = "over the top"   # the route of water that leaves over the top of a full basin (above_top="spill")
+ABOVE_TOP_MODES = ("raise", "extend", "spill")
 
 
 # --- outlet devices ----------------------------------------------------------------------------
@@ -131,6 +133,17 @@ class RoutingResult:
     stages_ft: tuple[float, ...]
     storages_cuft: tuple[float, ...]
     outlet_flows_cfs: dict[str, tuple[float, ...]] = field(default_factory=dict)
+    table_top_ft: float = math.inf          # the top of the stage-storage table as given
+    stages_table_ft: tuple[float, ...] = ()  # the table routed on (extended above the top with above_top="extend")
+
+    @property
+    def first_above_top_hr(self) -> float | None:
+        """When the water first rose above the top of the table given (or spilled over it), or None."""
+        spill = self.outlet_flows_cfs.get(OVER_TOP, ())
+        for k, h in enumerate(self.stages_ft):
+            if h > self.table_top_ft + 1e-9 or (spill and spill[k] > 0):
+                return k * self.outflow.dt_hr
+        return None
 
     @property
     def peak_outflow_cfs(self) -> float:
@@ -172,7 +185,7 @@ def _locate(x: float, xs: list[float]) -> tuple[int, float]:
 def storage_indication_route(inflow: Hydrograph, stage_storage: StageStorage,
                              outlets: Sequence[Outlet] | dict[str, Outlet], *,
                              initial_stage_ft: float | None = None, tail_hr: float = 72.0,
-                             subdivisions: int = 200) -> RoutingResult:
+                             subdivisions: int = 200, above_top: str = "raise") -> RoutingResult:
     """Route an inflow hydrograph through a basin by the storage-indication (modified Puls) method.
 
     Parameters
@@ -194,6 +207,15 @@ def storage_indication_route(inflow: Hydrograph, stage_storage: StageStorage,
         to its starting storage.
     subdivisions : int
         Points per stage-table interval on which 2S/Δt + O is tabulated (linear between them).
+    above_top : {"raise", "extend", "spill"}
+        What happens when the water would rise above the top of the table (the basin overtops):
+        ``"raise"`` (default) raises ``ValueError``; ``"extend"`` extends the table above its top as a
+        prism of the top's surface area (the last interval's dS/dh), in steps of a quarter of the table's
+        height up to eight times it, and routes the outlets there (a spillway whose crest is at or near the
+        top then carries the water: a hydraulic result under that stated assumption); ``"spill"`` holds the
+        basin full at its top and lets what it cannot store leave as the route ``OVER_TOP`` (outflow =
+        inflow while full: no outlet describes the flow over the top, so it is not a hydraulic result).
+        ``result.first_above_top_hr`` says when it happened.
 
     Returns
     -------
@@ -216,6 +238,33 @@ def storage_indication_route(inflow: Hydrograph, stage_storage: StageStorage,
     ----------
     NEH 630 ch. 17 (storage-indication routing); Chow, Maidment and Mays, *Applied Hydrology* (1988) §8.2.
     """
+    if above_top not in ABOVE_TOP_MODES:
+        raise ValueError(f"above_top: one of {', '.join(ABOVE_TOP_MODES)}")
+    kw = dict(initial_stage_ft=initial_stage_ft, tail_hr=tail_hr, subdivisions=subdivisions)
+    if above_top != "extend":
+        return _route(inflow, stage_storage, outlets, spill=above_top == "spill", **kw)
+    hs, ss = stage_storage.stages_ft, stage_storage.storages_cuft
+    area = (ss[-1] - ss[-2]) / (hs[-1] - hs[-2])   # [ft³/ft] the top's surface area
+    height = hs[-1] - hs[0]
+    for k in range(1, 33):
+        ext = height * k / 4.0
+        table = StageStorage((*hs, hs[-1] + ext), (*ss, ss[-1] + area * ext))
+        try:
+            res = _route(inflow, table, outlets, spill=False, **kw)
+        except _Overtops:
+            continue
+        return RoutingResult(res.outflow, res.stages_ft, res.storages_cuft, res.outlet_flows_cfs,
+                             table_top_ft=hs[-1], stages_table_ft=table.stages_ft)
+    raise _Overtops(f"stage_storage: the basin overtops its stage-storage table ({hs[-1]:g} ft) even extended "
+                    f"{8 * height:g} ft above it at its top area; its outlets cannot pass the inflow")
+
+
+class _Overtops(ValueError):
+    """The water would rise above the top of the stage-storage table."""
+
+
+def _route(inflow: Hydrograph, stage_storage: StageStorage, outlets, *, initial_stage_ft: float | None,
+           tail_hr: float, subdivisions: int, spill: bool) -> RoutingResult:
     named = dict(outlets) if isinstance(outlets, dict) else {f"outlet_{i + 1}": o for i, o in enumerate(outlets)}
     if not named:
         raise ValueError("outlets: at least one outlet device is required")
@@ -250,19 +299,27 @@ def storage_indication_route(inflow: Hydrograph, stage_storage: StageStorage,
     o1 = sum(flows_now)
     s_start = s1
     flows = list(inflow.flows_cfs) + [0.0] * int(round(tail_hr / inflow.dt_hr))
+    if spill:
+        flows_now.append(0.0)
+        names.append(OVER_TOP)
     res_o, res_h, res_s = [o1], [h], [s1]
     per: list[list[float]] = [[q] for q in flows_now]
     s_max = s1
     for k in range(1, len(flows)):
         rhs = flows[k - 1] + flows[k] + 2.0 * s1 / dt_s - o1
+        if rhs > si[-1] and not spill:
+            raise _Overtops(f"stage_storage: the basin overtops the top of its stage-storage table "
+                            f"({ss.stages_ft[-1]:g} ft) at t = {k * inflow.dt_hr:g} hr; extend the table "
+                            "or add an emergency spillway")
         if rhs > si[-1]:
-            raise ValueError(f"stage_storage: the basin overtops the top of its stage-storage table "
-                             f"({ss.stages_ft[-1]:g} ft) at t = {k * inflow.dt_hr:g} hr; extend the table "
-                             "or add an emergency spillway")
-        i, f = _locate(max(rhs, si[0]), si)
-        h = at(i, f, stages)
-        s1 = at(i, f, storage)
-        flows_now = [at(i, f, c) for c in cols]
+            # Full: held at the top; what the outlets do not pass leaves over the top (outflow = inflow).
+            h, s1 = stages[-1], storage[-1]
+            flows_now = [c[-1] for c in cols] + [max(flows[k] - out[-1], 0.0)]
+        else:
+            i, f = _locate(max(rhs, si[0]), si)
+            h = at(i, f, stages)
+            s1 = at(i, f, storage)
+            flows_now = [at(i, f, c) for c in cols] + ([0.0] if spill else [])
         o1 = sum(flows_now)
         for col, q in zip(per, flows_now):
             col.append(q)
@@ -273,7 +330,8 @@ def storage_indication_route(inflow: Hydrograph, stage_storage: StageStorage,
         if k >= len(inflow.flows_cfs) and s1 - s_start <= 1e-6 * s_max and o1 < 1e-9:
             break
     return RoutingResult(Hydrograph(inflow.dt_hr, tuple(res_o)), tuple(res_h), tuple(res_s),
-                         {n: tuple(c) for n, c in zip(names, per)})
+                         {n: tuple(c) for n, c in zip(names, per)}, table_top_ft=ss.stages_ft[-1],
+                         stages_table_ft=ss.stages_ft)
 
 
 # --- TR-55 chapter 6 -------------------------------------------------------------------------

@@ -44,7 +44,6 @@ from __future__ import annotations
 
 from stormwater.engineering import water_quality as wq
 from stormwater.engineering.hydrograph import Hydrograph, hydrograph_sum, unit_hydrograph_time_step_hr
-from stormwater.engineering.peak import graphical_peak_discharge
 from stormwater.engineering.rainfall import (great_circle_distance_mi, noaa_plus_design_rainfall_in, pfds_merge,
                                              pfds_site_coordinates, read_pfds_csv)
 from stormwater.engineering.runoff import potential_retention_in
@@ -53,16 +52,17 @@ from stormwater.rules.town import TownConfig
 from . import massdep as md
 from .hydraulics import (INFILTRATION, dead_storage_cuft, lowest_outlet_ft, outlet_rows, retention_cuft, route,
                          ssd_table, stage_storage, starting_stage)
-from .hydrology import RUNOFF_METHOD_LABELS, HydrologyError, SubResult, subcatchment_compute
+from .hydrology import (RUNOFF_METHOD_LABELS, SITE_STORM_TYPE, HydrologyError, SubResult, storm_type_row,
+                        subcatchment_compute)
 from .massdep_rows import checklist_grouped, massdep_computed, statement_row
 from .network import assumptions_of, network_of
 from .plan import SQFT_PER_ACRE, Plan
 from .quality import (CAPTURE_MIN_FRACTION, FAIL, INFO, NOT_APPLICABLE, NOT_ASSESSABLE, PASS,
-                      RAPID_INFILTRATION_IN_HR, RECHARGE_F_SOURCE, infiltration_capacity, recharge_required, removal,
-                      treatment_capacity, tss_credit)
+                      RAPID_INFILTRATION_IN_HR, RECHARGE_F_SOURCE, recharge_required, removal, storage_capacity,
+                      tss_credit)
 from .rows import STATUS_LABELS, _r, row as _row, worst  # noqa: F401  (worst: re-exported for callers)
 
-ENGINE_VERSION = "review-2"
+ENGINE_VERSION = "review-3"  # issue 31: Type III always, overtopping routed, one storage per BMP
 
 
 SRC_TR55 = "USDA NRCS TR-55, Urban Hydrology for Small Watersheds, 2nd ed. (1986), ch. 2-4"
@@ -149,8 +149,8 @@ def _design_storms(plan: Plan, town: TownConfig) -> tuple[list[dict], dict[int, 
     if rf.source_note:
         source += f" ({rf.source_note})"
     for s in storms:
-        s["storm_type"] = rf.storm_type
-    return storms, depth, [source, SRC_DIST.format(t=rf.storm_type)], notes, provisional, loc, pfds_meta
+        s["storm_type"] = SITE_STORM_TYPE
+    return storms, depth, [source, SRC_DIST.format(t=SITE_STORM_TYPE)], notes, provisional, loc, pfds_meta
 
 
 # --- hydrographs for the plots -----------------------------------------------------------------
@@ -215,7 +215,7 @@ def review_compute(plan: Plan, *, tables=(), town: TownConfig | None = None, swm
     notes.extend(rain_notes)
     years = list(plan.rainfall.storms_years)
     p2 = depth[2]
-    storm_type = plan.rainfall.storm_type
+    storm_type = SITE_STORM_TYPE   # whatever the plan states: the rainfall_distribution row names a difference
 
     try:
         subs: list[SubResult] = [subcatchment_compute(s, f"{s.phase}[{i}]", p2)
@@ -246,15 +246,7 @@ def review_compute(plan: Plan, *, tables=(), town: TownConfig | None = None, swm
             hydro[(s.spec.phase, s.spec.id, y)] = h
             series[y][f"sub:{s.spec.phase}:{s.spec.id}"] = {"runoff": h.flows_cfs}
             q = s.runoff_in(depth[y])
-            graphical, graphical_note = None, ""
-            try:
-                graphical = graphical_peak_discharge(drainage_area_acres=s.spec.area_acres, curve_number=s.cn,
-                                                     tc_hr=s.tc_hr, rainfall_in=depth[y],
-                                                     storm_type=storm_type).peak_cfs
-                if s.runoff_method == "separate":
-                    graphical_note = "TR-55 graphical method with the area-weighted CN (it takes one CN)"
-            except ValueError as e:
-                graphical_note = str(e)
+            graphical, graphical_note = s.graphical_peak(depth[y], storm_type)
             parts = s.runoff_working(depth[y])
             row["storms"][str(y)] = {"rainfall_in": _r(depth[y], 3), "runoff_in": _r(q, 3), "parts": parts,
                                      "s_in": _r(potential_retention_in(s.cn), 3) if len(parts) == 1 else None,
@@ -301,18 +293,17 @@ def review_compute(plan: Plan, *, tables=(), town: TownConfig | None = None, swm
     outflow: dict[tuple[str, int], Hydrograph | None] = {}
     bmp_rows: dict[str, dict] = {}
     overtopped: dict[str, list[int]] = {b.id: [] for b in plan.bmps}
+    overtop_notes: dict[tuple[str, int], str] = {}
     for bid in order:
         b = bmps[bid]
         retention = retention_cuft(b)
-        treat, treat_basis = treatment_capacity(b)
-        icap, icap_basis = infiltration_capacity(b) if b.infiltration_rate_in_hr else (None, "")
+        cap, cap_basis = storage_capacity(b)
         imp = contrib_imp[bid]
         row = {"id": bid, "type": b.type, "description": b.description, "to": b.to,
                "infiltration_rate_in_hr": b.infiltration_rate_in_hr, "bottom_area_sqft": b.bottom_area_sqft,
                "contributing_impervious_sqft": round(imp), "retention_cuft": round(retention),
-               "treatment_storage_cuft": _r(treat, 0), "treatment_storage_basis": treat_basis,
-               "infiltration_capacity_cuft": _r(icap, 0), "infiltration_capacity_basis": icap_basis,
-               "storage_depth_in": _r(treat / imp * 12.0, 3) if treat and imp else None,
+               "storage_cuft": _r(cap, 0), "storage_basis": cap_basis,
+               "storage_depth_in": _r(cap / imp * 12.0, 4) if cap is not None and imp else None,
                "tss_removal_pct": b.tss_removal_pct,
                "routed": bool(b.stage_storage), "outlets": outlet_rows(b) if b.stage_storage else [],
                "top_stage_ft": b.stage_storage[-1][0] if b.stage_storage else None,
@@ -337,16 +328,10 @@ def review_compute(plan: Plan, *, tables=(), town: TownConfig | None = None, swm
                 try:
                     rst, out, per, _stages = route(b, inflow)
                 except ValueError as e:
-                    if "overtops" not in str(e):
-                        raise ReviewError(f"bmps {bid}, {y}-year storm: {e}") from None
+                    raise ReviewError(f"bmps {bid}, {y}-year storm: {e}") from None
+                if rst["overtops"]:
                     overtopped[bid].append(y)
-                    # Overtopping: report it and pass the inflow on unattenuated (the berm is exceeded).
-                    st.update(overtops=True, outflow_peak_cfs=_r(inflow.peak_cfs, 2),
-                              outflow_peak_time_hr=_r(inflow.peak_time_hr, 2), note=str(e), routes=[])
-                    outflow[(bid, y)] = inflow
-                    series[y][f"bmp:{bid}"] = {"inflow": inflow.flows_cfs, "outflow": inflow.flows_cfs}
-                    row["storms"][str(y)] = st
-                    continue
+                    overtop_notes[(bid, y)] = rst["note"]
                 st.update(rst)
                 outflow[(bid, y)] = out
                 named = {"inflow": inflow.flows_cfs, "outflow": out.flows_cfs}
@@ -425,6 +410,7 @@ def review_compute(plan: Plan, *, tables=(), town: TownConfig | None = None, swm
                                   f"{'was' if p.previously_developed_with_impervious else 'was not'} previously "
                                   "developed with impervious surface.")))
     standards.append(loc_row)
+    standards.append(storm_type_row(plan.rainfall.storm_type))
 
     # -- peak rates per design point and storm
     for d in dp_rows:
@@ -435,7 +421,7 @@ def review_compute(plan: Plan, *, tables=(), town: TownConfig | None = None, swm
             reason = "" if ok else (f"post-development peak exceeds pre-development by "
                                     f"{st['post_peak_cfs'] - st['pre_peak_cfs']:.2f} cfs")
             if over:
-                reason = (reason + "; " if reason else "") + f"{', '.join(over)} overtops its stage-storage table"
+                reason = (reason + "; " if reason else "") + "; ".join(f"{b} {overtop_notes[(b, y)]}" for b in over)
             standards.append(_row(
                 f"peak_{d['id']}_{y}", f"Peak discharge, {y}-year 24-hour storm, {d['id']}",
                 "§ 380-11 B(1) (MA Stormwater Standard 2), A(2) rainfall; § 380-12 A(3)(g)[5], [11]",
@@ -635,7 +621,7 @@ def review_compute(plan: Plan, *, tables=(), town: TownConfig | None = None, swm
                       else "no outlet marked emergency") + (f"; freeboard {fb:.2f} ft" if fb is not None else ""),
             reason="" if ok else "; ".join(x for x in (
                 "" if has else "no emergency overflow in the outlet structure",
-                f"overtops in the {', '.join(map(str, over))}-year storm" if over else "") if x),
+                *(f"{y}-year storm: {overtop_notes[(b.id, y)]}" for y in over)) if x),
             sources=[SRC_NEH630]))
 
     # -- MassDEP Standards 1 and 4 (computed)
@@ -662,7 +648,7 @@ def review_compute(plan: Plan, *, tables=(), town: TownConfig | None = None, swm
     used = [{"name": k, "provisional": v["provisional"], "pollutants": sorted(v["pollutants"]),
              "bmps": sorted(v["bmps"])} for k, v in tables_used.items()]
     out = {"engine": ENGINE_VERSION, "project": project,
-            "rainfall": {"storm_type": storm_type, "storms": storms, "dt_hr": dt, "pfds": pfds_meta},
+            "rainfall": {"storm_type": storm_type, "storm_type_stated": plan.rainfall.storm_type, "storms": storms, "dt_hr": dt, "pfds": pfds_meta},
             "subcatchments": sub_rows, "bmps": [bmp_rows[b.id] for b in plan.bmps],
             "design_points": dp_rows, "standards": standards, "checklist": checklist,
             "massdep_facts": {"critical_area": ma.critical_area, "zone_ii_or_iwpa": ma.zone_ii_or_iwpa,

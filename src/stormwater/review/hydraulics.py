@@ -22,7 +22,7 @@ storage below the lowest outlet is what infiltrates).
 from __future__ import annotations
 
 from stormwater.engineering.hydrograph import Hydrograph
-from stormwater.engineering.routing import (Exfiltration, Orifice, RectangularWeir, StageStorage,
+from stormwater.engineering.routing import (OVER_TOP, Exfiltration, Orifice, RectangularWeir, StageStorage,
                                             storage_indication_route)
 
 from .plan import Bmp
@@ -129,28 +129,52 @@ def ssd_table(b: Bmp) -> dict:
     return {"columns": list(devs), "rows": rows}
 
 
+def _above_top_mode(b: Bmp) -> str:
+    """How the water above the top of the table is routed: through the plan's emergency outlet (a spillway's
+    weir equation holds above the top), else held at the top with the excess named "over the top"."""
+    return "extend" if any(o.emergency for o in b.outlets) else "spill"
+
+
 def route(b: Bmp, inflow: Hydrograph) -> tuple[dict, Hydrograph, dict[str, tuple[float, ...]], tuple[float, ...]]:
     """Route one storm's inflow through a BMP.
 
     Returns the storm's table row (peaks, peak stage, volumes by route, storage at start and end), the
-    outflow that goes on downstream (surface outlets only), the flows per outlet and the stages.
-    Raises ``ValueError`` (from the routing) when the BMP overtops its table.
+    outflow that goes on downstream (surface outlets, and water over the top), the flows per outlet and
+    the stages.
+
+    A BMP whose water would rise above the top of its stage-storage table overtops (issue 31): with an
+    outlet marked emergency (a spillway) the table is extended above its top at the top's surface area and
+    the outlets route it (the peak stage is computed; a hydraulic result under that stated assumption);
+    without one nothing describes the flow over the top, so the BMP is held full and the excess leaves
+    "over the top" (outflow = inflow while full) -- reported as not a hydraulic result. Either way the row
+    says when it overtops and that the peak stage exceeds the top; the review fails it.
     """
     h0, _ = starting_stage(b)
     devs = outlet_devices(b)
-    res = storage_indication_route(inflow, stage_storage(b), devs, initial_stage_ft=h0)
-    surface = [n for n in devs if n != INFILTRATION]
+    mode = _above_top_mode(b)
+    try:
+        res = storage_indication_route(inflow, stage_storage(b), devs, initial_stage_ft=h0, above_top=mode)
+    except ValueError as e:
+        if "overtops" not in str(e):
+            raise
+        mode = "spill"   # even extended eightfold its outlets cannot pass the inflow
+        res = storage_indication_route(inflow, stage_storage(b), devs, initial_stage_ft=h0, above_top=mode)
+    surface = [n for n in res.outlet_flows_cfs if n != INFILTRATION]
     n = len(res.stages_ft)
     out = Hydrograph(inflow.dt_hr, tuple(sum(res.outlet_flows_cfs[k][i] for k in surface) for i in range(n)))
     vols = res.outlet_volumes_cuft
-    routes = [{"name": k, "kind": "infiltration" if k == INFILTRATION else "outlet",
+    routes = [{"name": k, "kind": "infiltration" if k == INFILTRATION else "overtopping" if k == OVER_TOP else "outlet",
                "to": "ground (infiltration)" if k == INFILTRATION else b.to,
-               "volume_cuft": round(vols[k]), "peak_cfs": _r(max(res.outlet_flows_cfs[k]), 3)} for k in devs]
+               "volume_cuft": round(vols[k]), "peak_cfs": _r(max(res.outlet_flows_cfs[k]), 3)}
+              for k in res.outlet_flows_cfs if k != OVER_TOP or vols[k] > 0]
     dt_s = inflow.dt_hr * 3600.0
     inflow_trap = (sum(inflow.flows_cfs) - (inflow.flows_cfs[0] + inflow.flows_cfs[-1]) / 2) * dt_s
     balance = res.start_storage_cuft + inflow_trap - sum(vols.values()) - res.end_storage_cuft
     ipk = res.stages_ft.index(res.peak_stage_ft)
-    st = {"overtops": False,
+    top = b.stage_storage[-1][0]
+    t_over = res.first_above_top_hr
+    st = {"overtops": t_over is not None, "outflow_hydraulic": True, "peak_stage_exceeds_top": t_over is not None,
+          "top_stage_ft": top, "overtop_time_hr": _r(t_over, 2),
           "outflow_peak_cfs": _r(out.peak_cfs, 2), "outflow_peak_time_hr": _r(out.peak_time_hr, 2),
           "peak_stage_ft": _r(res.peak_stage_ft, 2), "peak_stage_time_hr": _r(ipk * inflow.dt_hr, 2),
           "peak_storage_cuft": round(res.peak_storage_cuft),
@@ -160,5 +184,18 @@ def route(b: Bmp, inflow: Hydrograph) -> tuple[dict, Hydrograph, dict[str, tuple
           "end_storage_cuft": round(res.end_storage_cuft),
           "held_cuft": round(res.end_storage_cuft - res.start_storage_cuft),
           "routed_until_hr": _r((n - 1) * inflow.dt_hr, 2), "balance_error_cuft": round(balance, 3),
-          "freeboard_ft": _r(b.stage_storage[-1][0] - res.peak_stage_ft, 2)}
+          "freeboard_ft": _r(top - res.peak_stage_ft, 2)}
+    if t_over is not None and mode == "spill":
+        st.update(outflow_hydraulic=False, note=(
+            f"overtops at {t_over:.2f} h: the water would rise above the top of its stage-storage table ({top:g} ft) "
+            f"and no outlet describes the flow over the top, so the BMP is held full and {vols[OVER_TOP]:,.0f} ft³ "
+            f"leaves over the top (outflow = inflow while full): the outflow is not a hydraulic result -- extend "
+            "the table and give the emergency spillway"))
+    elif t_over is not None:
+        area = (b.stage_storage[-1][1] - b.stage_storage[-2][1]) / (top - b.stage_storage[-2][0])
+        st.update(note=(
+            f"overtops at {t_over:.2f} h: the peak stage, {res.peak_stage_ft:.2f} ft, is {res.peak_stage_ft - top:.2f} ft "
+            f"above the top of its stage-storage table ({top:g} ft); above the top the basin is taken at its top "
+            f"area ({area:,.0f} ft³ per ft) and the outlets route the water (the emergency spillway's equation "
+            "holds there)"))
     return st, out, res.outlet_flows_cfs, res.stages_ft

@@ -15,6 +15,7 @@ import math
 from dataclasses import dataclass, field
 
 from stormwater.engineering.hydrograph import Hydrograph, hydrograph_sum, scs_unit_hydrograph_runoff
+from stormwater.engineering.peak import graphical_peak_discharge, ia_over_p_limits
 from stormwater.engineering.runoff import (composite_cn_unconnected_impervious, curve_number_lookup,
                                            curve_number_rows, initial_abstraction_in, potential_retention_in,
                                            runoff_depth_in, weighted_curve_number)
@@ -23,6 +24,16 @@ from stormwater.engineering.tc import (SHALLOW_CONCENTRATED_K, SHALLOW_SLOPE_RAN
                                        time_of_concentration_hr)
 
 from .plan import SQFT_PER_ACRE, Subcatchment
+from .quality import FAIL, PASS
+from .rows import row
+
+# The NRCS 24-hour rainfall distribution for Massachusetts: Type III ("Type III represents Gulf of Mexico and
+# Atlantic coastal areas"; Massachusetts lies wholly in its region on TR-55 App. B, Fig. B-2). The review
+# recomputes every plan on it, whatever distribution the plan states (issue 31).
+SITE_STORM_TYPE = "III"
+SRC_STORM_TYPE = ("USDA NRCS TR-55 (1986) App. B, Fig. B-2 (approximate geographic boundaries for NRCS rainfall "
+                  "distributions): Massachusetts lies in the Type III region")
+
 
 RUNOFF_METHOD_LABELS = {
     "weighted_cn": "one area-weighted CN for the whole subcatchment (TR-55 worksheet 2, as WinTR-55)",
@@ -71,6 +82,29 @@ class SubResult:
               for _, a, cn in self.runoff_parts]
         return hs[0] if len(hs) == 1 else hydrograph_sum(*hs)
 
+    def graphical_peak(self, rainfall_in: float, storm_type: str) -> tuple[float | None, str]:
+        """The TR-55 graphical peak [cfs] beside the hydrograph, and what the reader must know about it.
+
+        TR-55 ch. 4 (Exhibit 4; App. F Table F-1): "If the computed Ia/P ratio is outside the range shown in
+        exhibit 4 for the rainfall distribution of interest, then the limiting value of the curve should be
+        used" -- the peak is then read at the limit, and the note says so (issue 31).
+        """
+        try:
+            gp = graphical_peak_discharge(drainage_area_acres=self.spec.area_acres, curve_number=self.cn,
+                                          tc_hr=self.tc_hr, rainfall_in=rainfall_in, storm_type=storm_type)
+        except ValueError as e:
+            return None, str(e)
+        notes = []
+        if self.runoff_method == "separate":
+            notes.append("TR-55 graphical method with the area-weighted CN (it takes one CN)")
+        if gp.runoff_in > 0 and gp.ia_over_p_used != gp.ia_over_p:
+            lo, hi = ia_over_p_limits(storm_type)
+            side = "largest" if gp.ia_over_p > hi else "smallest"
+            notes.append(f"Ia/P {gp.ia_over_p:.3f} ({gp.ia_in:.3f} / {rainfall_in:.3f} in) is outside Exhibit 4 "
+                         f"(Type {storm_type}: {lo:.2f} to {hi:.2f}); qu read at its {side} value, "
+                         f"{gp.ia_over_p_used:.2f}, as TR-55 ch. 4 directs: the graphical peak is approximate here")
+        return gp.peak_cfs, "; ".join(notes)
+
     def runoff_working(self, rainfall_in: float) -> list[dict]:
         """S, Ia and Q of each part whose runoff is computed (TR-55 Eq. 2-1 to 2-4)."""
         out = []
@@ -79,6 +113,25 @@ class SubResult:
             out.append({"label": label, "area_acres": round(a, 4), "cn": _r(cn, 2), "s_in": _r(s, 3),
                         "ia_in": _r(initial_abstraction_in(cn), 3), "runoff_in": _r(runoff_depth_in(rainfall_in, cn), 3)})
         return out
+
+
+def storm_type_row(stated: str) -> dict:
+    """The rainfall distribution row: the plan's stated distribution against the site's (Type III).
+
+    A plan computed on another distribution (Type II is the most intense short-duration storm, TR-55 App. B)
+    does not describe the design storm's intensity for Longmeadow (§ 380-12 A(3)(g)[2]); the review
+    recomputes on Type III and the row fails, naming the distribution the plan used.
+    """
+    ok = stated == SITE_STORM_TYPE
+    return row("rainfall_distribution", "Rainfall distribution (24-hour design storm)",
+               "§ 380-12 A(3)(g)[2] (design storm intensity); § 380-11 A(1), A(2)",
+               PASS if ok else FAIL, required=f"NRCS Type {SITE_STORM_TYPE} 24-hour distribution (Massachusetts)",
+               provided=f"NRCS Type {stated} 24-hour distribution (as stated in the plan)",
+               reason="" if ok else (
+                   f"the plan states a Type {stated} distribution; Longmeadow lies in the NRCS Type {SITE_STORM_TYPE} "
+                   f"region (TR-55 Fig. B-2). This review computes every storm on Type {SITE_STORM_TYPE}; the "
+                   f"applicant's Type {stated} figures do not show compliance: recompute on Type {SITE_STORM_TYPE}"),
+               numbers={"stated": stated, "used": SITE_STORM_TYPE}, sources=[SRC_STORM_TYPE])
 
 
 def _cover_label(key: str) -> tuple[str, str]:

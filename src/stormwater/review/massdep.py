@@ -90,7 +90,7 @@ ITEMS: tuple[Item, ...] = (
          "2- and 10-year 24-hour storms; the 100-year storm is evaluated (Longmeadow compares it too).",
          "computed", rows=("peak_",)),
     Item("std2_rainfall", "2", "Design storms from NOAA Atlas 14 for the site, 90 % of the upper confidence bound "
-         "(\u201cNOAA plus\u201d, § 380-11 A(2)).", "computed", rows=("rainfall_location",)),
+         "(\u201cNOAA plus\u201d, § 380-11 A(2)).", "computed", rows=("rainfall_location", "rainfall_distribution")),
     Item("std3_soil_analysis", "3", "Soil analysis: test pits or borings at each infiltration BMP, the soil "
          "texture and hydrologic soil group, the design infiltration rate (Rawls) and the seasonal high groundwater.",
          "statement", applies=INFILTRATION, title="Soil analysis"),

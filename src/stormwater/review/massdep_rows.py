@@ -43,8 +43,7 @@ def massdep_computed(plan: Plan, post_subs, bmp_rows, path_from, contrib_imp, ra
         chain = path_from(s.spec.to)
         hit = None
         for bid in chain:
-            cap = bmp_rows[bid]["infiltration_capacity_cuft"] if bmps[bid].infiltration_rate_in_hr else \
-                bmp_rows[bid]["treatment_storage_cuft"]
+            cap = bmp_rows[bid]["storage_cuft"]   # the BMP's one storage (quality.storage_capacity)
             need = dwq / 12.0 * contrib_imp[bid]
             if cap and cap >= need:
                 hit = (bid, cap, need)

@@ -2,7 +2,7 @@
 (pure; no Django)."""
 from __future__ import annotations
 
-from .hydrology import SubResult
+from .hydrology import SITE_STORM_TYPE, SubResult
 from .plan import Plan
 
 # --- network and assumptions -----------------------------------------------------------------------
@@ -31,7 +31,7 @@ def assumptions_of(plan: Plan, subs: list[SubResult], bmp_rows: dict, dt: float)
     out = [
         f"Time step Δt = {dt:g} h for every hydrograph and every routing (the largest of 0.1, 0.05, 0.025, 0.02, "
         f"0.01, 0.005 h not over 0.133 × the shortest Tc, {min(s.tc_hr for s in subs):g} h; NEH 630 ch. 16).",
-        f"Rainfall: NRCS Type {plan.rainfall.storm_type} 24-hour distribution (WinTR-20 0.1-h ordinates, linear "
+        f"Rainfall: NRCS Type {SITE_STORM_TYPE} 24-hour distribution (WinTR-20 0.1-h ordinates, linear "
         "between); the runoff equation (TR-55 Eq. 2-3, Ia = 0.2 S) applied to cumulative rainfall at each step.",
         "Unit hydrograph: NRCS curvilinear, peak rate factor 484, Tp = Δt/2 + 0.6 Tc, Table 16-1 shape rescaled to "
         "hold exactly 1 in; each step's excess responds from the start of its step.",
@@ -42,8 +42,10 @@ def assumptions_of(plan: Plan, subs: list[SubResult], bmp_rows: dict, dt: float)
         "inflow ends.",
         "Infiltration: at the design rate over the bottom area only (no side walls), whenever water stands on the "
         "bottom; what infiltrates is that outlet's routed volume.",
-        "A BMP that overtops its stage-storage table passes its inflow on unattenuated (and fails the peak and "
-        "overflow rows).",
+        "A BMP whose water rises above the top of its stage-storage table overtops (and fails the peak and overflow "
+        "rows): with an emergency outlet, the basin is taken above its top at the top's surface area and its "
+        "outlets route the water (the peak stage is given); without one, it is held full and the excess leaves "
+        "over the top (outflow = inflow while full), which is not a hydraulic result.",
         "BMP trains combine as 1 − Π(1 − rᵢ) (MassDEP worksheet chain).",
     ]
     for s in subs:

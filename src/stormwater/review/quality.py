@@ -61,7 +61,10 @@ def treatment_capacity(b: Bmp) -> tuple[float | None, str]:
         return ss.storage_cuft(crest), f"storage below the lowest weir crest ({crest:g} ft)"
     if b.outlets:
         top = max(o.elevation_ft for o in b.outlets)
-        return ss.storage_cuft(top), f"storage below the highest outlet ({top:g} ft)"
+        if top > ss.stages_ft[0]:
+            return ss.storage_cuft(top), f"storage below the highest outlet ({top:g} ft)"
+        return ss.storages_cuft[-1], (f"the whole table: its only outlet is at the bottom ({top:g} ft), so everything "
+                                      "it holds is detained and drains through it")
     return ss.storages_cuft[-1], "full storage (no surface outlet)"
 
 
@@ -87,6 +90,14 @@ def infiltration_capacity(b: Bmp) -> tuple[float | None, str]:
     return ret, basis
 
 
+def storage_capacity(b: Bmp) -> tuple[float | None, str]:
+    """The BMP's one storage capacity [ft³] (issue 31: one storage depth per BMP), from its stage-storage
+    table where it has one: for a BMP that infiltrates, the storage that leaves only by infiltration
+    (below its lowest outlet); for any other, its treatment storage. Every curve is read at this depth
+    (capacity ÷ contributing impervious area), and Standard 4's water quality volume is held against it."""
+    return infiltration_capacity(b) if b.infiltration_rate_in_hr else treatment_capacity(b)
+
+
 def _curve_range(curve) -> tuple[float, float]:
     if hasattr(curve, "points"):
         return curve.points[0][0], curve.points[-1][0]
@@ -96,9 +107,9 @@ def _curve_range(curve) -> tuple[float, float]:
 def removal(b: Bmp, pollutant: str, impervious_sqft: float, tables) -> dict:
     """Removal of one BMP for one pollutant by the first table with a curve, or why not assessable.
 
-    The storage depth fed to the curve is capacity ÷ contributing impervious area, the capacity being
-    what the curve assumes: for a rate-dependent (infiltration) curve the storage that infiltrates,
-    otherwise the treatment storage. A depth above a curve's largest is credited at the largest, a rate
+    The storage depth fed to the curve is the BMP's one storage depth (:func:`storage_capacity` ÷
+    contributing impervious area): for a BMP that infiltrates the storage that infiltrates (what an
+    infiltration curve assumes), otherwise the treatment storage. A depth above a curve's largest is credited at the largest, a rate
     above the largest rate at that rate (no extrapolation); below the smallest it is not assessable.
     """
     bmp_type, rate = b.type, b.infiltration_rate_in_hr
@@ -123,14 +134,15 @@ def removal(b: Bmp, pollutant: str, impervious_sqft: float, tables) -> dict:
             return {"status": NOT_ASSESSABLE, **base,
                     "reason": f"{t.name} has only rate-dependent {pollutant} curves for {bmp_type}; "
                               "the BMP gives no infiltration rate"}
-        cap, cap_basis = infiltration_capacity(b) if use_rate is not None else treatment_capacity(b)
+        cap, cap_basis = storage_capacity(b)
         base.update(capacity_cuft=_r(cap, 0), capacity_basis=cap_basis, curve=(
             f"{'infiltration' if use_rate is not None else 'treatment'} curve"
             + (f" at {use_rate:g} in/hr" if use_rate is not None else "")))
-        if not cap or not impervious_sqft:
-            why = "no impervious area drains to it" if not impervious_sqft else \
-                  "no storage volume (give stage_storage or treatment_storage_cuft)"
-            return {"status": NOT_ASSESSABLE, **base, "reason": f"storage depth unknown: {why}"}
+        if not impervious_sqft:
+            return {"status": NOT_ASSESSABLE, **base, "reason": "no impervious area drains to it"}
+        if cap is None:
+            return {"status": NOT_ASSESSABLE, **base, "reason": "storage depth unknown: no stage-storage table and "
+                                                                "no treatment_storage_cuft"}
         depth_in = cap / impervious_sqft * 12.0
         base.update(depth_in=round(depth_in, 4),
                     depth_working=f"{cap:,.0f} ft³ / {impervious_sqft:,.0f} ft² × 12 = {depth_in:.4f} in")
@@ -143,7 +155,7 @@ def removal(b: Bmp, pollutant: str, impervious_sqft: float, tables) -> dict:
             d = hi
         if d < lo:
             return {"status": NOT_ASSESSABLE, **base,
-                    "reason": f"storage depth {depth_in:.3f} in is below the curve's smallest ({lo:g} in)"}
+                    "reason": f"storage depth {depth_in:.3f} in ({cap_basis}) is below the curve's smallest ({lo:g} in)"}
         try:
             r = t.removal(bmp_type, pollutant, d, use_rate)
         except ValueError as e:

@@ -208,7 +208,7 @@ REVIEW_LINKS: dict[str, tuple[str, ...]] = {
     # The ten Massachusetts Standards: the review's computed rows and the applicant's checklist
     # statements (review/massdep.py, rows "ma_<item>").
     "380-11 B(1) Std 1": ("ma_std1_",),
-    "380-11 B(1) Std 2": ("peak_", "rainfall_location"),
+    "380-11 B(1) Std 2": ("peak_", "rainfall_location", "rainfall_distribution"),
     "380-11 B(1) Std 3": ("recharge", "drawdown_", "ma_std3_"),
     "380-11 B(1) Std 4": ("ma_std4_", "removal_TSS", "retention"),
     "380-11 B(1) Std 5": ("ma_std5_",),
