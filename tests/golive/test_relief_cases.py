@@ -1,6 +1,7 @@
 """Go-live open cases (issue 32): open abatements and Select Board appeals brought in with their real dates, so their
 clocks (billing ¶E: 60 days to decide; appeals ¶A: 30 days to appeal, the hearing within 90 days of the filing with
-notice ≥ 10 days before, the decision within 30 days of the hearing) compute as if kept here. Today is 2026-11-20."""
+notice ≥ 10 days before, the decision within 30 days of the hearing) compute as if kept here. Today is 2026-11-19
+(tests/golive/conftest.py: 2026-11-20 00:00 UTC, the evening before in Longmeadow)."""
 from __future__ import annotations
 
 import json
@@ -9,10 +10,13 @@ from decimal import Decimal
 
 import pytest
 from django.core.management import call_command
+from django.utils import timezone
 
 from stormwater.cases.models import Case, Clock
 from stormwater.golive.relief_cases import abatements_convert
 from stormwater.imports.pipeline import ImportRefused
+from stormwater.utility.models import LedgerEntry
+from stormwater.relief.abatements import abatement_decide
 from stormwater.relief.models import Abatement, Appeal
 from stormwater.relief.selectors import bill_abatable, bill_owed
 
@@ -99,6 +103,13 @@ def test_open_abatements_and_appeals_converted_with_their_clocks(add_parcels, re
     # Re-running changes nothing.
     again = abatements_convert(path=f, acting_user=None, apply=True)
     assert again.created == 0 and again.unchanged == 4 and Case.objects.count() == 6
+
+    # The case goes on here: the DPW grants A in full, refunding what the owner paid in the old system.
+    abatement_decide(abatement=a, decision="grant", reasons="", acting_user=None)
+    a.refresh_from_db()
+    assert a.case.status == "granted" and _clock(a.case, "abatement_decision").met_on == timezone.localdate()
+    assert LedgerEntry.objects.get(bill=a.bill, kind="refund").amount == Decimal("26.58")
+    assert bill_abatable(a.bill) == 0 and bill_owed(a.bill, as_of=date(2026, 11, 20)) == 0
 
 
 def test_bad_rows_refused_by_row_and_field_nothing_applied(add_parcels, resolution, tmp_path):
