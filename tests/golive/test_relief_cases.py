@@ -15,6 +15,7 @@ from django.utils import timezone
 from stormwater.cases.models import Case, Clock
 from stormwater.golive.relief_cases import abatements_convert
 from stormwater.imports.pipeline import ImportRefused
+from stormwater.receivables.bookcheck import check_books
 from stormwater.utility.models import LedgerEntry
 from stormwater.relief.abatements import abatement_decide
 from stormwater.relief.models import Abatement, Appeal
@@ -110,6 +111,9 @@ def test_open_abatements_and_appeals_converted_with_their_clocks(add_parcels, re
     assert a.case.status == "granted" and _clock(a.case, "abatement_decision").met_on == timezone.localdate()
     assert LedgerEntry.objects.get(bill=a.bill, kind="refund").amount == Decimal("26.58")
     assert bill_abatable(a.bill) == 0 and bill_owed(a.bill, as_of=date(2026, 11, 20)) == 0
+    # The books' invariants hold over the converted paid bills, the part abated there and the refund here.
+    report = check_books(as_of=timezone.localdate())
+    assert report.clean, [b.as_json() for b in report.breaks]
 
 
 def test_bad_rows_refused_by_row_and_field_nothing_applied(add_parcels, resolution, tmp_path):
