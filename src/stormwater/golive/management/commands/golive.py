@@ -7,11 +7,13 @@
         of the cut-over. ``--apply`` writes, only when every bucket agrees to the cent (or, with
         ``--accept-differences``, each difference listed is accepted and recorded). Exit 1 with every refused row
         and field on stderr; nothing changed.
-    stormwater golive cases FILE [--kind credits|abatements] [--apply]
+    stormwater golive cases FILE [--kind credits|abatements|permits] [--apply]
         The old office's open cases with their real dates (JSON; docs/golive.md): ``credits`` (the default: parcel_id,
         credit_type, percent, granted_on[, filed_on, accepted_on, recertify_by]) as credit cases; ``abatements`` (account
         or parcel_id, bill_number, issue_date, bill_amount, filed_on, status[, decided_on, amount_granted,
-        appeal_filed_on, notice_sent_on, hearing_on …]) as abatement cases and their Select Board appeals.
+        appeal_filed_on, notice_sent_on, hearing_on …]) as abatement cases and their Select Board appeals; ``permits``
+        (parcel_id, status, filed_on[, incomplete_on, cure_by, items_received_on, complete_on, info_requested_on,
+        info_received_on, decided_on …]) as permit files moved through the permits domain's acts on those days.
     stormwater golive parallel RUN_ID REGISTER
         The parallel run: a bill run (or its proof) against the old system's bill register for the same period
         (account or parcel_id, amount[, bill_number]); per-account differences as JSON.
@@ -29,7 +31,8 @@ from stormwater.imports.pipeline import ImportRefused
 
 # ``golive cases --kind``: each kind of open case and its converter (same file reading, refusals and re-run rule).
 CASE_KINDS = {"credits": "stormwater.golive.cases.credits_convert",
-              "abatements": "stormwater.golive.relief_cases.abatements_convert"}
+              "abatements": "stormwater.golive.relief_cases.abatements_convert",
+              "permits": "stormwater.golive.permit_cases.permits_convert"}
 
 
 def _day(text: str) -> date:
