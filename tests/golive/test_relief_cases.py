@@ -4,12 +4,13 @@ notice ≥ 10 days before, the decision within 30 days of the hearing) compute a
 (tests/golive/conftest.py: 2026-11-20 00:00 UTC, the evening before in Longmeadow)."""
 from __future__ import annotations
 
+import io
 import json
 from datetime import date
 from decimal import Decimal
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 from django.utils import timezone
 
 from stormwater.cases.models import Case, Clock
@@ -137,3 +138,9 @@ def test_bad_rows_refused_by_row_and_field_nothing_applied(add_parcels, resoluti
     assert any(i.startswith("row 5 (Hearing On)") and "90 days" in i for i in ids)
     assert any(i.startswith("row 6 (Status)") for i in ids)
     assert Case.objects.count() == 0 and not Abatement.objects.exists()
+    # The command: exit 1 (CommandError) with every refused row and field on stderr.
+    err = io.StringIO()
+    with pytest.raises(CommandError):
+        call_command("golive", "cases", str(tmp_path / "bad.csv"), "--kind", "abatements", "--apply", stderr=err)
+    assert "row 2 (Parcel ID): no parcel" in err.getvalue() and "row 6 (Status)" in err.getvalue()
+    assert not Abatement.objects.exists()

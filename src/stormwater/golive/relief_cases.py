@@ -478,6 +478,9 @@ def abatements_convert(*, path: str | Path, acting_user, apply: bool = False,
     resolutions: dict[int, RateResolution] = {}
     earliest = RateResolution.objects.order_by("effective_from", "id").first()
     for r in todo:
+        if through is not None and r.granted and r.decided <= through:
+            bad.append(f"row {r.n} ({low['decided_on']}): the books here are closed through {through}: the part "
+                       f"abated in the old office keeps its day {r.decided}")
         if r.bill is None:
             if through is not None and r.issue <= through:
                 bad.append(f"row {r.n} ({low['issue_date']}): the books here are closed through {through}: the "
