@@ -46,14 +46,14 @@ from django.db import transaction
 from django.utils import timezone
 
 from stormwater.audit.services import actor_or_none, audit_record
-from stormwater.cases.models import Case, CaseParty, PartyRole
-from stormwater.cases.services import case_open, case_transition, clock_meet, clock_running, clock_start, event_record
+from stormwater.cases.services import case_open, case_transition
 from stormwater.imports.pipeline import error, refuse_on_errors
 from stormwater.parcels.models import Parcel
-from stormwater.rules.deadlines import CLOCKS, case_clock_terms, deadline
+from stormwater.rules.deadlines import deadline
 from stormwater.rules.money import ZERO, fmt
 from stormwater.utility.models import Account, Bill, Component, EntryKind, Installment, LedgerEntry, RateResolution
 
+from .appeals import appeal_convert, appeal_dates_check, clock_from_rule as _clock, owner_party
 from .cases import CasesResult, _Rollback
 from .export import _norm, parse_date, parse_money
 
@@ -160,7 +160,6 @@ def _check(get, today: date, statuses, closed, refuse) -> dict | None:
     v["status"] = statuses.get(s)
     issue, filed, decided = v["issue_date"], v["filed_on"], v["decided_on"]
     appeal, notice, hearing = v["appeal_filed_on"], v["notice_sent_on"], v["hearing_on"]
-    hday = timezone.localtime(hearing).date() if hearing else None
     for c in ("filed_on", "decided_on", "appeal_filed_on", "notice_sent_on"):
         if v[c] and v[c] > today:
             refuse(c, f"{v[c]} is in the future")
@@ -200,35 +199,10 @@ def _check(get, today: date, statuses, closed, refuse) -> dict | None:
         elif get("amount_granted"):
             refuse("amount_granted", "the abatement was denied: no sum was granted")
         if appeal and decided:
-            last = deadline("appeal_filing", decided).due
-            if appeal < decided:
-                refuse("appeal_filed_on", f"dates out of order: appealed {appeal} before the decision {decided}")
-            elif appeal > last:
-                refuse("appeal_filed_on", f"appealed {appeal}: an appeal is filed within 30 days of the written "
-                                          f"decision of {decided}, the last day was {last} (appeals ¶A)")
+            appeal_dates_check(decided=decided, appeal=appeal, notice=notice, hearing_at=hearing, today=today,
+                               refuse=refuse)
     if (hearing or notice) and not appeal and decided_status:
         refuse("hearing_on" if hearing else "notice_sent_on", "a hearing without an appeal: give appeal_filed_on")
-    if hearing and appeal:
-        last = deadline("appeal_hearing_latest", appeal).due
-        if hday < appeal:
-            refuse("hearing_on", f"dates out of order: the hearing {hday} before the appeal was filed {appeal}")
-        elif hday > last:
-            refuse("hearing_on", f"the hearing {hday} is more than 90 days after the appeal's filing on {appeal}: "
-                                 f"the latest day was {last} (Ch. 295 Art. IV appeals ¶A)")
-    if notice and not hearing and appeal:
-        refuse("notice_sent_on", "a notice of no hearing: give hearing_on")
-    if notice and hearing and appeal:
-        by = deadline("hearing_notice_latest", hday).due
-        if notice < appeal:
-            refuse("notice_sent_on", f"dates out of order: notice {notice} before the appeal was filed {appeal}")
-        elif notice > by:
-            refuse("notice_sent_on", f"notice sent {notice}: notice of a hearing on {hday} is sent no less than 10 "
-                                     f"days before, by {by} (appeals ¶A)")
-    if hearing and appeal and not notice and hday > today:
-        by = deadline("hearing_notice_latest", hday).due
-        if by < today:
-            refuse("hearing_on", f"notice of the hearing on {hday} had to be sent by {by} (no less than 10 days "
-                                 "before, appeals ¶A) and none is given: give notice_sent_on, or the new hearing date")
     v["amount_requested"] = requested
     return v
 
@@ -354,39 +328,19 @@ def _paid_bill(r: _Row, res: RateResolution, user) -> Bill:
     return bill
 
 
-def _clock(case: Case, kind: str, start: date, user, *, hearing_date: date | None = None):
-    rule = CLOCKS[kind]
-    length, roll = case_clock_terms(kind, start=start, hearing_date=hearing_date)
-    return clock_start(case=case, kind=kind, label=rule.label, citation=rule.citation, start=start, length=length,
-                       roll=roll, acting_user=user)
-
-
-def _meet(case: Case, kind: str, on: date, reason: str, user) -> None:
-    c = clock_running(case=case, kind=kind)
-    if c is not None:
-        clock_meet(clock=c, on=on, reason=reason, acting_user=user)
-
-
-def _owner(case: Case, account: Account) -> None:
-    o = account.billed_owner
-    if o is not None:
-        CaseParty.objects.create(case=case, role=PartyRole.OWNER, name=o.name, mailing_address=o.mailing_address,
-                                 email=o.email or (o.user.email if o.user_id else ""), user=o.user)
-
-
 def _convert(r: _Row, res: RateResolution, user, name: str) -> list[str]:
     """One row: its paid bill, its abatement case on its days and, appealed, its appeal case on theirs."""
     from stormwater.relief import workflow as wf
-    from stormwater.relief.models import Abatement, AbatementGround, Appeal, AppealSubject, Decision
+    from stormwater.relief.models import Abatement, AbatementGround, AppealSubject, Decision
 
-    A, AP = wf.AbatementStatus, wf.AppealStatus
+    A = wf.AbatementStatus
     bill = r.bill or _paid_bill(r, res, user)
     account = bill.account
     case = case_open(kind=wf.ABATEMENT, title=f"Abatement of bill {bill.number} ({r.parcel.address}) — converted",
                      acting_user=user, year=r.filed.year)
     case.filed_on = r.filed
     case.save(update_fields=["filed_on"])
-    _owner(case, account)
+    owner_party(case, account.billed_owner)
     ab = Abatement.objects.create(case=case, bill=bill, grounds=[AbatementGround.OTHER],
                                   statement="Converted from the old office's records (issue 32)",
                                   amount_requested=r.requested, disposition=r.disposition)
@@ -411,39 +365,9 @@ def _convert(r: _Row, res: RateResolution, user, name: str) -> list[str]:
                                        memo=f"Abatement {case.number}: {r.disposition}ed in the old system", **e)
         _clock(case, wf.APPEAL_FILING, r.decided, user)
     if r.appeal:
-        _meet(case, wf.APPEAL_FILING, r.appeal, "appealed (converted)", user)
-        acase = case_open(kind=wf.APPEAL, title=f"Appeal of {case.number}: {case.title}", acting_user=user,
-                          parent=case, year=r.appeal.year)
-        acase.filed_on = r.appeal
-        acase.save(update_fields=["filed_on"])
-        _owner(acase, account)
-        ap = Appeal.objects.create(case=acase, subject=AppealSubject.ABATEMENT, decision_date=r.decided, bill=bill,
-                                   grounds="Converted from the old office's records (issue 32)",
-                                   record_transmitted_on=r.appeal)
-        event_record(case=case, kind="appeal", acting_user=user, on=r.appeal,
-                     why=f"Appealed to the Select Board: {acase.number}", data={"appeal": acase.number})
-        _clock(acase, wf.HEARING, r.appeal, user)
-        case_transition(case=acase, to=AP.RECORD_TRANSMITTED, acting_user=user, on=r.appeal,
-                        why="Converted: record transmitted to the Select Board on filing (appeals ¶A)")
-        made.append(acase.number)
-        if r.hearing_at:
-            held = r.hearing <= timezone.localdate()
-            set_on = r.notice or r.appeal
-            case_transition(case=acase, to=AP.HEARING_SCHEDULED, acting_user=user, on=set_on,
-                            why=f"Converted: hearing set for {r.hearing}" + (f" at {r.place}" if r.place else ""))
-            ap.hearing_at, ap.hearing_place, ap.notice_sent_on = r.hearing_at, r.place, r.notice
-            ap.save(update_fields=["hearing_at", "hearing_place", "notice_sent_on"])
-            if r.notice or not held:
-                _clock(acase, wf.NOTICE, set_on, user, hearing_date=r.hearing)
-            if r.notice:
-                _meet(acase, wf.NOTICE, r.notice, "notice sent (converted)", user)
-            if held:
-                case_transition(case=acase, to=AP.HEARING_CLOSED, acting_user=user, on=r.hearing,
-                                why="Converted: hearing held and concluded (appeals ¶A)")
-                ap.hearing_closed_on = r.hearing
-                ap.save(update_fields=["hearing_closed_on"])
-                _clock(acase, wf.APPEAL_DECISION, r.hearing, user)
-        audit_record(actor=user, action="golive.appeal", obj=ap, why=f"{name} row {r.n}")
+        made.append(appeal_convert(parent=case, subject=AppealSubject.ABATEMENT, decided=r.decided, appeal=r.appeal,
+                                   notice=r.notice, hearing_at=r.hearing_at, place=r.place, bill=bill,
+                                   owner=account.billed_owner, user=user, why=f"{name} row {r.n}"))
     audit_record(actor=user, action="golive.abatement", obj=ab, why=f"{name} row {r.n}")
     return made
 
