@@ -10,7 +10,7 @@ and the appeal case moved through its workflow on its days with its clocks, as i
 """
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import date, datetime, time
 
 from django.utils import timezone
 
@@ -18,6 +18,20 @@ from stormwater.audit.services import audit_record
 from stormwater.cases.models import Case, CaseParty, PartyRole
 from stormwater.cases.services import case_open, case_transition, clock_meet, clock_running, clock_start, event_record
 from stormwater.rules.deadlines import CLOCKS, case_clock_terms, deadline
+
+from .export import parse_date
+
+
+def hearing_at(text: str) -> datetime | None:
+    """A hearing's day, or day and time (``2026-12-10 19:00``; a day alone is kept at 00:00), aware."""
+    t = text.strip()
+    for f in ("%Y-%m-%d %H:%M", "%m/%d/%Y %H:%M", "%m/%d/%Y %I:%M %p", "%Y-%m-%d %I:%M %p"):
+        try:
+            return timezone.make_aware(datetime.strptime(t, f))
+        except ValueError:
+            continue
+    d = parse_date(t)
+    return timezone.make_aware(datetime.combine(d, time(0, 0))) if d else None
 
 
 def appeal_dates_check(*, decided: date, appeal: date, notice: date | None, hearing_at: datetime | None, today: date,

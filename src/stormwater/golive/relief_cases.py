@@ -38,7 +38,7 @@ or for another account. Nothing is applied when any row is refused; re-running t
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date, datetime, time
+from datetime import date, datetime
 from decimal import Decimal
 from pathlib import Path
 
@@ -54,6 +54,7 @@ from stormwater.rules.money import ZERO, fmt
 from stormwater.utility.models import Account, Bill, Component, EntryKind, Installment, LedgerEntry, RateResolution
 
 from .appeals import appeal_convert, appeal_dates_check, clock_from_rule as _clock, owner_party
+from .appeals import hearing_at as _hearing_at
 from .cases import CasesResult, _Rollback
 from .export import _norm, parse_date, parse_money
 
@@ -87,17 +88,6 @@ def _statuses():
 def _fiscal_year(day: date) -> int:
     """The fiscal year (July 1 – June 30, MGL c.44 §56) a day falls in: FY2027 begins 2026-07-01."""
     return day.year + 1 if day.month >= 7 else day.year
-
-
-def _hearing_at(text: str) -> datetime | None:
-    t = text.strip()
-    for f in ("%Y-%m-%d %H:%M", "%m/%d/%Y %H:%M", "%m/%d/%Y %I:%M %p", "%Y-%m-%d %I:%M %p"):
-        try:
-            return timezone.make_aware(datetime.strptime(t, f))
-        except ValueError:
-            continue
-    d = parse_date(t)
-    return timezone.make_aware(datetime.combine(d, time(0, 0))) if d else None
 
 
 @dataclass
