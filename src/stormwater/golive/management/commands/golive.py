@@ -9,7 +9,8 @@
         and field on stderr; nothing changed.
     stormwater golive cases FILE [--kind credits|abatements|permits] [--apply]
         The old office's open cases with their real dates (JSON; docs/golive.md): ``credits`` (the default: parcel_id,
-        credit_type, percent, granted_on[, filed_on, accepted_on, recertify_by]) as credit cases; ``abatements`` (account
+        credit_type, percent, granted_on[, filed_on, accepted_on, recertify_by, status, appeal_filed_on, notice_sent_on,
+        hearing_on]) as credit cases and their appeals; ``abatements`` (account
         or parcel_id, bill_number, issue_date, bill_amount, filed_on, status[, decided_on, amount_granted,
         appeal_filed_on, notice_sent_on, hearing_on …]) as abatement cases and their Select Board appeals; ``permits``
         (parcel_id, status, filed_on[, incomplete_on, cure_by, items_received_on, complete_on, info_requested_on,
