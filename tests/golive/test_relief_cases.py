@@ -128,6 +128,17 @@ def test_bad_rows_refused_by_row_and_field_nothing_applied(add_parcels, resoluti
     bad[3]["Hearing On"] = "2027-01-15"  # more than 90 days after the appeal's filing (appeals ¶A)
     bad.append({**bad[0], "Parcel ID": parcels[0].parcel_id, "Bill No": "B2027-9", "Filed On": "2026-09-20",
                 "Status": "granted"})  # decided in full: closed, not an open case
+    # An account this system already bills for FY2027 under another number: one bill an account and year (¶B).
+    from stormwater.utility.models import Account, Bill, BillRun
+
+    acct = Account.objects.create(number=f"SW-{parcels[1].parcel_id}", parcel=parcels[1])
+    run = BillRun.objects.create(period_label="FY2027", period_start=date(2026, 7, 1), period_end=date(2027, 6, 30),
+                                 issue_date=date(2026, 9, 10), resolution=resolution, state="issued")
+    Bill.objects.create(number="2027-0001", run=run, account=acct, parcel=parcels[1], period_start=date(2026, 7, 1),
+                        period_end=date(2027, 6, 30), issue_date=date(2026, 9, 10), amount=Decimal("26.58"),
+                        gross_fee=Decimal("26.58"), property_class="residential", impervious_sqft=0, erus=0,
+                        blocks=[])
+    bad.append({**_rows(parcels)[1], "Bill No": "B2027-8"})
     with pytest.raises(ImportRefused) as e:
         abatements_convert(path=write_csv(tmp_path / "bad.csv", COLS, bad), acting_user=None, apply=True)
     ids = e.value.problems[-1].ids
@@ -137,6 +148,7 @@ def test_bad_rows_refused_by_row_and_field_nothing_applied(add_parcels, resoluti
     assert any(i.startswith("row 4 (Decided On): dates out of order") for i in ids)
     assert any(i.startswith("row 5 (Hearing On)") and "90 days" in i for i in ids)
     assert any(i.startswith("row 6 (Status)") for i in ids)
+    assert any(i.startswith("row 7 (Bill No): account") and "2027-0001" in i for i in ids)
     assert Case.objects.count() == 0 and not Abatement.objects.exists()
     # The command: exit 1 (CommandError) with every refused row and field on stderr.
     err = io.StringIO()

@@ -33,7 +33,7 @@ account or parcel, money that is not dollars and cents, dates out of order (issu
 hearing), an abatement filed more than 30 days after the bill's issue (billing ¶E), an appeal filed more than 30 days
 after the decision or a hearing more than 90 days after the appeal or noticed less than 10 days before (appeals ¶A), a
 status the workflow cannot reach (an appeal of an undecided abatement, a closed case), a bill this system holds unpaid
-or for another account. Nothing is applied when any row is refused; re-running the same file changes nothing.
+or for another account, an account billed here for that fiscal year under another number. Nothing is applied when any row is refused; re-running the same file changes nothing.
 """
 from __future__ import annotations
 
@@ -276,6 +276,12 @@ def _plan(t, low: dict, name: str, today: date, bad: list[str]) -> tuple[list[_R
                 continue
             if any(a.case.status == "filed" for a in prior):
                 refuse("bill_number", f"bill {bill.number} already has an abatement pending here")
+                continue
+        elif account is not None:  # one live bill an account and period (Ch. 295 Art. IV ¶B; the books' check)
+            other = Bill.objects.filter(account=account, period_start=date(fy - 1, 7, 1)).first()
+            if other is not None:
+                refuse("bill_number", f"account {account.number} has bill {other.number} for FY{fy} here: one bill "
+                                      "an account and fiscal year (Ch. 295 Art. IV ¶B) — name that bill")
                 continue
         todo.append(_Row(n=n, account=account, parcel=parcel, bill_number=number, bill=bill, fiscal_year=fy,
                          issue=v["issue_date"], due=v["due_date"] or deadline("bill_due", v["issue_date"]).due,
