@@ -33,7 +33,8 @@ account or parcel, money that is not dollars and cents, dates out of order (issu
 hearing), an abatement filed more than 30 days after the bill's issue (billing ¶E), an appeal filed more than 30 days
 after the decision or a hearing more than 90 days after the appeal or noticed less than 10 days before (appeals ¶A), a
 status the workflow cannot reach (an appeal of an undecided abatement, a closed case), a bill this system holds unpaid
-or for another account, an account billed here for that fiscal year under another number. Nothing is applied when any row is refused; re-running the same file changes nothing.
+or for another account, an account billed here for that fiscal year under another number (¶B). Nothing is applied
+when any row is refused; re-running the same file changes nothing.
 """
 from __future__ import annotations
 
