@@ -102,9 +102,11 @@ def permittee_check(app: PermitApplication) -> None:
 
 
 @transaction.atomic
-def permit_file(*, application: PermitApplication, acting_user, on: date | None = None) -> PermitApplication:
+def permit_file(*, application: PermitApplication, acting_user, on: date | None = None,
+                notify: bool = True) -> PermitApplication:
     """File the package (§ 380-10 B): fees from the schedule in force, the 42-day clock (§ 380-10 I(2)),
-    notices to the Town Clerk and the boards (§ 380-10 F)."""
+    notices to the Town Clerk and the boards (§ 380-10 F) — unless ``notify`` is false: a filing converted from the
+    old office at go-live (issue 32, ``golive.permit_cases``), whose notices that office sent on the day."""
     app = _lock(application)
     on = on or _today()
     case_transition(case=app.case, to=S.FILED, acting_user=acting_user, on=on, why="Application filed",
@@ -119,7 +121,8 @@ def permit_file(*, application: PermitApplication, acting_user, on: date | None 
     app.save(update_fields=["fee_schedule", "fees", "fees_total"])
     clock_start(case=app.case, kind=wf.ACTION, label="Final action on the application", citation="§ 380-10 I(2)",
                 start=on, length=ACTION_DAYS, acting_user=acting_user)
-    _filing_notices(app, on=on, acting_user=acting_user)
+    if notify:
+        _filing_notices(app, on=on, acting_user=acting_user)
     return app
 
 

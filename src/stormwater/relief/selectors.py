@@ -92,12 +92,17 @@ def bill_owed(bill: Bill, *, as_of: date) -> Decimal:
 
 
 def bill_paid(bill: Bill) -> Decimal:
-    """What the owner paid on the bill: payments (net of reversals) and credit balances applied to it."""
+    """What the owner paid on the bill: payments (net of reversals), credit balances applied to it, and what the old
+    system took on a converted bill (kind ``conversion`` on the principal, issue 32)."""
     entries = LedgerEntry.objects.filter(bill=bill)
     paid = entries.filter(kind__in=[EntryKind.PAYMENT, EntryKind.REVERSAL]).aggregate(s=Sum("amount"))["s"] or ZERO
     applied = entries.filter(kind=EntryKind.CREDIT, amount__lt=0).exclude(component="unapplied") \
         .aggregate(s=Sum("amount"))["s"] or ZERO
-    return round_cents(-(paid + applied))
+    # Go-live (issue 32): a bill the owner paid in full in the old system, converted for its open abatement
+    # (golive.relief_cases), carries that payment as a negative principal entry of kind conversion.
+    old = entries.filter(kind=EntryKind.CONVERSION, component="principal", amount__lt=0) \
+        .aggregate(s=Sum("amount"))["s"] or ZERO
+    return round_cents(-(paid + applied + old))
 
 
 def bill_abated(bill: Bill) -> Decimal:

@@ -7,9 +7,14 @@
         of the cut-over. ``--apply`` writes, only when every bucket agrees to the cent (or, with
         ``--accept-differences``, each difference listed is accepted and recorded). Exit 1 with every refused row
         and field on stderr; nothing changed.
-    stormwater golive cases FILE [--apply]
-        The old office's credits in force (parcel_id, credit_type, percent, granted_on[, filed_on, accepted_on,
-        recertify_by]) as credit cases with their real dates (JSON). Abatements, appeals, permits: not built yet.
+    stormwater golive cases FILE [--kind credits|abatements|permits] [--apply]
+        The old office's open cases with their real dates (JSON; docs/golive.md): ``credits`` (the default: parcel_id,
+        credit_type, percent, granted_on[, filed_on, accepted_on, recertify_by, status, appeal_filed_on, notice_sent_on,
+        hearing_on]) as credit cases and their appeals; ``abatements`` (account
+        or parcel_id, bill_number, issue_date, bill_amount, filed_on, status[, decided_on, amount_granted,
+        appeal_filed_on, notice_sent_on, hearing_on …]) as abatement cases and their Select Board appeals; ``permits``
+        (parcel_id, status, filed_on[, incomplete_on, cure_by, items_received_on, complete_on, info_requested_on,
+        info_received_on, decided_on …]) as permit files moved through the permits domain's acts on those days.
     stormwater golive parallel RUN_ID REGISTER
         The parallel run: a bill run (or its proof) against the old system's bill register for the same period
         (account or parcel_id, amount[, bill_number]); per-account differences as JSON.
@@ -23,6 +28,12 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from stormwater.imports.pipeline import ImportRefused
+
+
+# ``golive cases --kind``: each kind of open case and its converter (same file reading, refusals and re-run rule).
+CASE_KINDS = {"credits": "stormwater.golive.cases.credits_convert",
+              "abatements": "stormwater.golive.relief_cases.abatements_convert",
+              "permits": "stormwater.golive.permit_cases.permits_convert"}
 
 
 def _day(text: str) -> date:
@@ -48,8 +59,11 @@ class Command(BaseCommand):
         p.add_argument("--accept-differences", action="store_true",
                        help="apply although the control totals differ: each difference is listed and recorded")
         p.add_argument("--json", action="store_true", help="the report as JSON")
-        p = sub.add_parser("cases", help="open cases of the old office: credits in force (docs/golive.md)")
+        p = sub.add_parser("cases", help="open cases of the old office: credits in force, open abatements and their "
+                                         "appeals (docs/golive.md)")
         p.add_argument("path", metavar="FILE")
+        p.add_argument("--kind", choices=sorted(CASE_KINDS), default="credits",
+                       help="what the file holds (default: credits)")
         p.add_argument("--apply", action="store_true", help="write (default: a dry run)")
         p = sub.add_parser("parallel", help="a bill run (or its proof) against the old system's bill register")
         p.add_argument("run", type=int, metavar="RUN_ID")
@@ -88,13 +102,14 @@ class Command(BaseCommand):
 
 
     def do_cases(self, o):
-        from stormwater.golive.cases import credits_convert
+        from django.utils.module_loading import import_string
 
         path = Path(o["path"])
         if not path.is_file():
             raise CommandError(f"{path}: no such file")
+        convert = import_string(CASE_KINDS[o["kind"]])
         try:
-            res = credits_convert(path=path, acting_user=None, apply=o["apply"])
+            res = convert(path=path, acting_user=None, apply=o["apply"])
         except ImportRefused as e:
             for p in e.problems:
                 if p.severity == "error":

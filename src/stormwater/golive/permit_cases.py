@@ -1,0 +1,283 @@
+"""Open cases at go-live (issue 32): **permit applications by status** with their filed, complete and decision dates
+and their tolls (Ch. 380 § 380-10), moved through the permits domain's own acts (``permits.services``) on those days,
+so the 42-day action clock (§ 380-10 I(2)), its tolls while the application was incomplete (§ 380-10 D) or waiting
+on requested information (§ 380-10 E), the cure date and the two years to start an issued permit (§ 380-10 K) compute
+as if the file had been kept here.
+
+The file (CSV or .xlsx through the pipeline; names case-insensitive, aliases in ``ALIASES``), one row per permit file:
+``parcel_id``, ``status`` (filed, incomplete, under review, information requested, approved, approved with conditions,
+disapproved: the permit workflow's statuses by code or label), ``filed_on``; as the file went: ``incomplete_on`` and
+``cure_by`` (and ``items_received_on`` once the items came), ``complete_on``, ``info_requested_on`` (and
+``info_received_on``, with ``info_items``), ``decided_on`` (with ``findings``, ``standards`` and, approved with
+conditions, ``conditions`` separated by ``;``); optional ``disturbance_sqft``, ``site_address``, ``description``.
+
+The acts are the permits domain's own (their preconditions refuse what they refuse, named by row and field): opened,
+filed (``permit_file(notify=False)``: the old office sent the § 380-10 F notices), found incomplete (the cure clock,
+the action clock tolled), the items received (the checklist confirmed that day: "received in the old office"), found
+complete, information requested and received (tolled again), decided (the decision kept, the start clock). Refused,
+naming the row and field: an unknown parcel, a date that is not a date or is in the future, dates out of order (filed ≤
+incomplete ≤ items received ≤ complete ≤ information requested ≤ received ≤ decided), a status the workflow cannot
+reach from those dates (the table of ``permits.workflow``), a status not converted (draft, consultant fee or appeal,
+denied, withdrawn, closed: the file is entered on its page). Nothing is applied when any row is refused; re-running
+the same file changes nothing (a permit file on that parcel filed that day).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+
+from django.db import transaction
+from django.utils import timezone
+
+from stormwater.audit.services import audit_record
+from stormwater.imports.pipeline import error, refuse_on_errors
+from stormwater.parcels.models import Parcel
+
+from .cases import CasesResult, _Rollback
+from .export import _norm, parse_date
+
+DATES = ("filed_on", "incomplete_on", "cure_by", "items_received_on", "complete_on", "info_requested_on",
+         "info_received_on", "decided_on")
+ORDER = ("filed_on", "incomplete_on", "items_received_on", "complete_on", "info_requested_on", "info_received_on",
+         "decided_on")
+TARGETS = ("parcel_id", "status", *DATES, "info_items", "findings", "standards", "conditions", "disturbance_sqft",
+           "site_address", "description")
+ALIASES = {"parcel_id": ("parcel", "map_block_lot", "loc_id"), "filed_on": ("filed", "filing_date"),
+           "incomplete_on": ("incomplete",), "items_received_on": ("items_received", "cured_on"),
+           "complete_on": ("complete", "completeness_date", "accepted_on"),
+           "info_requested_on": ("information_requested_on", "info_requested"),
+           "info_received_on": ("information_received_on", "info_received"),
+           "decided_on": ("decided", "decision_date"), "disturbance_sqft": ("disturbance", "disturbed_sqft"),
+           "site_address": ("address",)}
+REQUIRED = ("parcel_id", "status", "filed_on")
+# The step each date is in the workflow: the status it moves the file to (permits.workflow.TRANSITIONS).
+STEP = {"filed_on": "filed", "incomplete_on": "incomplete", "items_received_on": "filed", "complete_on": "under_review",
+        "info_requested_on": "info_requested", "info_received_on": "under_review"}
+# An illegal step from this status lacks this date (§ 380-10 D: no review until complete; E: information outstanding).
+MISSING = {"incomplete": ("items_received_on", "found incomplete and not cured: give the day the items came in "
+                                               "(§ 380-10 D)"),
+           "info_requested": ("info_received_on", "information requested and not received: give the day it came in "
+                                                  "(§ 380-10 E)"),
+           "filed": ("complete_on", "no review or decision until the application is determined complete (§ 380-10 D)")}
+
+
+def _statuses():
+    from stormwater.permits import workflow as wf
+
+    S = wf.Status
+    converted = (S.FILED, S.INCOMPLETE, S.UNDER_REVIEW, S.INFO_REQUESTED, S.APPROVED, S.APPROVED_WITH_CONDITIONS,
+                 S.DISAPPROVED)
+    names = {}
+    for s in converted:
+        names.update({s.value: s.value, _norm(s.label): s.value})
+    names.update({"under_review": S.UNDER_REVIEW.value, "complete": S.UNDER_REVIEW.value,
+                  "information_requested": S.INFO_REQUESTED.value, "approved_with_conditions":
+                  S.APPROVED_WITH_CONDITIONS.value})
+    other = {n for s in S if s not in converted for n in (s.value, _norm(s.label))}
+    return names, other
+
+
+@dataclass
+class _Row:
+    n: int
+    parcel: Parcel
+    status: str
+    days: dict
+    get: dict
+
+
+def _split(text: str) -> list[str]:
+    return [x.strip() for x in text.replace("\n", ";").split(";") if x.strip()]
+
+
+def _check(get, refuse, today: date, names, other) -> dict | None:
+    """The row's days, or None after refusing what contradicts the rules (each naming the row and field)."""
+    from stormwater.permits import workflow as wf
+
+    days = {}
+    for c in DATES:
+        days[c] = parse_date(get(c)) if get(c) else None
+        if get(c) and days[c] is None:
+            refuse(c, f"{get(c)!r} is not a date")
+        elif days[c] and days[c] > today and c != "cure_by":
+            refuse(c, f"{days[c]} is in the future")
+    for c in REQUIRED:
+        if not get(c):
+            refuse(c, "required")
+    s = _norm(get("status"))
+    if s in other:
+        refuse("status", f"{get('status')!r}: not converted (a draft, a consultant fee or appeal, a denied, withdrawn "
+                         "or closed file): enter it on the permit's page")
+        return None
+    if get("status") and s not in names:
+        refuse("status", f"{get('status')!r} is not a status of the permit workflow (§ 380-10)")
+        return None
+    status = names.get(s)
+    given = [c for c in ORDER if days[c]]
+    for a, b in zip(given, given[1:]):
+        if days[b] < days[a]:
+            refuse(b, f"dates out of order: {b.replace('_', ' ')} {days[b]} before {a.replace('_', ' ')} {days[a]}")
+    if days["incomplete_on"] and not days["cure_by"] and not get("cure_by"):
+        refuse("cure_by", "required: the Director's date for the missing items (§ 380-10 D)")
+    for later, earlier in (("items_received_on", "incomplete_on"), ("info_received_on", "info_requested_on"),
+                           ("cure_by", "incomplete_on")):
+        if days[later] and not days[earlier]:
+            refuse(later, f"given without {earlier}")
+    if status is None or days["filed_on"] is None:
+        return None
+    # The path the dates take through the workflow's table, to the status the row says.
+    machine = wf.PERMIT_MACHINE
+    at = "filed"
+    for c in ORDER[1:]:
+        if not days[c]:
+            continue
+        to = STEP.get(c) or (status if status in (wf.Status.APPROVED, wf.Status.APPROVED_WITH_CONDITIONS,
+                                                 wf.Status.DISAPPROVED) else None)
+        if to is None:
+            refuse("decided_on", f"a decision's day, but the status is {get('status')!r}")
+            return None
+        if not machine.allowed(at, to):
+            col, why = MISSING.get(at, ("status", f"the workflow cannot go from {at} to {to}"))
+            refuse(col, why)
+            return None
+        at = to
+    if at != status:
+        if status in (wf.Status.APPROVED, wf.Status.APPROVED_WITH_CONDITIONS, wf.Status.DISAPPROVED):
+            refuse("decided_on", f"required: the day of the written decision ({get('status')})")
+        else:
+            refuse("status", f"{get('status')!r}, but the dates given leave the file {machine.labels[at]!r}")
+        return None
+    return {"status": status, "days": days}
+
+
+def _convert(r: _Row, user) -> str:
+    """One file through the permits domain's acts on its days (refusals raised as they come)."""
+    from stormwater.permits import services as ps
+    from stormwater.permits import workflow as wf
+    from stormwater.permits.models import ChecklistItem, DecisionKind
+
+    d, g = r.days, r.get
+    owner = r.parcel.owner
+    try:
+        sqft = Decimal(g.get("disturbance_sqft") or "0")
+    except InvalidOperation:
+        raise ps.PermitError(f"{g['disturbance_sqft']!r} is not square feet", field="disturbance_sqft") from None
+    app = ps.permit_application_start(
+        acting_user=user, owner_name=owner.name if owner else "", owner=owner, parcels=[r.parcel],
+        site_address=g.get("site_address") or r.parcel.address, disturbance_sqft=sqft,
+        description=g.get("description") or "Converted from the old office's records (issue 32)")
+    ps.permit_file(application=app, acting_user=user, on=d["filed_on"], notify=False)
+
+    def items_in(on: date) -> None:
+        for key in ChecklistItem.objects.filter(application=app, satisfied_on__isnull=True,
+                                                not_applicable_reason="").values_list("key", flat=True):
+            ps.checklist_confirm(application=app, key=key, acting_user=user, on=on,
+                                 note="received in the old office (converted)")
+
+    if d["incomplete_on"]:
+        ps.permit_determine_incomplete(application=app, cure_by=d["cure_by"], acting_user=user, on=d["incomplete_on"])
+        if d["items_received_on"]:
+            items_in(d["items_received_on"])
+            ps.permit_items_received(application=app, acting_user=user, on=d["items_received_on"],
+                                     note="in the old office (converted)")
+    if d["complete_on"]:
+        items_in(d["complete_on"])
+        ps.permit_determine_complete(application=app, acting_user=user, on=d["complete_on"])
+    if d["info_requested_on"]:
+        ps.permit_request_information(application=app, acting_user=user, on=d["info_requested_on"],
+                                      items=g.get("info_items") or "As requested by the old office (converted)")
+        if d["info_received_on"]:
+            ps.permit_information_received(application=app, acting_user=user, on=d["info_received_on"],
+                                           response="Received in the old office (converted)")
+    if d["decided_on"]:
+        kind = {wf.Status.APPROVED: DecisionKind.APPROVE, wf.Status.DISAPPROVED: DecisionKind.DISAPPROVE,
+                wf.Status.APPROVED_WITH_CONDITIONS: DecisionKind.APPROVE_WITH_CONDITIONS}[r.status]
+        ps.permit_decide(application=app, kind=kind, acting_user=user, on=d["decided_on"],
+                         findings=g.get("findings") or "Decided in the old office: see its written decision "
+                                                       "(converted, issue 32)",
+                         standards=_split(g.get("standards", "")) or ["the old office's written decision"],
+                         conditions=_split(g.get("conditions", "")))
+    audit_record(actor=user, action="golive.permit", obj=app, why=f"row {r.n}")
+    return app.case.number
+
+
+def permits_convert(*, path: str | Path, acting_user, apply: bool = False, source: str | None = None) -> CasesResult:
+    """Convert the old office's open permit files (see the module). Dry run unless ``apply``."""
+    from stormwater.cases.services import TransitionError
+    from stormwater.gis.assessor import read_source
+    from stormwater.permits.acts import PermitError
+    from stormwater.permits.models import PermitApplication
+
+    t = read_source(str(path))
+    name = source or t.name
+    problems = list(t.problems)
+    norm = {_norm(c): c for c in t.columns}
+    low = {}
+    for target in TARGETS:
+        hit = next((norm[a] for a in (target, *ALIASES.get(target, ())) if a in norm), None)
+        if hit:
+            low[target] = hit
+    missing = [c for c in REQUIRED if c not in low]
+    if missing:
+        problems.append(error("missing_column", name, f"the file has no column {', '.join(missing)} (columns: "
+                              f"{', '.join(TARGETS)})"))
+        refuse_on_errors(name, problems)
+    today = timezone.localdate()
+    names, other = _statuses()
+    col = lambda c: low.get(c, c)  # noqa: E731
+    parcels = {p.parcel_id: p for p in Parcel.objects.filter(
+        parcel_id__in=[r.get(low["parcel_id"], "").strip() for r in t.rows]).select_related("owner")}
+    bad: list[str] = []
+    todo: list[_Row] = []
+    res = CasesResult(rows=len(t.rows), problems=problems, dry_run=not apply)
+    seen: set = set()
+    for n, raw in zip(t.row_numbers, t.rows):
+        vals = {c: raw.get(low[c], "").strip() for c in low}
+        get = lambda c: vals.get(c, "")  # noqa: E731
+
+        def refuse(c: str, why: str, n=n) -> None:
+            bad.append(f"row {n} ({col(c)}): {why}")
+
+        p = parcels.get(get("parcel_id"))
+        if get("parcel_id") and p is None:
+            refuse("parcel_id", f"no parcel {get('parcel_id')!r}")
+        v = _check(get, refuse, today, names, other)
+        if v is None or p is None:
+            continue
+        key = (p.pk, v["days"]["filed_on"])
+        if key in seen:
+            refuse("filed_on", "the same parcel and filing day on an earlier row")
+            continue
+        seen.add(key)
+        prior = PermitApplication.objects.filter(parcels=p, case__filed_on=v["days"]["filed_on"]).first()
+        if prior is not None:
+            if v["days"]["decided_on"] and prior.decided_on and prior.decided_on != v["days"]["decided_on"]:
+                refuse("decided_on", f"converted before ({prior.case.number}) with other figures: decided "
+                                     f"{prior.decided_on}")
+            else:
+                res.unchanged += 1
+            continue
+        todo.append(_Row(n=n, parcel=p, status=v["status"], days=v["days"], get=vals))
+    # Every row the checks passed goes through the acts (so their refusals are listed too), then all is rolled back
+    # unless applying with no row refused.
+    try:
+        with transaction.atomic():
+            for r in todo:
+                try:
+                    with transaction.atomic():
+                        res.cases.append(_convert(r, acting_user))
+                        res.created += 1
+                except (TransitionError, PermitError, ValueError) as e:  # the act's own refusal
+                    field = getattr(e, "field", None)
+                    bad.append(f"row {r.n} ({col(field) if field else col('status')}): {e}")
+            if bad or not apply:
+                raise _Rollback
+    except _Rollback:
+        pass
+    if bad:
+        res.created, res.cases = 0, []
+        problems.append(error("bad_row", name, "permit files that cannot be converted: nothing converted", bad))
+    refuse_on_errors(name, problems)
+    return res
