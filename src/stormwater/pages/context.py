@@ -221,7 +221,7 @@ def _crumb_label(name: str, kwargs: dict, segment: str) -> str:
             return fmt
     if len(kwargs) == 1:
         return str(next(iter(kwargs.values())))
-    return segment.replace("-", " ").capitalize()
+    return segment.replace("-", " ").replace("_", " ").capitalize()   # a URL word, never "decide_abatement"
 
 
 def nav(request):
