@@ -28,8 +28,8 @@ BEFORE = {
                   "resolution_list", "fund_home", "permit_list", "relief_home", "construction_list", "job_list"},
     "inspector": {"parcel_list", "bill_list", "permit_list", "construction_list", "site_list", "job_list"},
     "consultant": {"parcel_list", "bill_list", "review_list", "permit_list", "construction_list"},
-    "owner": {"portal_home", "parcel_list", "bill_list", "permit_list", "relief_home", "construction_list",
-              "site_list"},
+    # issue 30: a resident sees Construction and Stewardship only with records there (the test below)
+    "owner": {"portal_home", "parcel_list", "bill_list", "permit_list", "relief_home"},
 }
 
 
@@ -133,3 +133,32 @@ def test_error_pages_speak_plainly_and_offer_a_way_on(client_for, personas):
     assert refused.status_code == 403
     assert "Your role may not open this page" in refused.content.decode()
     assert c.get("/api/no-such-thing/").json() == {"error": "not found"}
+
+
+@pytest.fixture
+def project_for():
+    """project_for(user) → a construction file on a permit the user applied for."""
+    from stormwater.cases.models import Case
+    from stormwater.construction.models import ConstructionProject
+    from stormwater.permits.models import PermitApplication
+
+    def _make(user):
+        pcase = Case.objects.create(kind="permit", status="approved", number="SWP-2026-0901", title="p",
+                                    applicant=user)
+        app = PermitApplication.objects.create(case=pcase, owner_name="O", site_address="1 Elm St", description="d",
+                                               disturbance_sqft=Decimal(50000))
+        ccase = Case.objects.create(kind="construction", status="active", number="SWD-2026-0901", title="c")
+        return ConstructionProject.objects.create(case=ccase, permit=app, frequency="14day_storm")
+    return _make
+
+
+def test_a_resident_sees_construction_and_stewardship_only_with_records_there_and_no_work_queue(personas, project_for):
+    """Issue 30: the resident's menu listed Construction, Stewardship and Work queue with nothing there for them (their
+    home is their queue: "Yours to do")."""
+    shown = _flat(menu_for(personas["owner"], "/"))
+    assert not {"construction_list", "site_list", "work_queue"} & shown
+    assert "work_queue" in _flat(menu_for(personas["staff"], "/"))
+    assert {"construction_list", "work_queue"} <= _flat(menu_for(personas["consultant"], "/"))
+    project_for(personas["owner"])       # the resident's own construction file
+    shown = _flat(menu_for(personas["owner"], "/"))
+    assert "construction_list" in shown and not {"site_list", "work_queue"} & shown

@@ -60,7 +60,8 @@ def test_the_storm_time_prints_in_local_time(july, client_for, personas, at):
     assert "ending 2026-07-05 18:00" in due.reason      # EDT, as recorded — not 22:00 (UTC)
     assert due.due_at.utcoffset() == timedelta(hours=-4)
     page = client_for(personas["inspector"]).get(f"/construction/{project.case.number}/").content.decode()
-    assert "2026-07-05 18:00" in page and "2026-07-05 22:00" not in page
+    # issue 30: in words with its zone, as the field pages print it (the reason's ISO is for the API and the CLI)
+    assert "ending Jul 5, 2026, 6:00 PM EDT" in page and "Jul 5, 2026, 10:00 PM" not in page
     j = client_for(personas["inspector"]).get(f"/api/construction/{project.case.number}/").json()
     assert j["next_inspection"]["due_at"] == "2026-07-06T18:00:00-04:00"
     assert [d["due_at"] for d in j["inspections_due"]] == ["2026-07-06T18:00:00-04:00", "2026-07-15T23:59:59-04:00"]

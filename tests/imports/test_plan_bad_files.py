@@ -43,7 +43,7 @@ def test_a_100000_deep_plan_on_the_web_is_a_form_error(personas, client_for, tmp
 
     c = client_for(personas["staff"])
     r = c.post("/reviews/new/", {"plan_file": SimpleUploadedFile(name, text.encode()), "title": "x"})
-    assert r.status_code == 200 and "nested" in r.content.decode()
+    assert r.status_code == 400 and "nested" in r.content.decode()
     assert Review.objects.count() == 0
 
 
@@ -60,5 +60,5 @@ def test_a_binary_file_on_the_web_is_a_form_error(personas, client_for):
     c = client_for(personas["staff"])
     r = c.post("/reviews/new/", {"plan_file": SimpleUploadedFile("plan.yaml", b"%PDF-1.4\n" + bytes(range(256)) * 10),
                                  "title": "x"})
-    assert r.status_code == 200 and "plan.yaml: this is a PDF document, not a text file" in r.content.decode()
+    assert r.status_code == 400 and "plan.yaml: this is a PDF document, not a text file" in r.content.decode()
     assert Review.objects.count() == 0

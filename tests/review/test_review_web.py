@@ -71,7 +71,7 @@ def test_a_stored_review_reopens_with_its_input_and_results(client_for, personas
 def test_a_bad_plan_is_refused_with_the_field_path_and_nothing_is_stored(client_for, personas, example_text):
     c = client_for(personas["staff"])
     r = _upload(c, example_text.replace("hsg: B, area_acres: 3.3", "hsg: Q, area_acres: 3.3"))
-    assert r.status_code == 200
+    assert r.status_code == 400  # refused: the form again (issue 30)
     assert "pre[0].cover[0].hsg: must be A, B, C or D" in r.content.decode()
     assert Review.objects.count() == 0 and not AuditEvent.objects.filter(action="review.run").exists()
 
@@ -130,7 +130,7 @@ def test_a_bad_table_is_refused_with_the_reason(client_for, personas):
     c = client_for(personas["staff"])
     r = c.post("/reviews/bmp-tables/new/", {"name": "Bad", "source_citation": "x", "csv_file": SimpleUploadedFile(
         "bad.csv", b"bmp,pollutant,storage_depth_in,removal\nx,TSS,0.5,50\n")})
-    assert r.status_code == 200 and "missing column(s) infiltration_rate_in_hr" in r.content.decode()
+    assert r.status_code == 400 and "missing column(s) infiltration_rate_in_hr" in r.content.decode()
     assert BmpTable.objects.count() == 0
 
 

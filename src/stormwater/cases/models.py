@@ -115,6 +115,32 @@ class CaseEvent(AppendOnlyModel):
     class Meta:
         ordering = ["at", "id"]
 
+    # What people read for an event's kind (a timeline row); a kind not named here reads as its words.
+    KIND_LABELS = {"status": "Status", "clock.start": "Clock started", "clock.toll": "Clock stopped",
+                   "clock.resume": "Clock resumed", "clock.met": "Clock met", "clock.extend": "Clock extended",
+                   "as_built": "As-built", "as_built.accepted": "As-built accepted", "om_plan": "O&M plan",
+                   "om_amendment": "O&M plan amended", "bmp": "BMP"}
+
+    @property
+    def kind_label(self) -> str:
+        return self.KIND_LABELS.get(self.kind) or self.kind.replace(".", " · ").replace("_", " ").capitalize()
+
+    def _status_label(self, status: str) -> str:
+        try:
+            labels = self.case.machine.labels
+        except LookupError:
+            labels = {}
+        return labels.get(status) or status.replace("_", " ").capitalize()
+
+    @property
+    def from_label(self) -> str:
+        """The status before, as its state machine labels it (never the stored value)."""
+        return self._status_label(self.from_status) if self.from_status else ""
+
+    @property
+    def to_label(self) -> str:
+        return self._status_label(self.to_status) if self.to_status else ""
+
 
 def case_upload_to(instance: "CaseDocument", filename: str) -> str:
     return f"cases/{instance.case.number}/{uuid.uuid4().hex[:12]}-{get_valid_filename(filename)[-80:]}"

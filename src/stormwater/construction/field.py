@@ -43,6 +43,7 @@ class Visit:
     citation: str
     overdue: bool
     storm_id: int | None = None
+    note: str = ""         # the storm deadline moved on the clock by daylight-saving time (rules.inspections.dst_note)
 
     @property
     def due_on(self) -> date | None:
@@ -106,7 +107,8 @@ def visits_for(project: ConstructionProject, *, now: datetime) -> list[Visit]:
                             None)
         out.append(Visit(project=project, what=d.kind, title="Storm inspection" if storm else "Routine inspection",
                          report_kind=(K.EROSION_STORM if storm else K.EROSION_ROUTINE).value, due_at=d.due_at,
-                         reason=d.reason, citation=d.citation, overdue=d.due_at < now, storm_id=storm_id))
+                         reason=d.reason, citation=d.citation, overdue=d.due_at < now, storm_id=storm_id,
+                         note=d.note))
     for a in project.areas.all():
         if a.ceased_on is not None and a.stabilized_on is None:
             by = stabilization_due(a.ceased_on)

@@ -216,6 +216,21 @@ def construction_inspection(request, number: str, inspection_id: int):
 
 
 @require_perm()
+def construction_signature(request, number: str, inspection_id: int):
+    """The signature drawn on the screen for a report (§ 380-16 C(4)(f)[1]), shown as an image on the report's page
+    (issue 30): to those who may see the report (the project's access function), nobody else (404)."""
+    p = selectors.project_get_for_user(user=request.user, number=number)
+    insp = get_object_or_404(p.inspections.select_related("signature_document"), pk=inspection_id)
+    doc = insp.signature_document
+    if doc is None or doc.content_type != "image/png":
+        raise Http404("No signature drawn for this report.")
+    resp = FileResponse(doc.file.open("rb"), content_type="image/png")
+    resp["Content-Disposition"] = "inline"
+    resp["Cache-Control"] = "private, max-age=86400"
+    return resp
+
+
+@require_perm()
 def construction_photo(request, number: str, photo_id: int, size: str = "full"):
     """A photo of a report: the original as taken, or its thumbnail (shown as an image, never as a page)."""
     from .models import InspectionPhoto

@@ -31,5 +31,13 @@ class ImportRecord(AppendOnlyModel):
     class Meta:
         ordering = ["-created_at", "-id"]
 
+    KIND_LABELS = {"assessor": "Assessor records", "gis_layers": "GIS layers", "bmp_inventory": "BMP inventory",
+                   "plan": "Plan", "water_sewer_accounts": "Water/sewer accounts"}
+
+    @property
+    def kind_label(self) -> str:
+        """What people read (the stored kind is for machines)."""
+        return self.KIND_LABELS.get(self.kind) or self.kind.replace("_", " ").capitalize()
+
     def __str__(self) -> str:
         return f"{self.kind} import #{self.pk} {self.source} ({self.get_outcome_display()})"

@@ -29,6 +29,9 @@ class Item:
     show: tuple[str, ...] = ()    # the person needs ANY of these permissions (besides the page's own)
     staff_only: bool = False
     public_only: bool = False     # residents and consultants only
+    # A resident (Role.OWNER) sees the item only with records there (a RESIDENT_RECORDS key; "never": not at all —
+    # their home page is their work queue, "Yours to do"). Issue 30: a menu of empty pages is no menu.
+    resident: str = ""
 
 
 @dataclass(frozen=True)
@@ -67,12 +70,14 @@ MENU: tuple[Group, ...] = (
     Group("field", "Field", resident_label="Construction and upkeep", items=(
         Item("field_today", "Today's inspections (phone)", show=(Perm.INSPECT, Perm.PERMIT_CONSULT)),
         Item("town_map", "Town map", staff_only=True),
-        Item("construction_list", "Construction", show=(Perm.INSPECTION_FILE, Perm.INSPECT, Perm.SURETY)),
-        Item("site_list", "Stewardship", show=(Perm.STEWARDSHIP, Perm.INSPECT, Perm.PERMIT_APPLY)),
+        Item("construction_list", "Construction", show=(Perm.INSPECTION_FILE, Perm.INSPECT, Perm.SURETY),
+             resident="construction"),
+        Item("site_list", "Stewardship", show=(Perm.STEWARDSHIP, Perm.INSPECT, Perm.PERMIT_APPLY),
+             resident="stewardship"),
         Item("certifications_overdue", "Overdue certifications", show=(Perm.STEWARDSHIP,)),
     )),
     Group("reports", "Reports", resident_label="Your dates", items=(
-        Item("work_queue", "Work queue"),
+        Item("work_queue", "Work queue", resident="never"),
         Item("fund_home", "Fund"),
         Item("aging", "Aging of receivables"),
         Item("delinquency", "Delinquent accounts"),
@@ -144,11 +149,25 @@ def _callback(name: str):
         return None
 
 
+def _resident_has(user, key: str) -> bool:
+    """Whether the resident has records behind a menu item (one EXISTS query per kind; the menu is drawn once a
+    page)."""
+    if key == "never":
+        return False
+    if key == "construction":
+        from stormwater.construction.selectors import projects_for_user as records
+    else:
+        from stormwater.stewardship.selectors import sites_for_user as records
+    return records(user).exists()
+
+
 def _item_shown(user, item: Item) -> bool:
     staff = user.is_staff_role
     if item.staff_only and not staff or item.public_only and staff:
         return False
     if item.show and not any(user.can(p) for p in item.show):
+        return False
+    if item.resident and user.role == Role.OWNER and not _resident_has(user, item.resident):
         return False
     return _view_allows(user, item.name)
 
@@ -221,7 +240,7 @@ def _crumb_label(name: str, kwargs: dict, segment: str) -> str:
             return fmt
     if len(kwargs) == 1:
         return str(next(iter(kwargs.values())))
-    return segment.replace("-", " ").capitalize()
+    return segment.replace("-", " ").replace("_", " ").capitalize()   # a URL word, never "decide_abatement"
 
 
 def nav(request):

@@ -18,8 +18,16 @@ class PermitFilter(ClockFilterMixin, ListFilter):
     status = choice_filter("case__status", "Status", wf.Status.choices)
     open = choice_filter(None, "Open or closed", [("open", "Open"), ("closed", "Closed")], method="_open")
     clock = clock_choice_filter("Final action due (§ 380-10 I(2))")
+    # § 380-4 A: the files flagged at applicability as possible segmentation, for the Director's finding.
+    segmentation = choice_filter(None, "Segmentation (§ 380-4 A)",
+                                 [("awaiting", "Flagged, awaiting the Director's finding"),
+                                  ("flagged", "Flagged (any finding)")], method="_segmentation")
     filed_from = date_filter_field("case__filed_on", "gte", "Filed on or after")
     filed_to = date_filter_field("case__filed_on", "lte", "Filed on or before")
+
+    def _segmentation(self, qs, name, value):
+        qs = qs.filter(segmentation_flagged=True)
+        return qs.filter(segmentation_finding="") if value == "awaiting" else qs
 
     def _open(self, qs, name, value):
         return qs.filter(case__closed_at__isnull=value == "open")

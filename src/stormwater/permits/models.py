@@ -93,6 +93,19 @@ class PermitApplication(models.Model):
         return f"{self.case.number} {self.site_address}"
 
     @property
+    def applicability_label(self) -> str:
+        """The stored determination's outcome as people read it (rules/applicability.py ``Outcome.label``)."""
+        from stormwater.rules.applicability import Outcome
+
+        raw = (self.determination or {}).get("outcome") or ""
+        try:
+            label = Outcome(raw).label
+        except ValueError:
+            return raw.replace("_", " ").capitalize()
+        letter = (self.determination or {}).get("exemption")
+        return label.replace("§ 380-5", f"§ 380-5 {letter}") if raw == Outcome.EXEMPT and letter else label
+
+    @property
     def disturbance_acres(self):
         from stormwater.rules.applicability import SQFT_PER_ACRE
 

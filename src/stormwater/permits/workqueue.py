@@ -1,7 +1,8 @@
 """Permit clocks on the work queue (stormwater.workqueue): every running clock of a permit file (the 42-day
 action clock with its tolls and extensions, completeness cure dates, the 53G consultant fee payment, the
 applicant's windows, the refund, the project start), the information requests outstanding and the consultant
-appeals before the Select Board. Ch. 380 § 380-10 D, E, G(2), I(2), K."""
+appeals before the Select Board, and the files flagged as possible segmentation waiting for the Director's
+finding. Ch. 380 § 380-4 A, § 380-10 D, E, G(2), I(2), K."""
 from __future__ import annotations
 
 from django.db.models import Q
@@ -14,7 +15,7 @@ from stormwater.rules.clocks import Standing
 from stormwater.workqueue.registry import QueueContext, WorkItem, register
 
 from . import workflow as wf
-from .models import ConsultantAppeal, ConsultantEngagement, InformationRequest
+from .models import ConsultantAppeal, ConsultantEngagement, InformationRequest, PermitApplication
 from .selectors import permits_for_user
 
 STAFF = (Perm.PERMIT_VIEW_ALL,)
@@ -113,3 +114,19 @@ def permit_items(ctx: QueueContext):
             due=None, overdue=False, record_url=url, record_label=app.case.number, act_url=url + "#consultant",
             citation="§ 380-10 G(2)(e)", perms=(Perm.PERMIT_APPEAL_RECORD,), user_ids=_parties(app), party="town",
             category="hearing", detail=f"Appeal received {a.received_on:%b %-d, %Y}")
+
+    # § 380-4 A: activities "may not be phased or segmented to evade, defer or curtail review" — a file flagged at
+    # applicability waits for the Director's finding (one project or separate projects); no time limit is set.
+    if ctx.can(Perm.PERMIT_DECIDE):
+        flagged = (PermitApplication.objects.filter(segmentation_flagged=True, segmentation_finding="",
+                                                    case__closed_at__isnull=True)
+                   .select_related("case"))
+        for app in flagged:
+            url = reverse("permit_detail", args=[app.case.number])
+            facts = (app.determination or {}).get("segmentation") or {}
+            yield WorkItem(
+                source="permits", kind="permit.segmentation", title=f"{app.case.number} · {app.site_address}",
+                action="Possible segmentation flagged: record the finding (one project or separate projects)",
+                due=None, overdue=False, record_url=url, record_label=app.case.number,
+                act_url=url + "#segmentation", citation="§ 380-4 A", perms=(Perm.PERMIT_DECIDE,),
+                party="town", category="decision", detail=" · ".join(facts.get("facts") or []))

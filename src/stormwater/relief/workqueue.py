@@ -1,6 +1,7 @@
 """Relief's clocks on the work queue (stormwater.workqueue): the relief work queue itself
 (``selectors.work_queue``: every running clock of an open credit, abatement, appeal or §16E case), each row
-with who acts on it. Ch. 295 Art. IV credits ¶E, billing ¶E, appeals ¶A–B."""
+with who acts on it, and the credit applications filed and waiting for the completeness determination (no clock
+runs until then). Ch. 295 Art. IV credits ¶D–E, billing ¶E, appeals ¶A–B."""
 from __future__ import annotations
 
 from django.urls import reverse
@@ -8,6 +9,8 @@ from django.urls import reverse
 from stormwater.accounts.roles import Perm
 from stormwater.rules.clocks import Standing
 from stormwater.workqueue.registry import QueueContext, WorkItem, register
+
+from stormwater.cases.models import Case
 
 from . import workflow as wf
 from .selectors import relief_cases_for_user, work_queue
@@ -51,3 +54,19 @@ def relief_items(ctx: QueueContext):
             act_url=url + "#actions", citation=clock.citation, perms=perms, user_ids=frozenset(parties),
             party=r.party, category=category,
             detail=(f"{case.status_label}" + (" · the clock stands still" if r.view.due is None else "")))
+
+    # Credits ¶D–E: a filed application waits for the Department to find it complete (the 30 days to decide run from
+    # acceptance), so it has no clock yet; without this item a resident's new application reached no one's queue.
+    filed = Case.objects.filter(kind=wf.CREDIT, status=wf.CreditStatus.FILED, closed_at__isnull=True)
+    if not staff:
+        filed = filed.filter(pk__in=relief_cases_for_user(ctx.user).values("pk"))
+    for case in filed.prefetch_related("parties"):
+        parties = {p.user_id for p in case.parties.all() if p.user_id} | ({case.applicant_id} - {None})
+        url = reverse("relief_detail", args=[case.number])
+        yield WorkItem(
+            source="relief", kind="relief.completeness", title=f"{case.number} · {case.title}",
+            action="Determine whether the credit application is complete (accept it, or name what is missing)",
+            due=None, overdue=False, record_url=url, record_label=case.number, act_url=url + "#actions",
+            citation="Ch. 295 Art. IV credits ¶D–E", perms=(Perm.RELIEF_REVIEW,), user_ids=frozenset(parties),
+            party="town", category="completeness",
+            detail=f"Filed {case.filed_on:%b %-d, %Y}" if case.filed_on else case.status_label)

@@ -69,15 +69,15 @@ class ReviewForm(forms.Form):
         f = data.get("plan_file")
         text = data.get("plan_text") or ""
         if f and text.strip():
-            raise forms.ValidationError("Upload a file or paste the plan, not both.")
-        if f:
+            self.add_error("plan_file", "Upload a file or paste the plan, not both.")
+        elif f:
             data["input_text"] = _read_upload(f)
             data["input_name"] = f.name
         elif text.strip():
             data["input_text"] = text
             data["input_name"] = ""
-        else:
-            raise forms.ValidationError("Upload a plan file or paste it.")
+        elif "plan_file" not in self.errors:
+            self.add_error("plan_file", "Upload a plan file or paste it.")
         return data
 
 

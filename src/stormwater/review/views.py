@@ -48,11 +48,17 @@ def review_new(request):
             review = review_run(input_text=d["input_text"], input_name=d["input_name"], title=d["title"],
                                 case_number=d["case_number"], acting_user=request.user)
         except ReviewInputError as e:
-            form.add_error(None, str(e))
+            # At its input (issue 30): the case number, else the plan as it was given (the file or the pasted text).
+            lead = str(e).partition(":")[0]
+            form.add_error("case_number" if lead == "case" else "plan_file" if d["input_name"] else "plan_text", str(e))
         else:
             messages.success(request, f"Review {review.pk} ran: {review.get_overall_display()}.")
             return redirect("review_detail", review_id=review.pk)
-    return render(request, "review/new.html", {"form": form, "tables": bmp_tables_in_force()})
+    if form.errors and request.FILES:
+        # A browser never puts a chosen file back: say so at the input (issue 16 "Forms", as gis_import_new does).
+        form.add_error("plan_file", "A file is not kept when the form is refused: choose it again.")
+    return render(request, "review/new.html", {"form": form, "tables": bmp_tables_in_force()},
+                  status=400 if form.errors else 200)
 
 
 def _form_context(state: dict, errors: dict[str, str]) -> dict:
@@ -213,11 +219,13 @@ def bmp_table_new(request):
             t = bmp_table_load(name=d["name"], source_citation=d["source_citation"], csv_text=d["csv_file"],
                                provisional=d["provisional"], acting_user=request.user)
         except ValueError as e:
-            form.add_error(None, str(e))
+            form.add_error("csv_file", str(e))   # the table's points are what the load refuses (issue 30)
         else:
             messages.success(request, f"Loaded {t.label}: {t.summary['curves']} curves.")
             return redirect("bmp_table_detail", table_id=t.pk)
-    return render(request, "review/table_new.html", {"form": form})
+    if form.errors and request.FILES:
+        form.add_error("csv_file", "A file is not kept when the form is refused: choose it again.")
+    return render(request, "review/table_new.html", {"form": form}, status=400 if form.errors else 200)
 
 
 @require_perm(Perm.REVIEW_RUN)

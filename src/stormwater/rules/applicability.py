@@ -25,6 +25,15 @@ class Outcome(str, Enum):
     NOT_REQUIRED = "not_required"
     EXEMPT = "exempt"
 
+    @property
+    def label(self) -> str:
+        """What people read (§ 380-4 A: a permit is required; § 380-5: exempt)."""
+        return OUTCOME_LABELS[self]
+
+
+OUTCOME_LABELS = {Outcome.REQUIRED: "A permit is required (§ 380-4 A)", Outcome.NOT_REQUIRED: "No permit is required",
+                  Outcome.EXEMPT: "Exempt from the permit (§ 380-5)"}
+
 
 @dataclass(frozen=True)
 class Condition:

@@ -83,6 +83,11 @@ def fmt_day(day: date) -> str:
     return f"{_MONTHS[day.month - 1]} {day.day}, {day.year}"
 
 
+def fmt_clock(hour: int, minute: int) -> str:
+    """A wall-clock time for people: "3:05 PM", "12:00 AM"."""
+    return f"{(hour % 12) or 12}:{minute:02d} {'AM' if hour < 12 else 'PM'}"
+
+
 def fmt_moment(day: date, hour: int, minute: int) -> str:
     """A date and a wall-clock time for people: "Dec 2, 2026, 3:05 PM"."""
-    return f"{fmt_day(day)}, {(hour % 12) or 12}:{minute:02d} {'AM' if hour < 12 else 'PM'}"
+    return f"{fmt_day(day)}, {fmt_clock(hour, minute)}"

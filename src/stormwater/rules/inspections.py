@@ -36,6 +36,8 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 from enum import Enum
 
+from .calendar import fmt_clock
+
 RAIN_TRIGGER_IN = 0.25          # CGP 2022 Part 4.2(b), 4.3.1: ≥ 0.25 in of rain in 24 hours
 SNOW_TRIGGER_IN = 3.25          # CGP 2022 Part 4.2(b), 4.3.1: snowmelt from ≥ 3.25 in of snow in 24 hours
 STORM_RESPONSE = timedelta(hours=24)   # "within 24 hours of the occurrence": 24 elapsed hours (storm_deadline)
@@ -86,6 +88,7 @@ class Due:
     interval_days: int | None
     storm: Storm | None = None
     kind: str = "routine"
+    note: str = ""         # a storm deadline whose wall-clock time the daylight-saving change moved (dst_note)
 
     @property
     def due_on(self) -> date | None:
@@ -133,6 +136,17 @@ def storm_deadline(ended_at: datetime) -> datetime:
     if ended_at.tzinfo is None or ended_at.utcoffset() is None:
         raise ValueError("the storm's end must carry its time zone")
     return (ended_at.astimezone(timezone.utc) + STORM_RESPONSE).astimezone(ended_at.tzinfo)
+
+
+def dst_note(ended_at: datetime, due_at: datetime) -> str:
+    """A word when the 24 ELAPSED hours of the storm window (CGP 2022 Part 4.2(b), 4.3.1; ``storm_deadline``) end at
+    another wall-clock time than the storm did — the clocks changed in between — so nobody reads the deadline as a
+    mistake: "24 elapsed hours: the clocks changed (EST to EDT), so the deadline reads 12:00 AM, not 11:00 PM". Empty
+    when the clock times agree."""
+    if (ended_at.hour, ended_at.minute) == (due_at.hour, due_at.minute):
+        return ""
+    return (f"24 elapsed hours: the clocks changed ({ended_at.tzname()} to {due_at.tzname()}), so the deadline reads "
+            f"{fmt_clock(due_at.hour, due_at.minute)}, not {fmt_clock(ended_at.hour, ended_at.minute)}")
 
 
 def _routine_due(*, frequency, last_routine_at: datetime, sensitive_waters: bool, stabilized_on: date | None,
@@ -183,9 +197,12 @@ def inspections_due(*, frequency: Frequency | str, last_routine_at: datetime, la
             what = f"{s.rain_in:.2f} in of rain" if s.rain_in >= RAIN_TRIGGER_IN else f"{s.snow_in:.2f} in of snow"
             more = f" (and {len(triggering) - 1} later storm(s))" if len(triggering) > 1 else ""
             due_at = storm_deadline(ended_local)
-            out.append(Due(due_at=due_at, reason=f"storm: {what} in 24 hours ending {ended_local:%Y-%m-%d %H:%M}{more}",
+            zone = f" {ended_local.tzname()}" if ended_local.tzname() else ""   # EST or EDT: said, never guessed
+            out.append(Due(due_at=due_at,
+                           reason=f"storm: {what} in 24 hours ending {ended_local:%Y-%m-%d %H:%M}{zone}{more}",
                            citation=cite + "; within 24 hours (24 elapsed hours) of a ≥ 0.25 in rain / ≥ 3.25 in "
-                                           "snow event", interval_days=days, storm=s, kind="storm"))
+                                           "snow event", interval_days=days, storm=s, kind="storm",
+                           note=dst_note(ended_local, due_at)))
     out.sort(key=lambda d: d.due_at)
     return out
 

@@ -86,12 +86,18 @@ def day(value, form: str = ""):
 @register.filter(expects_localtime=True)
 def daytime(value, form: str = ""):
     """A moment for people: "Dec 2, 2026, 3:05 PM" (the town's time zone); form "weekday":
-    "Wed, Dec 2, 2026, 3:05 PM". A plain date prints as ``day``."""
+    "Wed, Dec 2, 2026, 3:05 PM"; "zone" (with or without "weekday") adds the zone's abbreviation, "… 3:05 PM EST",
+    where an hour's meaning turns on daylight-saving time (a storm inspection's 24 elapsed hours, CGP 2022 Part 4.2).
+    A plain date prints as ``day``."""
     if not isinstance(value, (date, datetime)):
         return value if value is not None else ""
     value = _local(value)
-    weekday = "D, " if form == "weekday" else ""
-    return date_format(value, weekday + (DAYTIME if isinstance(value, datetime) else DAY))
+    words = form.split()
+    weekday = "D, " if "weekday" in words else ""
+    out = date_format(value, weekday + (DAYTIME if isinstance(value, datetime) else DAY))
+    if "zone" in words and isinstance(value, datetime) and value.tzname():
+        out += " " + value.tzname()
+    return out
 
 
 _ISO_MOMENT = re.compile(r"(?<![\w/-])(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::\d{2}(?:\.\d+)?)?(?:[+-]\d{2}:?\d{2}|Z)?)?(?![\w-])")
