@@ -13,6 +13,7 @@ from stormwater.permits import services as sv
 from stormwater.permits.services import ERR_INCOMPLETE_ITEMS
 from stormwater.permits.checklist import ITEMS
 from stormwater.permits.models import PermitApplication
+from stormwater.workbench import catalog
 
 from .conftest import complete_package, pdf_upload
 
@@ -99,6 +100,11 @@ def test_the_workflow_through_the_api(client_for, personas, town, at):
     r = client_for(personas["owner"]).post(base + "decide/", decision, content_type="application/json")
     assert r.status_code == 403 and "permit.decide" in r.json()["error"]
     d = client_for(personas["director"])
+    # The one approval gate (issue 30): refused until the reviewer's checklists are reviewed, through the API too.
+    assert "every checklist item reviewed" in post(d, base + "decide/", decision, status=400)["error"]
+    post(client_for(personas["staff"]), base + "workbench/findings",
+         {"findings": [{"para": e.para, "finding": "provided"} for e in catalog.ITEMS]}, status=201)
+    d = client_for(personas["director"])  # one test client: signed in as the Director again
     out = post(d, base + "decide/", decision)
     assert out["status"] == "approved_conditions" and out["decision"] == "approve_conditions"
     assert out["decided_on"] == "2026-03-20"

@@ -11,7 +11,7 @@ import pytest
 
 from stormwater.permits.models import AccountEntry, PermitApplication
 
-from .conftest import pdf_upload
+from .conftest import pdf_upload, review_every_item
 
 pytestmark = pytest.mark.django_db
 
@@ -141,8 +141,10 @@ def test_done_when_scenario(client, personas, town, at):
     post(client, base + "account/expenditure/", {"amount": "3150.00", "payee": "Hydro LLC",
                                                    "memo": "Plan review invoice 1", "on": "2026-04-10"})
 
-    # 9. Approval with conditions on April 20, citing the standards; the permit PDF lists the conditions.
+    # 9. Approval with conditions on April 20, citing the standards; the permit PDF lists the conditions. The
+    # reviewer's checklists are reviewed first (issue 30: the one approval gate).
     at(date(2026, 4, 20))
+    review_every_item(app, personas["staff"])
     client.force_login(personas["director"])
     post(client, base + "decide/", {"kind": "approve_conditions", "findings": "The plan meets the standards.",
                                       "standards": ["380-11B", "380-11D", "380-13"],

@@ -11,7 +11,7 @@ from stormwater.permits import services as sv
 from stormwater.permits import workflow as wf
 from stormwater.permits.models import AccountEntry, ConsultantEngagement, NoticeRecipient
 
-from .conftest import EASTERN, complete_package, pdf_upload
+from .conftest import EASTERN, complete_package, pdf_upload, review_every_item
 
 S = wf.Status
 
@@ -262,6 +262,7 @@ def test_expenditures_only_for_an_engaged_consultant_and_never_beyond_the_balanc
 
 
 def _approve(app, personas, on):
+    review_every_item(app, personas["staff"])
     return sv.permit_decide(application=app, kind="approve_conditions", findings="Meets the standards.",
                             standards=["380-11B", "380-11D"], conditions=["Silt fence before clearing"],
                             acting_user=personas["director"], on=on)
