@@ -54,6 +54,8 @@ def _construction(users: dict, on: date) -> None:
         if item.by_upload:
             sv.permit_document_upload(application=app, upload=Upload(f"{item.key}.pdf", pdf, "application/pdf"),
                                       tag=item.key, acting_user=users["staff"])
+        elif item.key == "fees":  # paid at the counter before filing (issue 30)
+            sv.permit_fees_paid(application=app, paid_on=on, receipt="DPW-1", acting_user=users["staff"])
         else:
             sv.checklist_confirm(application=app, key=item.key, acting_user=users["staff"], note="demo")
     sv.permit_file(application=app, acting_user=users["owner"])

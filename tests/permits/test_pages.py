@@ -18,12 +18,13 @@ def advance(app, personas, at, upto):
     at(date(2026, 3, 2))
     if upto == "draft":
         return
-    complete_package(app, p["staff"], skip={"om_plan"})
+    complete_package(app, p["staff"])
     sv.permit_file(application=app, acting_user=p["owner"])
     if upto == "filed":
         return
     at(date(2026, 3, 5))
-    sv.permit_determine_incomplete(application=app, cure_by=date(2026, 3, 20), acting_user=p["staff"])
+    sv.permit_determine_incomplete(application=app, cure_by=date(2026, 3, 20), acting_user=p["staff"],
+                                   note="The O&M plan names no party responsible for maintenance.")
     if upto == "incomplete":
         return
     complete_package(app, p["staff"])
