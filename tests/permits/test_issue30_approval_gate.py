@@ -39,6 +39,8 @@ def _unreviewed():
 
 
 def test_the_permit_page_refuses_an_approval_with_every_item_unreviewed(client_for, personas, reviewing):
+    page = client_for(personas["director"]).get(f"/permits/{reviewing.case.number}/").content.decode()
+    assert 'id="approval-gate"' in page and _unreviewed() in page  # said before the Director tries
     r = client_for(personas["director"]).post(f"/permits/{reviewing.case.number}/decide/", APPROVE)
     assert r.status_code == 400 and _unreviewed() in r.content.decode()
     assert _status(reviewing) == "under_review" and not reviewing.case.clocks.filter(kind="project_start").exists()
@@ -73,6 +75,8 @@ def test_one_open_item_refuses_every_path_and_a_disapproval_is_not_gated(client_
 
 def test_with_every_item_reviewed_the_permit_page_approves(client_for, personas, reviewing):
     review_every_item(reviewing, personas["staff"])
+    assert 'id="approval-gate"' not in client_for(personas["director"]).get(
+        f"/permits/{reviewing.case.number}/").content.decode()
     r = client_for(personas["director"]).post(f"/permits/{reviewing.case.number}/decide/", APPROVE)
     assert r.status_code == 302, r.content[:400]
     assert _status(reviewing) == "approved"

@@ -24,17 +24,25 @@ ERR_REQUESTED = "Approval needs the applicant's response to the items requested 
 CITATION = "§ 380-10 I(1)(a)–(b); § 380-10 (approval contingent on demonstration of compliance)"
 
 
-def approval_check(app) -> None:
-    """Refuse (``TransitionError``) an approval of ``app`` while its checklists are not fully reviewed and clear."""
+def approval_problem(app) -> str | None:
+    """Why ``app`` may not be approved yet (None: it may): the reading the refusal and the permit page both give."""
     from stormwater.workbench.selectors import REQUESTED, item_states  # the checklists' state is the workbench's
 
     states = list(item_states(app).values())
     todo = [s for s in states if not s.reviewed]
     if todo:
-        raise TransitionError(ERR_UNREVIEWED.format(n=len(todo), first=todo[0].entry.para))
+        return ERR_UNREVIEWED.format(n=len(todo), first=todo[0].entry.para)
     open_ = [s for s in states if s.open_deficiency]
     if open_:
-        raise TransitionError(ERR_OPEN.format(n=len(open_), first=open_[0].entry.para))
+        return ERR_OPEN.format(n=len(open_), first=open_[0].entry.para)
     asked = [s for s in states if s.state == REQUESTED]
     if asked:
-        raise TransitionError(ERR_REQUESTED.format(n=len(asked)))
+        return ERR_REQUESTED.format(n=len(asked))
+    return None
+
+
+def approval_check(app) -> None:
+    """Refuse (``TransitionError``) an approval of ``app`` while its checklists are not fully reviewed and clear."""
+    problem = approval_problem(app)
+    if problem:
+        raise TransitionError(problem)

@@ -23,6 +23,7 @@ from stormwater.web.postdata import REFUSALS, act, date_value, money_value, refu
 
 from . import documents, services
 from . import workflow as wf
+from .approval import approval_problem
 from .checklist import BY_KEY, ITEMS, OTHER_TAGS
 from .forms import AppealForm, ApplicabilityForm, ApplicationForm, ConsultantForm, DecisionForm, RuleHearingForm
 from .lists import PermitList
@@ -172,6 +173,9 @@ def _detail_page(request, app, *, decision_form: DecisionForm | None = None, con
         "allowed": case.machine.transitions.get(case.status, frozenset()),
         # issue 30: before filing, what is missing and the fee due (the same reading the filing refusal gives)
         "filing": filing_readiness(app, timezone.localdate()) if case.status == wf.Status.DRAFT else None,
+        # issue 30: the one approval gate, said beside the decision form before the Director tries
+        "approval_problem": (approval_problem(app) if case.status == wf.Status.UNDER_REVIEW and u.can(Perm.PERMIT_DECIDE)
+                             else None),
     }
     return render(request, "permits/detail.html", ctx, status=status)
 
