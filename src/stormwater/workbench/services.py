@@ -10,7 +10,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from stormwater.audit.services import actor_or_none as _actor, audit_record
-from stormwater.cases.services import TransitionError, case_document_generate, event_record
+from stormwater.cases.services import case_document_generate, event_record
 from stormwater.permits import services as permit_services
 from stormwater.permits import workflow as pwf
 from stormwater.permits.approval import ERR_OPEN, ERR_REQUESTED, ERR_UNREVIEWED  # noqa: F401  (one gate, issue 30)
