@@ -39,6 +39,16 @@ def demo_field(users) -> dict:
     return out
 
 
+def _review_every_item(app, staff):
+    """The reviewer's checklists, every item found provided: an approval passes the one gate (issue 30,
+    ``permits.approval``)."""
+    from stormwater.workbench import catalog
+    from stormwater.workbench.services import item_findings_record
+
+    item_findings_record(application=app, acting_user=staff,
+                         findings=[{"para": e.para, "finding": "provided"} for e in catalog.ITEMS])
+
+
 def _approved_permit(users, parcel):
     from stormwater.permits.checklist import ITEMS
     from stormwater.permits.services import (abutters_mailed, abutters_set, checklist_confirm,
@@ -61,6 +71,7 @@ def _approved_permit(users, parcel):
     permit_fees_paid(application=app, paid_on=today, receipt="DPW-4502", acting_user=staff)
     permit_file(application=app, acting_user=staff, on=today)
     permit_determine_complete(application=app, acting_user=staff, on=today)
+    _review_every_item(app, staff)
     permit_decide(application=app, kind="approve_conditions", findings="The plan meets the § 380-11 standards.",
                   standards=["380-11B", "380-11D"], conditions=["Silt fence and inlet protection before clearing"],
                   acting_user=users["director"], on=today)

@@ -78,12 +78,18 @@ def field_data(transactional_db, personas, town, settings, tmp_path, town_toml):
                 if item.by_upload:
                     sv.permit_document_upload(application=app, upload=up(f"{item.key}.pdf"), tag=item.key,
                                               acting_user=personas["staff"])
+                elif item.key == "fees":  # paid at the counter before filing (issue 30)
+                    sv.permit_fees_paid(application=app, paid_on=date(2026, 3, 2), receipt="R-1",
+                                        acting_user=personas["staff"])
                 else:
                     sv.checklist_confirm(application=app, key=item.key, acting_user=personas["staff"])
         sv.permit_file(application=app, acting_user=personas["owner"])
     with _on(2026, 3, 6):
         sv.permit_determine_complete(application=app, acting_user=personas["staff"])
     with _on(2026, 4, 10):
+        from permits.conftest import review_every_item  # the one approval gate (issue 30)
+
+        review_every_item(app, personas["staff"])
         sv.permit_decide(application=app, kind="approve", findings="Meets the standards.", standards=["380-11D"],
                          acting_user=personas["director"])
     app.refresh_from_db()

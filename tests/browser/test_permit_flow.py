@@ -13,6 +13,13 @@ def _media(settings, tmp_path):
     settings.MEDIA_ROOT = tmp_path / "media"
 
 
+def _rest_of_the_package(number, personas):
+    from permits.conftest import complete_package
+    from stormwater.permits.models import PermitApplication
+
+    complete_package(PermitApplication.objects.get(case__number=number), personas["staff"])
+
+
 def test_questionnaire_then_an_applicant_files_and_staff_see_the_clock(page, live_server, personas, town, shot,
                                                                        tmp_path, login):
     page.goto(f"{live_server.url}/permits/applicability/")
@@ -40,6 +47,16 @@ def test_questionnaire_then_an_applicant_files_and_staff_see_the_clock(page, liv
     page.get_by_label("Upload: Completed application form with the original signatures of all owners").set_input_files(str(pdf))
     page.locator("#checklist form").first.get_by_role("button", name="Upload", exact=True).click()
     page.locator(".messages").get_by_text("form.pdf added to the file").wait_for()
+    # Issue 30: before filing, the page lists what is missing and the fee due; filing is refused until the package is
+    # complete and the fees are paid (staff take them at the counter).
+    before = page.locator("#before-filing").inner_text()
+    assert "Stormwater management plan" in before and "$2,000.00" in before and "not paid" in before
+    page.get_by_role("button", name="File the application").click()
+    page.get_by_text("The application cannot be filed yet").first.wait_for()
+    assert "Draft" in page.locator("#status").inner_text()
+    _rest_of_the_package(page.locator("h1").inner_text().split(" ")[0], personas)
+    page.reload()
+    assert "can be filed" in page.locator("#before-filing").inner_text()
     page.get_by_role("button", name="File the application").click()
     page.locator(".messages").get_by_text("Application filed").wait_for()
     assert "Filed: completeness to be determined" in page.locator("#status").inner_text()
@@ -50,6 +67,7 @@ def test_questionnaire_then_an_applicant_files_and_staff_see_the_clock(page, liv
     login("staff")
     page.goto(f"{live_server.url}/permits/{number}/")
     page.get_by_label("Incomplete: items due by").fill(str(date.today() + timedelta(days=20)))
+    page.locator("form[action$='/incomplete/'] input[name=note]").fill("The O&M plan names no party responsible for maintenance.")
     page.get_by_role("button", name="Determine incomplete").click()
     page.locator(".messages").get_by_text("Determined incomplete").wait_for()
     clocks = page.locator("#clocks").inner_text()

@@ -40,6 +40,9 @@ def under_review(town, personas, settings, tmp_path, at):
                 sv.permit_document_upload(application=app, upload=SimpleUploadedFile(f"{item.key}.pdf", pdf,
                                                                                      content_type="application/pdf"),
                                           tag=item.key, acting_user=personas["staff"])
+            elif item.key == "fees":  # paid at the counter before filing (issue 30)
+                sv.permit_fees_paid(application=app, paid_on=date(2026, 3, 2), receipt="R-1",
+                                    acting_user=personas["staff"])
             else:
                 sv.checklist_confirm(application=app, key=item.key, acting_user=personas["staff"])
     sv.permit_file(application=app, acting_user=personas["owner"])

@@ -105,7 +105,8 @@ def test_an_applicant_files_a_permit_application_and_answers_an_information_requ
         page, live_server, town, personas, at, shot, tmp_path, login):
     from stormwater.permits.checklist import ITEMS
     from stormwater.permits.models import PermitApplication
-    from stormwater.permits.services import checklist_confirm, permit_determine_complete, permit_document_upload
+    from stormwater.permits.services import (checklist_confirm, permit_determine_complete, permit_document_upload,
+                                             permit_fees_paid)
     from django.core.files.uploadedfile import SimpleUploadedFile
 
     at(date(2026, 3, 2))
@@ -140,6 +141,8 @@ def test_an_applicant_files_a_permit_application_and_answers_an_information_requ
             if item.by_upload:
                 permit_document_upload(application=app, tag=item.key, acting_user=personas["owner"],
                                        upload=SimpleUploadedFile(f"{item.key}.pdf", b"%PDF-1.4\n%%EOF\n"))
+            elif item.key == "fees":  # paid at the counter before filing (issue 30)
+                permit_fees_paid(application=app, paid_on=date.today(), receipt="R-1", acting_user=personas["staff"])
             else:
                 checklist_confirm(application=app, key=item.key, acting_user=personas["staff"], note="test")
     page.reload()

@@ -32,6 +32,7 @@ def dt(y, m, d, hh=10, mm=0):
 def approved(town, personas, at):
     """Permit filed 2026-03-02, complete 03-06, approved with conditions 2026-04-10 (the owner's lot)."""
     from stormwater.parcels.models import Owner
+    from permits.conftest import review_every_item
     from stormwater.permits import services as sv
     from stormwater.permits.checklist import ITEMS
     from stormwater.rules.applicability import determine
@@ -48,6 +49,8 @@ def approved(town, personas, at):
         if item.by_upload:
             sv.permit_document_upload(application=app, upload=pdf_upload(f"{item.key}.pdf"), tag=item.key,
                                       acting_user=personas["staff"])
+        elif item.key == "fees":  # paid at the counter before filing (issue 30)
+            sv.permit_fees_paid(application=app, paid_on=date(2026, 3, 2), receipt="R-1", acting_user=personas["staff"])
         else:
             sv.checklist_confirm(application=app, key=item.key, acting_user=personas["staff"], note="test")
     sv.permit_file(application=app, acting_user=personas["owner"])
@@ -61,6 +64,7 @@ def approved(town, personas, at):
     sv.account_expenditure(application=app, amount=Decimal("3250"), on=date(2026, 3, 9), payee="Pat Reviewer",
                            memo="plan review", acting_user=personas["director"])
     at(date(2026, 4, 10))
+    review_every_item(app, personas["staff"])
     sv.permit_decide(application=app, kind="approve_conditions", findings="Meets the standards.",
                      standards=["380-11B", "380-11D"], conditions=["Silt fence before clearing"],
                      acting_user=personas["director"], on=date(2026, 4, 10))

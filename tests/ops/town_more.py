@@ -41,6 +41,8 @@ def _construction(users: dict, on: date) -> None:
     from stormwater.construction import services as cs
     from stormwater.construction.reporting import RowInput, SignatureInput
     from stormwater.permits import services as sv
+    from stormwater.workbench import catalog
+    from stormwater.workbench.services import item_findings_record
     from stormwater.permits.checklist import ITEMS
     from stormwater.permits.models import PermitApplication
 
@@ -52,10 +54,14 @@ def _construction(users: dict, on: date) -> None:
         if item.by_upload:
             sv.permit_document_upload(application=app, upload=Upload(f"{item.key}.pdf", pdf, "application/pdf"),
                                       tag=item.key, acting_user=users["staff"])
+        elif item.key == "fees":  # paid at the counter before filing (issue 30)
+            sv.permit_fees_paid(application=app, paid_on=on, receipt="DPW-1", acting_user=users["staff"])
         else:
             sv.checklist_confirm(application=app, key=item.key, acting_user=users["staff"], note="demo")
     sv.permit_file(application=app, acting_user=users["owner"])
     sv.permit_determine_complete(application=app, acting_user=users["staff"])
+    item_findings_record(application=app, acting_user=users["staff"],  # every item reviewed (issue 30's one gate)
+                         findings=[{"para": e.para, "finding": "provided"} for e in catalog.ITEMS])
     sv.permit_decide(application=app, kind="approve_conditions", findings="Meets the standards.",
                      standards=["380-11B", "380-11D"], conditions=["Silt fence before clearing"],
                      acting_user=users["director"], on=on)

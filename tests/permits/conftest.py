@@ -40,7 +40,8 @@ def draft(town, personas):
 
 
 def complete_package(app, user, *, skip=()):
-    """Upload every document item and confirm the paper ones (except ``skip``)."""
+    """Upload every document item, confirm the paper copies and record the fees paid at the counter (except ``skip``):
+    what filing needs (issue 30, § 380-10 B(1), G(1))."""
     from stormwater.permits.checklist import ITEMS
     from stormwater.permits.services import checklist_confirm, permit_document_upload
 
@@ -50,5 +51,26 @@ def complete_package(app, user, *, skip=()):
         if item.by_upload:
             permit_document_upload(application=app, upload=pdf_upload(f"{item.key}.pdf"), tag=item.key,
                                    acting_user=user)
+        elif item.key == "fees":
+            pay_fees(app, user)
         else:
             checklist_confirm(application=app, key=item.key, acting_user=user, note="test")
+
+
+def review_every_item(app, user):
+    """The reviewer's workbench: every plan-contents item found provided, so an approval may pass its gate
+    (issue 30, ``permits.approval.approval_check``)."""
+    from stormwater.workbench import catalog
+    from stormwater.workbench.services import item_findings_record
+
+    item_findings_record(application=app, acting_user=user,
+                         findings=[{"para": e.para, "finding": "provided"} for e in catalog.ITEMS])
+
+
+def pay_fees(app, user, *, receipt="R-TEST"):
+    """The application fees recorded as paid at the DPW counter (§ 380-10 B(1)(e), G(1)), today."""
+    from django.utils import timezone
+
+    from stormwater.permits.services import permit_fees_paid
+
+    permit_fees_paid(application=app, paid_on=timezone.localdate(), receipt=receipt, acting_user=user)

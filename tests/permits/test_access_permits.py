@@ -91,6 +91,7 @@ def test_the_director_alone_decides_and_only_staff_determine_completeness(client
 
 def test_staff_may_record_a_paper_filing_but_other_owners_may_not_open_in_someone_elses_name(client_for, personas,
                                                                                            draft):
+    complete_package(draft, personas["staff"])
     assert client_for(personas["staff"]).post(f"/permits/{draft.case.number}/file/").status_code == 302
     assert client_for(personas["assessor"]).get("/permits/new/").status_code == 403
     assert client_for(personas["director"]).get("/permits/rule-hearings/").status_code == 200

@@ -10,9 +10,10 @@ from django.test import Client
 
 from stormwater.cases.services import ERR_ILLEGAL
 from stormwater.permits import services as sv
-from stormwater.permits.services import ERR_INCOMPLETE_ITEMS
+from stormwater.permits.selectors import ERR_NOT_READY
 from stormwater.permits.checklist import ITEMS
 from stormwater.permits.models import PermitApplication
+from stormwater.workbench import catalog
 
 from .conftest import complete_package, pdf_upload
 
@@ -63,16 +64,22 @@ def test_the_workflow_through_the_api(client_for, personas, town, at):
     done = {i["key"]: i["done"] for i in out["checklist"]}
     assert done == {i.key: i.key not in ("paper_copies", "fees") for i in ITEMS}
 
-    # File: the 42-day clock starts, the fees come from the schedule.
-    out = post(c, base + "file/")
-    assert out["status"] == "filed" and out["filed_on"] == "2026-03-02"
-    assert {k["kind"]: k["due"] for k in out["clocks"]}["action"] == "2026-04-13"
-
-    # Staff: paper copies and fees in; complete → review.
-    at(date(2026, 3, 4))
+    # Filing is refused without the paper copies and the fees (issue 30): staff take them at the counter.
+    err = post(c, base + "file/", status=400)["error"]
+    assert "Three paper copies" in err and "$2,000.00" in err
     s = client_for(personas["staff"])
     post(s, base + "checklist/paper_copies/confirm/", {"note": "3 sets"})
-    post(s, base + "fees-paid/", {"paid_on": "2026-03-03", "receipt": "R-100"})
+    post(s, base + "fees-paid/", {"paid_on": "2026-03-02", "receipt": "R-100"})
+
+    # File: the 42-day clock starts, the fees as paid.
+    c = client_for(personas["owner"])
+    out = post(c, base + "file/")
+    assert out["status"] == "filed" and out["filed_on"] == "2026-03-02" and out["fees_total"] == "2000.00"
+    assert {k["kind"]: k["due"] for k in out["clocks"]}["action"] == "2026-04-13"
+
+    # Staff: complete → review.
+    at(date(2026, 3, 4))
+    s = client_for(personas["staff"])
     out = post(s, base + "complete/")
     assert out["status"] == "under_review"
 
@@ -99,6 +106,11 @@ def test_the_workflow_through_the_api(client_for, personas, town, at):
     r = client_for(personas["owner"]).post(base + "decide/", decision, content_type="application/json")
     assert r.status_code == 403 and "permit.decide" in r.json()["error"]
     d = client_for(personas["director"])
+    # The one approval gate (issue 30): refused until the reviewer's checklists are reviewed, through the API too.
+    assert "every checklist item reviewed" in post(d, base + "decide/", decision, status=400)["error"]
+    post(client_for(personas["staff"]), base + "workbench/findings",
+         {"findings": [{"para": e.para, "finding": "provided"} for e in catalog.ITEMS]}, status=201)
+    d = client_for(personas["director"])  # one test client: signed in as the Director again
     out = post(d, base + "decide/", decision)
     assert out["status"] == "approved_conditions" and out["decision"] == "approve_conditions"
     assert out["decided_on"] == "2026-03-20"
@@ -206,12 +218,11 @@ def test_an_illegal_transition_is_400_with_the_services_message(client_for, pers
     assert r["error"] == ERR_ILLEGAL.format(kind="permit", src="Draft (not filed)", dst="Approved")
     assert post(director, f"/api/permits/{number}/close/", status=400)["error"] == ERR_ILLEGAL.format(
         kind="permit", src="Draft (not filed)", dst="Closed: review and oversight complete")
-    # A precondition: complete is refused while items are missing, naming them (the service's message).
-    sv.permit_file(application=draft, acting_user=personas["owner"])
-    err = post(director, f"/api/permits/{number}/complete/", status=400)["error"]
-    assert err.startswith(ERR_INCOMPLETE_ITEMS.split("{")[0]) and "Three paper copies" in err
+    # A precondition: filing is refused while items are missing, naming them (the service's message, issue 30).
+    err = post(client_for(personas["owner"]), f"/api/permits/{number}/file/", status=400)["error"]
+    assert err.startswith(ERR_NOT_READY) and "Three paper copies" in err
     draft.case.refresh_from_db()
-    assert draft.case.status == "filed"
+    assert draft.case.status == "draft"
 
 
 def test_incomplete_with_cure_by_and_an_extension_with_its_reason(client_for, personas, filed, at):

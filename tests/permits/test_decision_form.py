@@ -10,7 +10,7 @@ import pytest
 from stormwater.cases.services import TransitionError
 from stormwater.permits import services as sv
 
-from .conftest import complete_package
+from .conftest import complete_package, review_every_item
 
 
 @pytest.fixture
@@ -20,6 +20,7 @@ def reviewing(draft, personas, at):
     sv.permit_file(application=draft, acting_user=personas["owner"])
     at(date(2026, 3, 6))
     sv.permit_determine_complete(application=draft, acting_user=personas["staff"])
+    review_every_item(draft, personas["staff"])
     return draft
 
 

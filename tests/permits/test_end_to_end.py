@@ -11,7 +11,7 @@ import pytest
 
 from stormwater.permits.models import AccountEntry, PermitApplication
 
-from .conftest import pdf_upload
+from .conftest import pdf_upload, review_every_item
 
 pytestmark = pytest.mark.django_db
 
@@ -72,32 +72,39 @@ def test_done_when_scenario(client, personas, town, at):
     post(client, base + "abutters/mailed/", {"mailed_on": "2026-02-16"})
     post(client, base + "upload/", {"tag": "abutter_notice_proof", "file": pdf_upload("green-cards.pdf")})
 
-    # 3. Filed on Monday March 2: the 42-day clock, notices to the Town Clerk and the boards.
+    # 3. Filing is refused while the package is not complete and the fees are not paid (issue 30, § 380-10 B(1),
+    # G(1)): the page said what is missing and the fee due; staff take the fees and the paper copies at the counter,
+    # the owner uploads the O&M plan; filed on Monday March 2: the 42-day clock, notices to the Town Clerk and boards.
     at(date(2026, 3, 2))
     client.force_login(personas["owner"])
+    before = client.get(base).content.decode()
+    assert 'id="before-filing"' in before and "$2,000.00" in before
+    post(client, base + "file/", refused="Draft operation and maintenance plan")
+    app.case.refresh_from_db()
+    assert app.case.status == "draft" and not app.case.clocks.exists()
+    staff = client
+    staff.force_login(personas["staff"])
+    post(staff, base + "fees-paid/", {"paid_on": "2026-03-02", "receipt": "R-100"})
+    post(staff, base + "checklist/paper_copies/confirm/", {"note": "3 sets"})
+    client.force_login(personas["owner"])
+    post(client, base + "upload/", {"tag": "om_plan", "file": pdf_upload("om.pdf")})
     post(client, base + "file/")
     app.case.refresh_from_db()
     assert app.case.status == "filed"
     assert "Mon, Apr 13, 2026" in client.get(base).content.decode()
 
-    # 4. Staff: fees and paper copies in, but no O&M plan: incomplete, items due March 20.
-    staff = client
-    staff.force_login(personas["staff"])
-    post(staff, base + "fees-paid/", {"paid_on": "2026-03-02", "receipt": "R-100"})
-    post(staff, base + "checklist/paper_copies/confirm/", {"note": "3 sets"})
+    # 4. Staff: the O&M plan names no one responsible for maintenance: incomplete, items due March 20.
     at(date(2026, 3, 5))
     client.force_login(personas["staff"])
-    post(staff, base + "complete/", refused="Missing: Draft operation and maintenance plan")
-    app.case.refresh_from_db()
-    assert app.case.status == "filed"  # refused: the O&M plan is missing
-    post(staff, base + "incomplete/", {"cure_by": "2026-03-20", "note": ""})
+    post(staff, base + "incomplete/", {"cure_by": "2026-03-20",
+                                       "note": "The operation and maintenance plan names no party responsible."})
     app.case.refresh_from_db()
     assert app.case.status == "incomplete"
 
-    # 5. The owner sends the O&M plan on March 16; staff find it complete.
+    # 5. The owner sends the revised O&M plan on March 16; staff find it complete.
     at(date(2026, 3, 16))
     client.force_login(personas["owner"])
-    post(client, base + "upload/", {"tag": "om_plan", "file": pdf_upload("om.pdf")})
+    post(client, base + "upload/", {"tag": "om_plan", "file": pdf_upload("om-revised.pdf")})
     post(client, base + "items-received/", {"note": "O&M plan"})
     client.force_login(personas["staff"])
     post(client, base + "complete/")
@@ -141,8 +148,10 @@ def test_done_when_scenario(client, personas, town, at):
     post(client, base + "account/expenditure/", {"amount": "3150.00", "payee": "Hydro LLC",
                                                    "memo": "Plan review invoice 1", "on": "2026-04-10"})
 
-    # 9. Approval with conditions on April 20, citing the standards; the permit PDF lists the conditions.
+    # 9. Approval with conditions on April 20, citing the standards; the permit PDF lists the conditions. The
+    # reviewer's checklists are reviewed first (issue 30: the one approval gate).
     at(date(2026, 4, 20))
+    review_every_item(app, personas["staff"])
     client.force_login(personas["director"])
     post(client, base + "decide/", {"kind": "approve_conditions", "findings": "The plan meets the standards.",
                                       "standards": ["380-11B", "380-11D", "380-13"],

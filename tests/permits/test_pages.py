@@ -7,7 +7,7 @@ import pytest
 
 from stormwater.permits import services as sv
 
-from .conftest import complete_package
+from .conftest import complete_package, review_every_item
 
 STEPS = ["draft", "filed", "incomplete", "under_review", "info_requested", "consultant_fee_due",
          "consultant_appeal", "approved_conditions", "closed"]
@@ -18,12 +18,13 @@ def advance(app, personas, at, upto):
     at(date(2026, 3, 2))
     if upto == "draft":
         return
-    complete_package(app, p["staff"], skip={"om_plan"})
+    complete_package(app, p["staff"])
     sv.permit_file(application=app, acting_user=p["owner"])
     if upto == "filed":
         return
     at(date(2026, 3, 5))
-    sv.permit_determine_incomplete(application=app, cure_by=date(2026, 3, 20), acting_user=p["staff"])
+    sv.permit_determine_incomplete(application=app, cure_by=date(2026, 3, 20), acting_user=p["staff"],
+                                   note="The O&M plan names no party responsible for maintenance.")
     if upto == "incomplete":
         return
     complete_package(app, p["staff"])
@@ -48,6 +49,7 @@ def advance(app, personas, at, upto):
     sv.waiver_request(application=app, requirement="Paper copies", justification="PDF", acting_user=p["owner"])
     w = app.waivers.get()
     sv.waiver_decide(waiver=w, grant=False, note="no", acting_user=p["director"])
+    review_every_item(app, p["staff"])
     sv.permit_decide(application=app, kind="approve_conditions", findings="ok", standards=["380-11D"],
                      conditions=["Silt fence"], acting_user=p["director"])
     sv.project_change_notify(application=app, notified_on=date(2026, 3, 9), description="Move basin",

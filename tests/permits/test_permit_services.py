@@ -11,7 +11,7 @@ from stormwater.permits import services as sv
 from stormwater.permits import workflow as wf
 from stormwater.permits.models import AccountEntry, ConsultantEngagement, NoticeRecipient
 
-from .conftest import EASTERN, complete_package, pdf_upload
+from .conftest import EASTERN, complete_package, pdf_upload, review_every_item
 
 S = wf.Status
 
@@ -46,6 +46,7 @@ def test_filing_starts_the_42_day_clock_and_sends_the_notices(draft, personas, a
                                                               django_capture_on_commit_callbacks):
     NoticeRecipient.objects.filter(key="town_clerk").update(email="clerk@longmeadow.example")
     at(date(2026, 3, 2))
+    complete_package(draft, personas["staff"])
     with django_capture_on_commit_callbacks(execute=True):
         sv.permit_file(application=draft, acting_user=personas["owner"])
     assert status(draft) == S.FILED and draft.case.filed_on == date(2026, 3, 2)
@@ -67,21 +68,21 @@ def test_the_permittee_must_own_the_site(draft, personas, town, at):
     assert status(draft) == S.DRAFT and not draft.case.clocks.exists()
 
 
-def test_review_needs_a_complete_package(draft, personas, at):
+def test_filing_needs_a_complete_package(draft, personas, at):
     at(date(2026, 3, 2))
     complete_package(draft, personas["staff"], skip={"swmp"})
-    sv.permit_file(application=draft, acting_user=personas["owner"])
-    with pytest.raises(TransitionError, match="Stormwater management plan"):
-        sv.permit_determine_complete(application=draft, acting_user=personas["staff"])
-    assert status(draft) == S.FILED
+    with pytest.raises(TransitionError, match="Stormwater management plan"):  # issue 30: refused at filing
+        sv.permit_file(application=draft, acting_user=personas["owner"])
+    assert status(draft) == S.DRAFT
 
 
 def test_incomplete_stops_the_clock_until_the_items_come(draft, personas, at):
     at(date(2026, 3, 2))
-    complete_package(draft, personas["staff"], skip={"om_plan"})
+    complete_package(draft, personas["staff"])
     sv.permit_file(application=draft, acting_user=personas["owner"])
     at(date(2026, 3, 5))
-    sv.permit_determine_incomplete(application=draft, cure_by=date(2026, 3, 20), acting_user=personas["staff"])
+    sv.permit_determine_incomplete(application=draft, cure_by=date(2026, 3, 20), acting_user=personas["staff"],
+                                   note="The O&M plan names no party responsible for maintenance.")
     st, _ = clock(draft, wf.ACTION)
     assert st.due is None and st.stopped_since == date(2026, 3, 5) and st.remaining_when_stopped == 40
     cure, _ = clock(draft, wf.CURE)
@@ -101,11 +102,14 @@ def test_incomplete_stops_the_clock_until_the_items_come(draft, personas, at):
 
 def test_denial_as_administratively_incomplete_only_after_the_date(draft, personas, at):
     at(date(2026, 3, 2))
+    complete_package(draft, personas["staff"])
     sv.permit_file(application=draft, acting_user=personas["owner"])
     with pytest.raises(TransitionError, match="after the determination"):
-        sv.permit_determine_incomplete(application=draft, cure_by=date(2026, 3, 2), acting_user=personas["staff"])
+        sv.permit_determine_incomplete(application=draft, cure_by=date(2026, 3, 2), acting_user=personas["staff"],
+                                       note="Plans illegible")
     at(date(2026, 3, 5))
-    sv.permit_determine_incomplete(application=draft, cure_by=date(2026, 3, 20), acting_user=personas["staff"])
+    sv.permit_determine_incomplete(application=draft, cure_by=date(2026, 3, 20), acting_user=personas["staff"],
+                                   note="Plans illegible")
     at(date(2026, 3, 20))
     with pytest.raises(TransitionError, match="only after the date"):
         sv.permit_deny_incomplete(application=draft, acting_user=personas["director"])
@@ -262,6 +266,7 @@ def test_expenditures_only_for_an_engaged_consultant_and_never_beyond_the_balanc
 
 
 def _approve(app, personas, on):
+    review_every_item(app, personas["staff"])
     return sv.permit_decide(application=app, kind="approve_conditions", findings="Meets the standards.",
                             standards=["380-11B", "380-11D"], conditions=["Silt fence before clearing"],
                             acting_user=personas["director"], on=on)

@@ -29,7 +29,7 @@ def _abutters(app, p):
 
 # name: (state, who, url tail, posted, refused input, setup)
 CASES = {
-    "fees_paid": ("filed", "staff", "fees-paid", {"paid_on": "2026-02-30", "receipt": "R-17"}, "paid_on", None),
+    "fees_paid": ("draft", "staff", "fees-paid", {"paid_on": "2026-02-30", "receipt": "R-17"}, "paid_on", None),
     "incomplete": ("filed", "staff", "incomplete", {"cure_by": "2026-03-01", "note": "Test pits"}, "cure_by", None),
     "extend": ("filed", "staff", "extend", {"days": "0", "reason": "agreed with the applicant"}, "days", None),
     "info_request": ("under_review", "staff", "info-request", {"items": "  "}, "items", None),

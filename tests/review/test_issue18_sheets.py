@@ -12,7 +12,7 @@ from datetime import date
 import pytest
 import yaml
 from django.core.files.uploadedfile import SimpleUploadedFile
-from permits.conftest import _media, complete_package, draft  # noqa: F401  (fixtures)
+from permits.conftest import _media, complete_package, draft, review_every_item  # noqa: F401  (fixtures)
 
 from stormwater.permits import services as sv
 from stormwater.permits.models import PermitApplication
@@ -81,6 +81,7 @@ def test_the_plan_file_sheet_index_fills_the_decision_and_the_permit_lists_it(un
     at(date(2026, 3, 20))
     lines = _textarea(page).replace("D-1; Details", "D-1; Details and sections; 1; 2026-03-01")
     director = client_for(personas["director"])  # a new sign-in: the staff idle timeout ended the other session
+    review_every_item(app, personas["staff"])  # the one approval gate (issue 30)
     r = director.post(f"/permits/{number}/decide/", {"kind": "approve", "findings": "Meets the standards.",
                                                     "standards": ["380-11D"], "sheets": lines})
     assert r.status_code == 302, r.content.decode()[:2000]

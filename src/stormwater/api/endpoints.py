@@ -355,7 +355,9 @@ ENDPOINTS: dict[str, list[Op] | dict[str, list[Op]]] = {
                              response=PERMIT, body_required=True,
                              contents={"multipart/form-data": obj({"file": MULTIPART_FILE, "tag": STR, "title": STR},
                                                                   ["file", "tag"])})],
-    "api_permit_file": [Op("post", "File the application: fees, the 42-day clock, the notices", response=PERMIT)],
+    "api_permit_file": [Op("post", "File the application: refused (400, naming each missing item and the unpaid fee) "
+                                  "until the package is complete and the fees are paid (§ 380-10 B(1), G(1)); then the "
+                                  "42-day clock and the notices", response=PERMIT)],
     "api_permit_checklist_confirm": [Op("post", "Confirm a checklist item received on paper", body=obj({"note": TEXT}),
                                         response=PERMIT)],
     "api_permit_fees_paid": [Op("post", "Record the application and review fees received",

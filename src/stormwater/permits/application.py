@@ -21,6 +21,7 @@ from . import workflow as wf
 from .acts import PermitError, _lock, _today
 from .checklist import BY_KEY, ITEMS
 from .models import Abutter, ChecklistItem, PermitApplication
+from .selectors import fees_due
 
 S = wf.Status
 
@@ -28,6 +29,8 @@ ERR_NOT_YOUR_PARCEL = ("No such parcel of yours: {pids}. A permit is applied for
                        "applying for an owner files with the DPW (§ 380-10 B(1)).")
 ERR_ABUTTERS_EMPTY = "Enter at least one abutter: one block per abutter, name on the first line."
 ERR_DRAFT_ONLY = "This can be changed only before the application is filed."
+ERR_FEES_BY_PAYMENT = ("The fees are recorded as a payment with its receipt (Fees: Record payment), not ticked "
+                       "(§ 380-10 B(1)(e), G(1)).")
 
 
 @transaction.atomic
@@ -94,6 +97,12 @@ def checklist_confirm(*, application: PermitApplication, key: str, acting_user, 
     """Staff confirm an item that is not an upload (paper copies, fees paid) or accept one on paper."""
     if key not in BY_KEY:
         raise ValueError(f"no checklist item {key!r}")
+    if key == "fees":  # issue 30: the fees item is the payment recorded with its receipt, never a bare tick
+        raise PermitError(ERR_FEES_BY_PAYMENT, field="key")
+    return _item_received(application, key, acting_user=acting_user, on=on, note=note)
+
+
+def _item_received(application, key, *, acting_user, on, note) -> ChecklistItem:
     item = ChecklistItem.objects.select_for_update().get(application=application, key=key)
     item.satisfied_on = on or _today()
     item.note = note[:300]
@@ -108,8 +117,10 @@ def permit_fees_paid(*, application: PermitApplication, paid_on: date, receipt: 
     """The application, inspection and technical review fees received (§ 380-10 B(1)(e), G(1))."""
     app = _lock(application)
     app.fees_paid_on, app.fees_receipt = paid_on, receipt
-    app.save(update_fields=["fees_paid_on", "fees_receipt"])
-    checklist_confirm(application=app, key="fees", acting_user=acting_user, on=paid_on, note=f"receipt {receipt}")
+    if app.fees_total is None:  # the fee due as paid (issue 30: paid before filing, from the schedule in force)
+        app.fees, app.fees_total, app.fee_schedule = fees_due(app, paid_on)
+    app.save(update_fields=["fees_paid_on", "fees_receipt", "fees", "fees_total", "fee_schedule"])
+    _item_received(app, "fees", acting_user=acting_user, on=paid_on, note=f"receipt {receipt}")
 
 
 def parse_abutters(text: str) -> list[tuple[str, str]]:

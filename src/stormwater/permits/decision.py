@@ -15,6 +15,7 @@ from stormwater.cases.services import TransitionError, case_transition, clock_st
 from stormwater.rules.calendar import add_months
 
 from . import documents
+from .approval import approval_check
 from . import workflow as wf
 from .acts import _keep_pdf, _lock, _today
 from .models import ConsultantEngagement, DecisionKind, PermitApplication, PermitCondition
@@ -119,6 +120,8 @@ def permit_decide(*, application: PermitApplication, kind: str, findings: str, s
             raise TransitionError(ERR_WAIVERS_OPEN)
         if app.consultants.filter(state=ConsultantEngagement.State.FEE_REQUESTED).exists():
             raise TransitionError(ERR_CONSULTANT_UNPAID)
+        if to != S.DISAPPROVED:  # issue 30: one gate for every path that approves
+            approval_check(app)
     case_transition(case=app.case, to=to, acting_user=acting_user, on=on, check=check, why=f"{kind.label}: {findings}",
                     data={"standards": list(standards)})
     return _record_decision(app, kind=kind, on=on, acting_user=acting_user, findings=findings,

@@ -13,15 +13,13 @@ from stormwater.cases.models import Case
 from stormwater.cases.services import (TransitionError, case_transition, clock_extend, clock_running, clock_start,
                                        event_record)
 from stormwater.rules.clocks import length_to_date
-from stormwater.rules.money import fmt
-from stormwater.rules.permit_fees import fees_total, permit_fees
 
 from . import documents
 from . import workflow as wf
 from .acts import PermitError, _keep_pdf, _letter, _lock, _send_on_commit, _today
 from .decision import _record_decision
 from .models import DecisionKind, FilingNotice, InformationRequest, NoticeRecipient, PermitApplication
-from .selectors import checklist_missing, fee_schedule_in_force, fee_terms
+from .selectors import checklist_missing, fees_due, filing_readiness
 from .terms import ACTION_DAYS
 
 S = wf.Status
@@ -104,19 +102,22 @@ def permittee_check(app: PermitApplication) -> None:
 @transaction.atomic
 def permit_file(*, application: PermitApplication, acting_user, on: date | None = None,
                 notify: bool = True) -> PermitApplication:
-    """File the package (§ 380-10 B): fees from the schedule in force, the 42-day clock (§ 380-10 I(2)),
-    notices to the Town Clerk and the boards (§ 380-10 F) — unless ``notify`` is false: a filing converted from the
-    old office at go-live (issue 32, ``golive.permit_cases``), whose notices that office sent on the day."""
+    """File the package (§ 380-10 B): only complete and with its fees paid (issue 30: § 380-10 B(1), G(1), H(1);
+    ``selectors.filing_readiness``), then the 42-day clock (§ 380-10 I(2)) and the notices to the Town Clerk and the
+    boards (§ 380-10 F) — unless ``notify`` is false: a filing converted from the old office at go-live (issue 32,
+    ``golive.permit_cases``), whose notices that office sent on the day."""
     app = _lock(application)
     on = on or _today()
-    case_transition(case=app.case, to=S.FILED, acting_user=acting_user, on=on, why="Application filed",
-                    check=lambda c: permittee_check(app))
-    schedule = fee_schedule_in_force(on)
-    if schedule is not None:
-        lines = permit_fees(app.disturbance_sqft, fee_terms(schedule))
-        app.fee_schedule = schedule
-        app.fees = [{"label": x.label, "amount": fmt(x.amount), "citation": x.citation} for x in lines]
-        app.fees_total = fees_total(lines)
+
+    def check(_):
+        permittee_check(app)
+        # issue 30: a completed package with its fees paid (§ 380-10 B(1), G(1), H(1)); refused before any clock or
+        # notice, naming each missing item and the unpaid fee
+        refusal = filing_readiness(app, on).refusal()
+        if refusal:
+            raise TransitionError(refusal)
+    case_transition(case=app.case, to=S.FILED, acting_user=acting_user, on=on, why="Application filed", check=check)
+    app.fees, app.fees_total, app.fee_schedule = fees_due(app, on)  # as paid (recorded with the payment)
     Case.objects.filter(pk=app.case_id).update(filed_on=on)
     app.save(update_fields=["fee_schedule", "fees", "fees_total"])
     clock_start(case=app.case, kind=wf.ACTION, label="Final action on the application", citation="§ 380-10 I(2)",

@@ -15,8 +15,8 @@ from stormwater.accounts.roles import Perm
 from stormwater.cases.selectors import case_clock, case_clocks
 from stormwater.parcels.models import Owner, Parcel
 from stormwater.parcels.selectors import parcels_for_user
-from stormwater.rules.money import ZERO
-from stormwater.rules.permit_fees import FeeTerms, account_summary
+from stormwater.rules.money import ZERO, fmt, fmt_usd
+from stormwater.rules.permit_fees import FeeTerms, account_summary, fees_total, permit_fees
 
 from . import workflow as wf
 from .models import AccountEntry, PermitApplication, PermitFeeSchedule
@@ -136,6 +136,71 @@ def checklist_missing(app: PermitApplication) -> list[str]:
     from .checklist import BY_KEY
 
     return [f"{BY_KEY[i.key].label} ({BY_KEY[i.key].citation})" for i in app.checklist.all() if not i.done]
+
+
+ERR_NOT_READY = ("The application cannot be filed yet: the package is filed complete and the fees are paid with it "
+                 "(§ 380-10 B(1), G(1), H(1)).")
+ERR_NOT_READY_MISSING = "Missing: {items}."
+ERR_NOT_READY_FEE = ("The application fees of {total} are not paid: pay them at the DPW Stormwater Division counter, "
+                     "where staff record the receipt (§ 380-10 B(1)(e), G(1)).")
+ERR_NOT_READY_FEE_UNKNOWN = ("The application fees are not paid: pay them at the DPW Stormwater Division counter, where "
+                             "staff record the receipt (§ 380-10 B(1)(e), G(1)).")
+
+
+@dataclass
+class FilingReadiness:
+    """What filing needs (issue 30): § 380-10 B(1) "a completed application package" — each item in, or not
+    applicable with its reason — and (e) with G(1) "the DPW shall obtain with each submission" the fees. The fee due
+    is the one recorded with the payment, or before it the schedule in force on the day."""
+    missing: list[str]
+    fee_lines: list[dict]
+    fee_total: Decimal | None
+    schedule: PermitFeeSchedule | None
+    paid_on: date | None
+    receipt: str
+
+    @property
+    def fee_paid(self) -> bool:
+        return self.paid_on is not None
+
+    @property
+    def ready(self) -> bool:
+        return not self.missing and self.fee_paid
+
+    def refusal(self) -> str | None:
+        """The one wording the service, the page and the API give: each missing item, the unpaid fee."""
+        if self.ready:
+            return None
+        parts = [ERR_NOT_READY]
+        if self.missing:
+            parts.append(ERR_NOT_READY_MISSING.format(items="; ".join(self.missing)))
+        if not self.fee_paid:
+            parts.append(ERR_NOT_READY_FEE.format(total=fmt_usd(self.fee_total)) if self.fee_total is not None
+                         else ERR_NOT_READY_FEE_UNKNOWN)
+        return " ".join(parts)
+
+
+def fees_due(app: PermitApplication, on: date) -> tuple[list[dict], Decimal | None, PermitFeeSchedule | None]:
+    """The fee lines, their total and the schedule: as recorded on the file, else from the schedule in force on
+    ``on`` (§ 380-10 G(1))."""
+    if app.fees_total is not None:
+        return list(app.fees), app.fees_total, app.fee_schedule
+    schedule = fee_schedule_in_force(on)
+    if schedule is None:
+        return [], None, None
+    lines = permit_fees(app.disturbance_sqft, fee_terms(schedule))
+    return ([{"label": x.label, "amount": fmt(x.amount), "citation": x.citation} for x in lines], fees_total(lines),
+            schedule)
+
+
+def filing_readiness(app: PermitApplication, on: date) -> FilingReadiness:
+    from .checklist import BY_KEY
+
+    missing = [f"{BY_KEY[i.key].label} ({BY_KEY[i.key].citation})" for i in app.checklist.all()
+               if not i.done and i.key != "fees"]  # the fee is said with its amount
+    lines, total, schedule = fees_due(app, on)
+    return FilingReadiness(missing=missing, fee_lines=lines, fee_total=total, schedule=schedule,
+                           paid_on=app.fees_paid_on, receipt=app.fees_receipt)
 
 
 def permit_people(app: PermitApplication):

@@ -23,11 +23,12 @@ from stormwater.web.postdata import REFUSALS, act, date_value, money_value, refu
 
 from . import documents, services
 from . import workflow as wf
+from .approval import approval_problem
 from .checklist import BY_KEY, ITEMS, OTHER_TAGS
 from .forms import AppealForm, ApplicabilityForm, ApplicationForm, ConsultantForm, DecisionForm, RuleHearingForm
 from .lists import PermitList
 from .models import RuleHearing, Waiver
-from .selectors import (account_entries, account_of, approved_sheets_proposed, current_engagement, fee_schedule_in_force, is_applicant,
+from .selectors import (account_entries, account_of, approved_sheets_proposed, current_engagement, fee_schedule_in_force, filing_readiness, is_applicant,
                         is_design_engineer, may_act_for_applicant, may_upload, permit_clocks, permit_get_for_applicant, permit_get_for_user,
                         permit_owner_for, permit_people, permit_site_parcels, permits_for_user)
 
@@ -170,6 +171,11 @@ def _detail_page(request, app, *, decision_form: DecisionForm | None = None, con
         "appeal_form": appeal_form or AppealForm(paper=u.can(Perm.PERMIT_APPEAL_RECORD)),
         "S": wf.Status, "today": timezone.localdate(), "schedule": fee_schedule_in_force(timezone.localdate()),
         "allowed": case.machine.transitions.get(case.status, frozenset()),
+        # issue 30: before filing, what is missing and the fee due (the same reading the filing refusal gives)
+        "filing": filing_readiness(app, timezone.localdate()) if case.status == wf.Status.DRAFT else None,
+        # issue 30: the one approval gate, said beside the decision form before the Director tries
+        "approval_problem": (approval_problem(app) if case.status == wf.Status.UNDER_REVIEW and u.can(Perm.PERMIT_DECIDE)
+                             else None),
     }
     return render(request, "permits/detail.html", ctx, status=status)
 

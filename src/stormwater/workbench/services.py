@@ -10,16 +10,17 @@ from django.db import transaction
 from django.utils import timezone
 
 from stormwater.audit.services import actor_or_none as _actor, audit_record
-from stormwater.cases.services import TransitionError, case_document_generate, event_record
+from stormwater.cases.services import case_document_generate, event_record
 from stormwater.permits import services as permit_services
 from stormwater.permits import workflow as pwf
+from stormwater.permits.approval import ERR_OPEN, ERR_REQUESTED, ERR_UNREVIEWED  # noqa: F401  (one gate, issue 30)
 from stormwater.permits.models import DecisionKind, PermitApplication
 from stormwater.web.forms import FieldRefusal  # a refusal naming its input (issue 16 "Forms")
 
 from . import catalog, documents
 from .models import (Finding, ItemFinding, ItemWaiver, LidAnswer, LidChecklistAnswer, MeetingAttendee,
                      PreApplicationMeeting, RaisedItem)
-from .selectors import OPEN, REQUESTED, item_states, review_summary
+from .selectors import OPEN, item_states, review_summary
 
 ERR_UNKNOWN_ITEM = "{para!r} is not an item of the checklists (§§ 380-11 B–C, 380-12, 380-13)."
 ERR_FINDING = "{value!r} is not a finding: provided, not_provided, not_applicable or deficient."
@@ -32,10 +33,6 @@ ERR_NOT_REVIEWABLE = "The file is {status}: checklist findings are recorded from
 ERR_NOTHING = "Choose at least one item."
 ERR_NOT_RAISABLE = ("§ {para} is not a deficient or missing item awaiting a request (it is {state}): only those "
                     "become an information request.")
-ERR_UNREVIEWED = "Approval needs every checklist item reviewed: {n} not reviewed yet (e.g. § {first})."
-ERR_OPEN = ("Approval needs no open deficiency: {n} deficient or missing item(s) (e.g. § {first}) — request them, "
-            "mark them, or disapprove.")
-ERR_REQUESTED = "Approval needs the applicant's response to the items requested ({n} outstanding)."
 ERR_ATTENDEE = "Give the attendee's name."
 ERR_LID_ANSWER = "{value!r} is not an answer on the LID design checklist."
 ERR_LID_NOTE = "§ {para}: say why the strategy is not feasible and the mitigation proposed (§ 380-11 B(4)(b))."
@@ -183,21 +180,10 @@ def review_summary_keep(*, application: PermitApplication, acting_user):
 @transaction.atomic
 def workbench_decide(*, application: PermitApplication, kind: str, findings: str, standards: list[str],
                      conditions: list[str], acting_user, on: date | None = None, order_of_conditions: str = ""):
-    """The Director's decision from the workbench (§ 380-10 I(1)) with its review summary: an approval
-    only when every item is reviewed, nothing is deficient or missing without a request, and every request
-    is answered; the permit file's own ``permit_decide`` then records it, and the summary PDF (every
+    """The Director's decision from the workbench (§ 380-10 I(1)) with its review summary. The permit file's own
+    ``permit_decide`` records it and holds the one approval gate every path passes (``permits.approval``, issue 30:
+    every item reviewed, nothing deficient or missing without a request, every request answered); the summary PDF (every
     checklist, every standard, the findings and the conditions) is kept in the file beside the decision."""
-    states = item_states(application)
-    if kind in (DecisionKind.APPROVE, DecisionKind.APPROVE_WITH_CONDITIONS):
-        todo = [s for s in states.values() if not s.reviewed]
-        if todo:
-            raise TransitionError(ERR_UNREVIEWED.format(n=len(todo), first=todo[0].entry.para))
-        open_ = [s for s in states.values() if s.open_deficiency]
-        if open_:
-            raise TransitionError(ERR_OPEN.format(n=len(open_), first=open_[0].entry.para))
-        asked = [s for s in states.values() if s.state == REQUESTED]
-        if asked:
-            raise TransitionError(ERR_REQUESTED.format(n=len(asked)))
     app = permit_services.permit_decide(application=application, kind=kind, findings=findings, standards=standards,
                                         conditions=conditions, acting_user=acting_user, on=on,
                                         order_of_conditions=order_of_conditions)
