@@ -42,8 +42,8 @@ DATES = ("filed_on", "incomplete_on", "cure_by", "items_received_on", "complete_
          "info_received_on", "decided_on")
 ORDER = ("filed_on", "incomplete_on", "items_received_on", "complete_on", "info_requested_on", "info_received_on",
          "decided_on")
-TARGETS = ("parcel_id", "status", *DATES, "info_items", "findings", "standards", "conditions", "disturbance_sqft",
-           "site_address", "description")
+TARGETS = ("parcel_id", "status", *DATES, "incomplete_items", "info_items", "findings", "standards", "conditions",
+           "disturbance_sqft", "site_address", "description", "fee_receipt")
 ALIASES = {"parcel_id": ("parcel", "map_block_lot", "loc_id"), "filed_on": ("filed", "filing_date"),
            "incomplete_on": ("incomplete",), "items_received_on": ("items_received", "cured_on"),
            "complete_on": ("complete", "completeness_date", "accepted_on"),
@@ -168,22 +168,28 @@ def _convert(r: _Row, user) -> str:
         acting_user=user, owner_name=owner.name if owner else "", owner=owner, parcels=[r.parcel],
         site_address=g.get("site_address") or r.parcel.address, disturbance_sqft=sqft,
         description=g.get("description") or "Converted from the old office's records (issue 32)")
-    ps.permit_file(application=app, acting_user=user, on=d["filed_on"], notify=False)
 
     def items_in(on: date) -> None:
         for key in ChecklistItem.objects.filter(application=app, satisfied_on__isnull=True,
-                                                not_applicable_reason="").values_list("key", flat=True):
+                                                not_applicable_reason="").exclude(key="fees").values_list("key",
+                                                                                                          flat=True):
             ps.checklist_confirm(application=app, key=key, acting_user=user, on=on,
                                  note="received in the old office (converted)")
 
+    # A filing takes the whole package and its fees (issue 30: § 380-10 B(1), G(1)): the old office filed it so.
+    items_in(d["filed_on"])
+    ps.permit_fees_paid(application=app, paid_on=d["filed_on"], receipt=g.get("fee_receipt") or "old office",
+                        acting_user=user)
+    ps.permit_file(application=app, acting_user=user, on=d["filed_on"], notify=False)
     if d["incomplete_on"]:
-        ps.permit_determine_incomplete(application=app, cure_by=d["cure_by"], acting_user=user, on=d["incomplete_on"])
+        # what the old office found inadequate in the package (§ 380-10 D: found incomplete with a note)
+        ps.permit_determine_incomplete(application=app, cure_by=d["cure_by"], acting_user=user, on=d["incomplete_on"],
+                                       note=g.get("incomplete_items") or "Found incomplete in the old office "
+                                                                         "(converted, issue 32)")
         if d["items_received_on"]:
-            items_in(d["items_received_on"])
             ps.permit_items_received(application=app, acting_user=user, on=d["items_received_on"],
                                      note="in the old office (converted)")
     if d["complete_on"]:
-        items_in(d["complete_on"])
         ps.permit_determine_complete(application=app, acting_user=user, on=d["complete_on"])
     if d["info_requested_on"]:
         ps.permit_request_information(application=app, acting_user=user, on=d["info_requested_on"],
@@ -192,6 +198,14 @@ def _convert(r: _Row, user) -> str:
             ps.permit_information_received(application=app, acting_user=user, on=d["info_received_on"],
                                            response="Received in the old office (converted)")
     if d["decided_on"]:
+        if r.status != wf.Status.DISAPPROVED:  # the old office's review, every plan item provided (issue 30 gate)
+            from stormwater.workbench import catalog
+            from stormwater.workbench.services import item_findings_record
+
+            item_findings_record(application=app, acting_user=user,
+                                 findings=[{"para": e.para, "finding": "provided",
+                                            "comment": "reviewed in the old office (converted)"}
+                                           for e in catalog.ITEMS])
         kind = {wf.Status.APPROVED: DecisionKind.APPROVE, wf.Status.DISAPPROVED: DecisionKind.DISAPPROVE,
                 wf.Status.APPROVED_WITH_CONDITIONS: DecisionKind.APPROVE_WITH_CONDITIONS}[r.status]
         ps.permit_decide(application=app, kind=kind, acting_user=user, on=d["decided_on"],
