@@ -12,6 +12,7 @@ from stormwater.construction.models import Inspection, SuretyEntry
 from stormwater.stewardship import services as ss
 
 from .conftest import dt, pdf_upload, report
+from .images import png_bytes
 
 
 def _post_surety(project, user, amount="125000"):
@@ -245,7 +246,7 @@ def test_escalation_to_enforcement_needs_an_unresolved_violation(active, persona
 
 def test_as_built_refusals(active, personas, at):
     at(date(2026, 9, 1))
-    png = SimpleUploadedFile("asbuilt.png", b"\x89PNG\r\n\x1a\n0000", content_type="image/png")
+    png = SimpleUploadedFile("asbuilt.png", png_bytes(), content_type="image/png")  # a real image, not a PDF
     kw = dict(pe_name="Dana Engineer", pe_license="45678", certified_on=date(2026, 9, 1),
               paper_copy_received_on=date(2026, 9, 1), full_size=True, final_grades=True, deviations="none",
               acting_user=personas["consultant"])
