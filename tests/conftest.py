@@ -368,6 +368,14 @@ def _look_town_office(collector):
                          payer="Demo Payer", acting_user=collector)
             lien_certificate_request(parcel=acct.parcel, requester_name="Pat Buyer", requester_role="closing attorney",
                                      acting_user=collector)
+            # a lockbox file: one row posts, one matches no account and waits in suspense (issue 25), so the
+            # crawls read the file's page and the suspense list too
+            from stormwater.receivables.lockbox import payment_batch_post
+
+            day = timezone.localdate().isoformat()
+            payment_batch_post(filename="lockbox.csv", acting_user=collector,
+                               content=(f"account,amount,received_on,reference\n{acct.number},1.00,{day},LB-1\n"
+                                        f"NO-SUCH-1,5.00,{day},LB-2\n").encode())
             return
     raise AssertionError("the demo town owes nothing: no receipt for the crawl")
 @pytest.fixture
