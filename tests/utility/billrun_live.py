@@ -8,6 +8,7 @@ import os
 import sys
 from datetime import date
 from decimal import Decimal
+from pathlib import Path
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "stormwater.settings")
 
@@ -36,7 +37,8 @@ def seed(n: int) -> dict:
 
 def snapshot() -> dict:
     from stormwater.utility.models import Account, Bill, BillRun, LedgerEntry
-    from stormwater.utility.selectors import account_balance
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests/: ledger_sum
+    from ledger_sum import account_balance
 
     bills = sorted([b.number, str(b.amount), [str(i.amount) for i in b.installments.all()]]
                    for b in Bill.objects.prefetch_related("installments"))

@@ -7,7 +7,8 @@ from django.db import DatabaseError, IntegrityError, transaction
 
 from stormwater.audit.models import AuditEvent
 from stormwater.utility.models import Bill, BillRunException, EntryKind, Installment, LedgerEntry
-from stormwater.utility.selectors import ERR_NO_AREA, ERR_NO_OWNER, account_balance
+from ledger_sum import account_balance
+from stormwater.utility.selectors import ERR_NO_AREA, ERR_NO_OWNER
 from stormwater.utility.services import BillingError, bill_run_issue, fiscal_year
 
 FY = fiscal_year(2027)

@@ -15,23 +15,13 @@ from stormwater.utility.billrun import prepare as prepare_mod
 from stormwater.utility.models import (Account, Bill, BillRun, BillRunChunk, BillRunException, EntryKind,
                                        Installment, LedgerEntry, RunState)
 from stormwater.utility.selectors import bills_for_user
+from ledger_sum import account_balance
 from stormwater.utility.services import (BillingError, bill_run_approve, bill_run_discard, bill_run_issue,
                                          bill_run_mark_mailed, bill_run_prepare, bill_run_start, bill_run_void,
                                          fiscal_year)
 
 FY = fiscal_year(2027)
 ISSUE = date(2026, 9, 10)
-
-
-def account_balance(account, *, as_of):
-    """The sum of the account's ledger entries effective on or before ``as_of`` (posted; no interest to the day)."""
-    from django.db.models import Sum
-
-    from stormwater.rules.money import ZERO, round_cents
-    from stormwater.utility.models import LedgerEntry
-
-    total = LedgerEntry.objects.filter(account=account, effective_on__lte=as_of).aggregate(s=Sum("amount"))["s"]
-    return round_cents(total or ZERO)
 
 
 def start(user=None, issue_date=ISSUE, fy=FY):
