@@ -50,6 +50,12 @@ def under_review(town, personas, settings, tmp_path, at):
     plan_sheets_upload(case=app.case, upload=SimpleUploadedFile("plans.pdf", plan_set_pdf(revision="Rev. 2"),
                                                                 content_type="application/pdf"),
                        acting_user=personas["owner"])
+    from stormwater.workbench import catalog
+    from stormwater.workbench.services import item_findings_record
+
+    # the reviewer's workbench: every item found provided, so the approval passes its gate (issue 30)
+    item_findings_record(application=app, acting_user=personas["staff"],
+                         findings=[{"para": e.para, "finding": "provided"} for e in catalog.ITEMS])
     at(date(2026, 3, 20))
     return app
 
