@@ -94,7 +94,7 @@ def test_parcels_and_permits_lists_at_a_desk(page, live_server, demo_town, shot,
     shot("lists-03-parcels-1366")
     page.goto(f"{live_server.url}/permits/")
     page.get_by_text("More filters").click()
-    page.get_by_label(re.compile("Final action due")).select_option("running")
+    page.get_by_role("combobox", name=re.compile("Final action due")).select_option("running")
     page.get_by_role("button", name="Show").click()
     page.wait_for_url(re.compile(r"clock=running"))
     assert _count(page) >= 1
