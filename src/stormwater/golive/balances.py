@@ -39,6 +39,7 @@ from stormwater.imports.services import import_record_create
 from stormwater.parcels.models import Parcel
 from stormwater.rules.interest import accrued_interest
 from stormwater.rules.money import ZERO, fmt
+from stormwater.utility.bulk import analyze
 from stormwater.utility.models import (DEAD_STATES, Account, Bill, BillRun, Component, EntryKind, Installment,
                                        LedgerEntry, RateResolution, RunState)
 from stormwater.utility.selectors import resolution_in_force
@@ -484,6 +485,9 @@ def balances_convert(*, path: str | Path, as_of: date, control_path: str | Path 
         with transaction.atomic():
             conversion = Conversion.objects.create(as_of=as_of, source=source[:300], created_by=actor_or_none(acting_user))
             res.created = _write(plan, ex, as_of, conversion, acting_user)
+            # The totals, the aging and the books' reads below run over the rows just written: plan them on the
+            # tables' real sizes (a rolled-back dry run leaves statistics of 0 rows behind).
+            analyze(Account, Bill, Installment, LedgerEntry, ConvertedInstallment)
             adjusted = res.created.pop("_adjusted", [])
             if adjusted:
                 problems.append(Problem(

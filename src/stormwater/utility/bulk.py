@@ -55,6 +55,21 @@ def copy_rows(table: str, columns: Sequence[str], rows: Iterable[tuple]) -> int:
         return len(data)
 
 
+def analyze(*models) -> None:
+    """Tell PostgreSQL's planner how big the tables just written are (``ANALYZE``; "Populating a Database", PostgreSQL
+    manual §14.4.9: run ANALYZE after a bulk load). Inside the writing transaction too: ANALYZE counts the rows the
+    transaction itself inserted. Without it the planner may still hold statistics from when a table was empty or
+    held only the dead rows of a rolled-back dry run (0 rows over many pages), and plans nested loops over
+    thousands of rows (seen: a go-live conversion of 500 accounts taking 30 minutes instead of 10 seconds). A role
+    that does not own the table gets a warning and the old statistics; SQLite's planner keeps no statistics unless
+    asked, so nothing is done there."""
+    if connection.vendor != "postgresql":
+        return
+    with connection.cursor() as c:
+        for m in models:
+            c.execute(f"ANALYZE {_qn(m._meta.db_table)}")
+
+
 def columns_of(model, exclude: Iterable[str] = ()) -> list[str]:
     """The concrete column names of ``model`` (for a COPY of all of them)."""
     skip = set(exclude)
