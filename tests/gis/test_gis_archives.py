@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from stormwater.gis import services
+from stormwater.gis import archives, services
 from stormwater.gis.models import GisImport
 from stormwater.rules.town import TownConfig
 
@@ -37,7 +37,7 @@ def _upload(client, data: bytes, name="layers.zip"):
 
 
 def _town(monkeypatch, **limits):
-    monkeypatch.setattr(services, "town_config", lambda: replace(TownConfig(), **limits))
+    monkeypatch.setattr(archives, "town_config", lambda: replace(TownConfig(), **limits))
 
 
 def _on_disk(settings) -> list[str]:

@@ -1,8 +1,7 @@
 """State changes of the GIS app: uploads, assessor imports, impervious surveys. Each atomic, each audited.
 
-One module because, for now, its imports are being reorganized in parallel (issue 24) and a split here would collide
-with that work. It holds three families of acts, each under its own banner below (uploads and the archive checks,
-assessor records, impervious surveys): those are the seams for a later split.
+It holds three families of acts, each under its own banner below (uploads, assessor records, impervious surveys); the
+limits an uploaded zip is held to are in ``archives``.
 
 The heavy work (reading files, the overlay) runs before the transaction; the writes run in one
 ``transaction.atomic`` with one audit row for the import and one per parcel whose assessor record
@@ -12,7 +11,6 @@ from __future__ import annotations
 
 import importlib.util
 import shutil
-import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
@@ -34,6 +32,8 @@ from stormwater.townconfig import town_config
 from stormwater.web.files import paths_hidden
 
 from . import assessor as assessor_mod
+from .archives import (ERR_BAD_ZIP, ERR_UNSAFE_ZIP, ERR_ZIP_MEMBERS, ERR_ZIP_RATIO, ERR_ZIP_SIZE,  # noqa: F401
+                       GIS_SUFFIXES, MB, RATIO_FLOOR_BYTES, ArchiveLimits, unzip_checked, zip_checked)
 from . import overlay
 from .sanity import ERR_EMPTY_LAYER, matches_parcels, survey_sanity, units_sanity
 from .models import GisImport, ImperviousPiece, ParcelShape, SurveyParcelFacts
@@ -41,40 +41,13 @@ from .selectors import import_folder, survey_comparison
 
 CENT = Decimal("0.01")
 BATCH = 2000
-GIS_SUFFIXES = {".gpkg", ".geojson", ".json", ".shp", ".zip", ".csv", ".xlsx", ".xlsm", ".txt"}
 ERR_SUFFIX = "{name}: upload a GeoPackage, GeoJSON, zipped Shapefile or zipped File Geodatabase, or CSV/Excel"
 ERR_NOT_CHECKED = "Check the import before importing it."
 ERR_ALREADY = "This import was already imported."
-ERR_UNSAFE_ZIP = "{name}: the zip holds a path outside its folder ({member}); zip the layer files themselves"
-ERR_BAD_ZIP = "{name}: not a readable zip file ({why}); zip the layer files again and upload the new zip"
-ERR_ZIP_MEMBERS = ("{name}: the zip holds {n:,} files, more than the limit of {limit:,} (gis_archive_max_members in "
-                   "the town configuration); zip only the layers to import")
-ERR_ZIP_SIZE = ("{name}: the zip would expand to more than the limit of {limit:,} MB (gis_archive_max_mb in the town "
-                "configuration); zip only the layers to import")
-ERR_ZIP_RATIO = ("{name}: the zip would expand to {mb:,} MB, more than {limit:,} times its own size "
-                 "(gis_archive_max_ratio in the town configuration): that is not GIS data, it is refused")
 # The Dask path is the package's optional extra `dask` (pyproject.toml; pins in requirements-dask.txt).
 DASK_MISSING = ("--dask needs the optional Dask packages, which this installation does not have: "
                 "pip install -r requirements.txt -r requirements-dask.txt 'longmeadow-stormwater[dask]' "
                 "(or run without --dask: the same result in one process)")
-# The ratio test applies only past this expanded size: small archives cannot fill a disk whatever their ratio.
-RATIO_FLOOR_BYTES = 16 * 1024 * 1024
-MB = 1024 * 1024
-
-
-@dataclass(frozen=True)
-class ArchiveLimits:
-    """How far an uploaded zip may expand (issue 14): bytes written, files, and expanded/compressed size."""
-
-    max_bytes: int
-    max_members: int
-    max_ratio: int
-
-    @classmethod
-    def from_town(cls) -> "ArchiveLimits":
-        c = town_config()
-        return cls(max_bytes=c.gis_archive_max_mb * MB, max_members=c.gis_archive_max_members,
-                   max_ratio=c.gis_archive_max_ratio)
 
 
 def _dec(x: float) -> Decimal:
@@ -122,81 +95,6 @@ def gis_import_upload(*, kind: str, files: list, acting_user) -> GisImport:
     gi.save(update_fields=["folder", "files"])
     audit_record(actor=acting_user, action="gis.upload", obj=gi, data={"kind": kind, "files": gi.files})
     return gi
-
-
-def unzip_checked(path: Path, folder: Path, *, limits: ArchiveLimits) -> list[str]:
-    """Unpack a zip into ``folder`` and return the usable sources (.shp files, .gdb folders, other GIS/table files).
-
-    Refused, before anything is written: more members than ``limits.max_members``, declared sizes over
-    ``limits.max_bytes`` or over ``limits.max_ratio`` times the zip's own size (past RATIO_FLOOR_BYTES), a member
-    whose path leaves ``folder`` (``..``, absolute). While writing, the bytes actually written are counted against
-    ``limits.max_bytes`` too, whatever the zip declared."""
-    name = path.name
-    try:
-        z = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, OSError) as e:
-        raise ValueError(ERR_BAD_ZIP.format(name=name, why=e)) from None
-    root = folder.resolve()
-    with z:
-        infos = _zip_declared_check(z, name, path.stat().st_size, limits)
-        targets = []
-        for info in infos:
-            member = info.filename.replace("\\", "/")
-            target = (folder / member).resolve()
-            if member.startswith("/") or ".." in member.split("/") or not target.is_relative_to(root):
-                raise ValueError(ERR_UNSAFE_ZIP.format(name=name, member=info.filename))
-            targets.append((info, target))
-        written = 0
-        try:
-            for info, target in targets:
-                if info.is_dir():
-                    target.mkdir(parents=True, exist_ok=True)
-                    continue
-                target.parent.mkdir(parents=True, exist_ok=True)
-                with z.open(info) as src, target.open("wb") as out:
-                    while chunk := src.read(MB):
-                        written += len(chunk)
-                        _check_expansion(name, written, path.stat().st_size, limits)
-                        out.write(chunk)
-        except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, EOFError) as e:
-            raise ValueError(ERR_BAD_ZIP.format(name=name, why=e)) from None
-    out = []
-    for p in sorted(folder.rglob("*")):
-        rel = p.relative_to(folder).as_posix()
-        if p.is_dir() and p.suffix.lower() == ".gdb":
-            out.append(rel)
-        elif p.is_file() and p.suffix.lower() in (GIS_SUFFIXES - {".zip"}) and ".gdb/" not in rel + "/":
-            out.append(rel)
-    return out
-
-
-def zip_checked(path: Path, *, limits: ArchiveLimits | None = None) -> None:
-    """A zip named as a layer's source on the command line (read by GDAL through /vsizip/) is held to the same
-    limits as an uploaded one, so a zip bomb is refused saying so, not as "cannot be read as GIS data" (issue 26).
-    ValueError naming the file and the limit."""
-    limits = limits or ArchiveLimits.from_town()
-    try:
-        z = zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, OSError) as e:
-        raise ValueError(ERR_BAD_ZIP.format(name=path.name, why=e)) from None
-    with z:
-        _zip_declared_check(z, path.name, path.stat().st_size, limits)
-
-
-def _zip_declared_check(z: zipfile.ZipFile, name: str, compressed: int, limits: ArchiveLimits) -> list:
-    """The members of ``z``, refused before anything is unpacked when too many or declared too large."""
-    infos = z.infolist()
-    if len(infos) > limits.max_members:
-        raise ValueError(ERR_ZIP_MEMBERS.format(name=name, n=len(infos), limit=limits.max_members))
-    _check_expansion(name, sum(i.file_size for i in infos), compressed, limits)
-    return infos
-
-
-def _check_expansion(name: str, expanded: int, compressed: int, limits: ArchiveLimits) -> None:
-    if expanded > limits.max_bytes:
-        raise ValueError(ERR_ZIP_SIZE.format(name=name, limit=limits.max_bytes // MB))
-    if expanded > RATIO_FLOOR_BYTES and expanded > limits.max_ratio * max(compressed, 1):
-        raise ValueError(ERR_ZIP_RATIO.format(name=name, mb=expanded // MB, limit=limits.max_ratio))
 
 
 # ---------------------------------------------------------------------------------------------

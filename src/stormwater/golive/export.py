@@ -116,6 +116,22 @@ def _norm(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", name.strip().lower()).strip("_")
 
 
+REFUSED = object()  # row_status's answer for a status refused
+
+
+def row_status(get, refuse, *, known: dict, not_converted, why_not_converted: str, why_unknown: str):
+    """A case row's status (``known``: normalized name → status; None when the row gives none), or ``REFUSED`` after
+    refusing (``refuse(column, why)``) a status the conversion leaves to its page or does not know."""
+    s = _norm(get("status"))
+    if s in not_converted:
+        refuse("status", f"{get('status')!r}: {why_not_converted}")
+        return REFUSED
+    if get("status") and s not in known:
+        refuse("status", f"{get('status')!r} {why_unknown}")
+        return REFUSED
+    return known.get(s)
+
+
 def resolve_columns(columns: list[str], mapping: dict[str, str] | None = None) -> tuple[dict[str, str], list[str]]:
     """target → the file's column: ``mapping`` first (``target=COLUMN``), else by name or alias. → (map, errors)."""
     low = {_norm(c): c for c in columns}

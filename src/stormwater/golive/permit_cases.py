@@ -36,7 +36,7 @@ from stormwater.imports.pipeline import error, refuse_on_errors
 from stormwater.parcels.models import Parcel
 
 from .cases import CasesResult, _Rollback
-from .export import _norm, parse_date
+from .export import REFUSED, _norm, parse_date, row_status
 
 DATES = ("filed_on", "incomplete_on", "cure_by", "items_received_on", "complete_on", "info_requested_on",
          "info_received_on", "decided_on")
@@ -106,15 +106,12 @@ def _check(get, refuse, today: date, names, other) -> dict | None:
     for c in REQUIRED:
         if not get(c):
             refuse(c, "required")
-    s = _norm(get("status"))
-    if s in other:
-        refuse("status", f"{get('status')!r}: not converted (a draft, a consultant fee or appeal, a denied, withdrawn "
-                         "or closed file): enter it on the permit's page")
+    status = row_status(get, refuse, known=names, not_converted=other,
+                        why_not_converted="not converted (a draft, a consultant fee or appeal, a denied, withdrawn "
+                                          "or closed file): enter it on the permit's page",
+                        why_unknown="is not a status of the permit workflow (§ 380-10)")
+    if status is REFUSED:
         return None
-    if get("status") and s not in names:
-        refuse("status", f"{get('status')!r} is not a status of the permit workflow (§ 380-10)")
-        return None
-    status = names.get(s)
     given = [c for c in ORDER if days[c]]
     for a, b in zip(given, given[1:]):
         if days[b] < days[a]:

@@ -57,7 +57,7 @@ from stormwater.utility.models import Account, Bill, Component, EntryKind, Insta
 from .appeals import appeal_convert, appeal_dates_check, clock_from_rule as _clock, owner_party
 from .appeals import hearing_at as _hearing_at
 from .cases import CasesResult, _Rollback
-from .export import _norm, parse_date, parse_money
+from .export import REFUSED, _norm, parse_date, parse_money, row_status
 
 TARGETS = ("account", "parcel_id", "bill_number", "fiscal_year", "issue_date", "due_date", "bill_amount",
            "amount_requested", "disposition", "filed_on", "status", "decided_on", "amount_granted",
@@ -140,15 +140,12 @@ def _check(get, today: date, statuses, closed, refuse) -> dict | None:
     for c in REQUIRED:
         if not get(c):
             refuse(c, "required")
-    s = _norm(get("status"))
-    if s in closed:
-        refuse("status", f"{get('status')!r}: decided in full or closed in the old office — not an open case, "
-                         "nothing to convert (billing ¶E; appeals ¶A)")
+    v["status"] = row_status(get, refuse, known=statuses, not_converted=closed,
+                             why_not_converted="decided in full or closed in the old office — not an open case, "
+                                               "nothing to convert (billing ¶E; appeals ¶A)",
+                             why_unknown="is not an open abatement's status (filed, denied, granted in part)")
+    if v["status"] is REFUSED:
         return None
-    if get("status") and s not in statuses:
-        refuse("status", f"{get('status')!r} is not an open abatement's status (filed, denied, granted in part)")
-        return None
-    v["status"] = statuses.get(s)
     issue, filed, decided = v["issue_date"], v["filed_on"], v["decided_on"]
     appeal, notice, hearing = v["appeal_filed_on"], v["notice_sent_on"], v["hearing_on"]
     for c in ("filed_on", "decided_on", "appeal_filed_on", "notice_sent_on"):
