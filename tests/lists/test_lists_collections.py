@@ -54,8 +54,17 @@ def test_search_narrows_the_accounts_not_their_figures(client_for, personas, bil
     assert shown_accounts(page) == [one.number] and "1 account match" in page
     rows = csv_rows(c.get("/collections/aging/", {"as_of": AS_OF, "q": "3 Main St", "export": "csv"}))
     assert rows[0] == ["Account", "Owner", "Address", "Current", "1–30", "31–60", "61–90", "Over 90", "Total",
-                       "Oldest past due"]
+                       "Oldest past due", "Mailing address"]
     assert rows[1:] == [everyone[one.number]]
+    # The owner's mailing address in the list and its export (issue 25: the Collector mails to it).
+    mailing = ", ".join(one.parcel.owner.mailing_address.splitlines())  # on one line, so a row is one line
+    assert rows[1][-1] == mailing and "\n" in one.parcel.owner.mailing_address and mailing in page
+    report = csv_rows(c.get("/collections/aging.csv", {"as_of": AS_OF}))
+    assert report[0][-2:] == ["owner", "mailing_address"]
+    mine = next(r for r in report if r[0] == one.number)
+    assert mine[-2:] == [one.parcel.owner.name, mailing]
+    demands = csv_rows(c.get("/collections/demands/", {"as_of": AS_OF, "q": "3 Main St", "export": "csv"}))
+    assert demands[0][-1] == "Mailing address"
     owner = one.parcel.owner.name  # by owner's name as well
     assert shown_accounts(c.get("/collections/aging/", {"as_of": AS_OF, "q": owner}).content.decode()) == [one.number]
 
@@ -102,7 +111,7 @@ def test_demand_and_commitment_candidates_search_and_keep_their_forms(client_for
     assert '<form method="post" id="commit"' in page and 'form="commit" name="demand"' in page
     assert shown_accounts(page)[:1] == [one.number] and "1 demand" in page
     rows = csv_rows(c.get("/collections/commitments/", {"as_of": "2026-12-10", "export": "csv"}))
-    assert rows[0] == ["Account", "Owner", "Demand mailed", "Owed"] and rows[1][:3] == [
+    assert rows[0] == ["Account", "Owner", "Demand mailed", "Owed", "Mailing address"] and rows[1][:3] == [
         one.number, one.parcel.owner.name, "2026-11-20"]
     r = confirmed_post(c, "/collections/commitments/?as_of=2026-12-10", {"demand": [one.demands.get().pk],
                                                                       "tax_fiscal_year": 2028, "committed_on": "2026-12-10"})

@@ -22,7 +22,7 @@ def commitment_rows(commitment):
 
 AGING_MONEY = frozenset({"current", "1-30", "31-60", "61-90", "over 90", "total"})
 AGING_COLUMNS = ["account", "parcel_id", "address", "current", "1-30", "31-60", "61-90", "over 90", "total",
-                 "oldest_due"]
+                 "oldest_due", "owner", "mailing_address"]  # owner and mailing address added at the end (issue 25)
 
 
 def aging_rows(rows):
@@ -30,7 +30,7 @@ def aging_rows(rows):
     for r in rows:
         yield [r.number, r.parcel_id, r.address,
                *[str(r.buckets[k]) for k in ("current", "1-30", "31-60", "61-90", "over 90")], str(r.total),
-               str(r.oldest_due or "")]
+               str(r.oldest_due or ""), r.owner_name, r.mailing_address]
 
 
 # The water/sewer billing import (Ch. 295 Art. IV fee ¶B: consolidated with the water/sewer bill).

@@ -356,6 +356,7 @@ class AccountFigures:
     parcel_id: str
     address: str
     owner_name: str
+    mailing_address: str  # the billed-to owner's (the unit owner's for a condominium unit), on one line (", ")
     principal: Decimal
     interest: Decimal
     demand: Decimal
@@ -368,6 +369,7 @@ class AccountFigures:
 
 
 _ACCOUNT_COLS = ("pa.account_id", "a.number", "p.parcel_id", "p.address", "COALESCE(uo.name, o.name, '')",
+                 "COALESCE(uo.mailing_address, o.mailing_address, '')",
                  "pa.principal", "pa.interest", "pa.demand", "pa.credit", "pa.total", *(f"pa.{c}" for c in _BUCKET_COLS),
                  "pa.oldest_due", "pa.overdue")
 _ACCOUNT_JOINS = """
@@ -379,10 +381,11 @@ LEFT JOIN parcels_owner uo ON uo.id = u.owner_id"""
 
 
 def _figures(row: Sequence) -> AccountFigures:
-    aid, number, pid, address, owner, pr, it, dm, cr, tot, *rest = row
+    aid, number, pid, address, owner, mailing, pr, it, dm, cr, tot, *rest = row
     buckets = {k: cents_to_money(v) for k, v in zip(AGING_BUCKETS, rest[:5])}
     oldest, overdue = rest[5], rest[6]
-    return AccountFigures(aid, number, pid, address, owner, cents_to_money(pr), cents_to_money(it),
+    mailing = ", ".join(x.strip() for x in (mailing or "").splitlines() if x.strip())  # one line: one CSV row
+    return AccountFigures(aid, number, pid, address, owner, mailing, cents_to_money(pr), cents_to_money(it),
                           cents_to_money(dm), cents_to_money(cr), cents_to_money(tot), buckets, _as_date(oldest),
                           bool(overdue), {"more": rest[7:]} if len(rest) > 7 else {})
 
@@ -486,6 +489,7 @@ class PositionReport:
                       "COUNT(*) OVER () AS w_count",
                       *(f"CAST(SUM(pa.{c}) OVER () AS BIGINT) AS w_{c}" for c in self._SUMS)]
         outer_cols = ["q.account_id", "q.a_number", "p.parcel_id", "p.address", "COALESCE(uo.name, o.name, '')",
+                      "COALESCE(uo.mailing_address, o.mailing_address, '')",
                       *(f"q.{c}" for c in ("principal", "interest", "demand", "credit", "total", *_BUCKET_COLS,
                                            "oldest_due", "overdue")),
                       *(f"q.x{i}" for i in range(len(self.extra_cols))),

@@ -83,6 +83,7 @@ class AgingTable(PositionTable):
     over_90 = MoneyColumn("Over 90", accessor="buckets__over 90")
     total = MoneyColumn("Total")
     oldest_due = DateColumn("Oldest past due", default="—")
+    mailing_address = tables.Column("Mailing address", orderable=False)  # issue 25; last, so the export only gains
 
 
 class DemandTable(PositionTable):
@@ -92,6 +93,7 @@ class DemandTable(PositionTable):
     principal = MoneyColumn("Principal")
     interest = MoneyColumn("Interest")
     total = MoneyColumn("Owed")
+    mailing_address = tables.Column("Mailing address", orderable=False)  # issue 25; last, so the export only gains
 
     def render_serve(self, record):
         return format_html('<input type="checkbox" form="demand-serve" name="account" value="{}" checked '
@@ -106,6 +108,7 @@ class CommitmentTable(PositionTable):
     owner_name = tables.Column("Owner", orderable=False)
     served_on = DateColumn("Demand mailed", accessor="extra__served_on")
     total = MoneyColumn("Owed")
+    mailing_address = tables.Column("Mailing address", orderable=False)  # issue 25; last, so the export only gains
 
     def render_commit(self, record):
         return format_html('<input type="checkbox" form="commit" name="demand" value="{}" checked '
