@@ -7,7 +7,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from stormwater.utility.models import Bill, BillRun, LedgerEntry, RunState
-from confirming import confirmed_post
+from confirming import CONFIRM_MARK, confirmed_post
 
 
 def test_staff_prepare_a_collector_approves_and_voids_on_the_web(client_for, personas, town, resolution, run_worker):
@@ -85,7 +85,11 @@ def test_a_discarded_proof_from_the_web(client_for, personas, town, resolution, 
     staff.post("/bill-runs/new/", {"fiscal_year": 2027, "issue_date": "2026-09-15"})
     run_worker()
     run = BillRun.objects.get()
-    staff.post(f"/bill-runs/{run.pk}/discard/", {"reason": "wrong date"})
+    # Discarding is irreversible (issue 25): the first POST asks, saying how many bills and how much; nothing done.
+    asked = staff.post(f"/bill-runs/{run.pk}/discard/", {"reason": "wrong date"}).content.decode()
+    assert CONFIRM_MARK in asked and f"{run.bill_count:,}" in asked and "wrong date" in asked
+    assert BillRun.objects.get(pk=run.pk).state == RunState.PROOF
+    confirmed_post(staff, f"/bill-runs/{run.pk}/discard/", {"reason": "wrong date"})
     assert BillRun.objects.get(pk=run.pk).state == RunState.DISCARDED
     assert "Proof discarded" in staff.get(f"/bill-runs/{run.pk}/").content.decode()
     assert "Proof discarded" in staff.get("/bill-runs/").content.decode()

@@ -180,9 +180,22 @@ def bill_run_prepare_view(request, run_id: int):
 
 @require_perm(Perm.BILLING_RUN)
 def bill_run_discard_view(request, run_id: int):
-    return _act(request, run_id, lambda run: bill_run_discard(run=run, reason=request.POST.get("reason", ""),
-                                                              acting_user=request.user),
-                "Proof discarded: it was never issued. The period can be prepared again.")
+    reason = request.POST.get("reason", "")
+
+    def confirm(run):
+        if run.state not in (RunState.PREPARING, RunState.PROOF):
+            return None  # refused by the service: said at once
+        return Confirmation(
+            title=f"discard the proof of bill run {run.pk} ({run.period_label})", count=run.bill_count,
+            amount=run.total_billed, danger=True, button="Discard the proof",
+            back_url=reverse("bill_run_detail", args=[run.pk]),
+            lines=[("Bills in the proof", f"{run.bill_count:,}"), ("Total of the proof", fmt_usd(run.total_billed)),
+                   ("Reason", reason.strip() or "— none given —")],
+            what=["The proof is set aside and never issued: no bill of it is owed or seen by an owner, and it cannot "
+                  "be approved afterwards. Its bills stay listed on the run's page as a record; the period can be "
+                  "prepared again by a new run."])
+    return _act(request, run_id, lambda run: bill_run_discard(run=run, reason=reason, acting_user=request.user),
+                "Proof discarded: it was never issued. The period can be prepared again.", confirm)
 
 
 @require_perm(Perm.BILLING_APPROVE)
