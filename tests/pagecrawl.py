@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections import deque
 from collections.abc import Callable, Iterator
-from html.parser import HTMLParser
+from html import unescape
 from urllib.parse import urldefrag, urljoin, urlsplit
 
 from django.urls import Resolver404, URLPattern, URLResolver, get_resolver, resolve
@@ -30,24 +30,18 @@ def is_page_path(path: str) -> bool:
     return not FILE_PATH.search(path)
 
 
-class _Links(HTMLParser):
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.hrefs: list[str] = []
-
-    def handle_starttag(self, tag, attrs):
-        if tag == "a":
-            href = dict(attrs).get("href")
-            if href:
-                self.hrefs.append(href)
+# An <a> start tag's href (the pages' templates quote every attribute): a regular expression, because a full
+# html.parser pass per page was a fifth of the format crawl's time.
+A_HREF = re.compile(r"""<a\b[^>]*?\shref\s*=\s*(?:"([^"]*)"|'([^']*)')""", re.IGNORECASE)
 
 
 def links(html: str, base: str) -> list[str]:
     """Same-site page links of an HTML page, absolute paths with their query, no fragment."""
-    p = _Links()
-    p.feed(html)
     out = []
-    for href in p.hrefs:
+    for m in A_HREF.finditer(html):
+        href = unescape(m.group(1) if m.group(1) is not None else m.group(2))
+        if not href:
+            continue
         if href.startswith(("mailto:", "tel:", "javascript:", "#")):
             continue
         url = urldefrag(urljoin(base, href))[0]
