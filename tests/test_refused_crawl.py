@@ -119,10 +119,11 @@ class _Kinds(HTMLParser):
 
 
 def staff_forms(client, look_town):
-    """(who, page path, page html, form) of every POST form the crawl finds as the roles that act on most pages,
+    """(who, page path, page html, form) of every POST form the crawl finds as the roles that act on most pages and
+    the owner (issue 27: the form fuzzer crawls as Director, inspector, Collector and owner),
     one form per URL pattern of its action."""
     out, seen = [], set()
-    for who in ("director", "inspector", "collector"):
+    for who in ("director", "inspector", "collector", "owner"):
         client.logout()
         client.force_login(look_town.users[who])
 
