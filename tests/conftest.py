@@ -60,6 +60,18 @@ def _fast_password_hashing(settings):
 DB_FIXTURES = {"db", "transactional_db", "django_db_reset_sequences", "django_db_serialized_rollback", "live_server"}
 
 
+def _migrations_data() -> None:
+    """The rows the migrations write (the permits' notice recipients and demo fee schedule), written again when
+    gone: a transactional test (live server, schemathesis) empties every table when it ends, and with the workers
+    taking each other's tests (--dist worksteal) an ordinary test may run after one on the same database — it then
+    found no fee schedule (the permit page said the fee without its amount; failed on PostgreSQL). Idempotent."""
+    from importlib import import_module
+
+    from django.apps import apps
+
+    import_module("stormwater.permits.migrations.0002_append_only_and_defaults").forwards(apps, None)
+
+
 @pytest.fixture(autouse=True)
 def _fresh_cache(request):
     """Login throttles count in the cache (per client address too): no test inherits another's failures. The cache
@@ -74,6 +86,7 @@ def _fresh_cache(request):
     blocker = request.getfixturevalue("django_db_blocker")
     with blocker.unblock():
         cache.clear()
+        _migrations_data()
     yield
     with blocker.unblock():
         cache.clear()
