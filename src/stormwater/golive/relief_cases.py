@@ -38,7 +38,7 @@ when any row is refused; re-running the same file changes nothing.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime
 from decimal import Decimal
 from pathlib import Path
@@ -54,6 +54,7 @@ from stormwater.rules.deadlines import deadline
 from stormwater.rules.money import ZERO, fmt
 from stormwater.utility.models import Account, Bill, Component, EntryKind, Installment, LedgerEntry, RateResolution
 
+from . import lien_cases
 from .appeals import appeal_convert, appeal_dates_check, clock_from_rule as _clock, owner_party
 from .appeals import hearing_at as _hearing_at
 from .cases import CasesResult, _Rollback
@@ -378,20 +379,29 @@ def abatements_convert(*, path: str | Path, acting_user, apply: bool = False,
     problems = list(t.problems)
     low: dict[str, str] = {}
     norm = {_norm(c): c for c in t.columns}
-    for target in TARGETS:
-        hit = next((norm[a] for a in (target, *ALIASES.get(target, ())) if a in norm), None)
+    aliases = {**ALIASES, **lien_cases.ALIASES}
+    for target in (*TARGETS, *lien_cases.TARGETS):
+        hit = next((norm[a] for a in (target, *aliases.get(target, ())) if a in norm), None)
         if hit:
             low[target] = hit
-    missing = [c for c in REQUIRED if c not in low]
-    if "account" not in low and "parcel_id" not in low:
+    # The rows of §16E abatements of charges committed to the tax lien (appeals ¶B) go their own way (lien_cases).
+    liens = [lien_cases.is_lien(r.get(low["subject"], "")) if "subject" in low else False for r in t.rows]
+    t_ab = replace(t, rows=[r for r, x in zip(t.rows, liens) if not x],
+                   row_numbers=[n for n, x in zip(t.row_numbers, liens) if not x])
+    t_lien = replace(t, rows=[r for r, x in zip(t.rows, liens) if x],
+                     row_numbers=[n for n, x in zip(t.row_numbers, liens) if x])
+    missing = [c for c in REQUIRED if c not in low and (t_ab.rows or c in lien_cases.REQUIRED)]
+    if "account" not in low and "parcel_id" not in low and (t_ab.rows or not t_lien.rows):
         missing.insert(0, "account or parcel_id")
     if missing:
         problems.append(error("missing_column", name, f"the file has no column {', '.join(missing)} (columns: "
-                              f"{', '.join(TARGETS)})"))
+                              f"{', '.join(TARGETS)}; a §16E row: {', '.join(lien_cases.TARGETS)})"))
         refuse_on_errors(name, problems)
     today = timezone.localdate()
     bad: list[str] = []
-    todo, unchanged = _plan(t, low, name, today, bad)
+    todo, unchanged = _plan(t_ab, low, name, today, bad)
+    lien_todo, lien_unchanged = lien_cases.lien_plan(t_lien, low, today, bad)
+    unchanged += lien_unchanged
     through = closed_through()
     resolutions: dict[int, RateResolution] = {}
     earliest = RateResolution.objects.order_by("effective_from", "id").first()
@@ -409,18 +419,24 @@ def abatements_convert(*, path: str | Path, acting_user, apply: bool = False,
                                       "Board's resolution first (the paid bills' conversion run needs it)"))
                 break
             resolutions[r.fiscal_year] = res
-    if bad:
-        problems.append(error("bad_row", name, "abatements and appeals that cannot be converted: nothing converted",
-                              bad))
-    refuse_on_errors(name, problems)
+    why_bad = "abatements and appeals that cannot be converted: nothing converted"
+    refuse_on_errors(name, problems)  # the rows refused so far are listed with the acts' refusals below
     res = CasesResult(rows=len(t.rows), unchanged=unchanged, problems=problems, dry_run=not apply)
     try:
         with transaction.atomic():
             for r in todo:
                 res.cases += _convert(r, resolutions.get(r.fiscal_year), acting_user, name)
                 res.created += 1
-            if not apply:
+            # Through the relief acts, so each act's refusal is listed too; nothing is kept when any refuses.
+            made = lien_cases.lien_convert_all(lien_todo, acting_user, name, low, bad)
+            res.cases += made
+            res.created += len(made)
+            if bad or not apply:
                 raise _Rollback
     except _Rollback:
         pass
+    if bad:
+        res.created, res.cases = 0, []
+        problems.append(error("bad_row", name, why_bad, bad))
+    refuse_on_errors(name, problems)
     return res

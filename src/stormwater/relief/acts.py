@@ -6,6 +6,8 @@ act every relief case has, its withdrawal.
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
+from contextvars import ContextVar
 from datetime import date
 
 from django.db import transaction
@@ -77,13 +79,30 @@ def _notice(case: Case, *, tag: str, subject: str, paragraphs: list[str], on: da
     filename = f"{case.number}-{tag}-{on:%Y%m%d}.pdf"
     doc = case_document_generate(case=case, content=pdf, filename=filename, tag=tag, title=subject,
                                  acting_user=acting_user)
-    if email:
+    kept = _KEEP_ONLY.get()
+    if email and not kept:
         _send_on_commit(subject=f"{case.number}: {subject}", body="\n\n".join(paragraphs), to=email,
                         filename=filename, pdf=pdf, case=case, kind=tag)
-    event_record(case=case, kind="notice", acting_user=acting_user, on=on,
-                 why=f"{subject} to {to_name}" + (f", emailed to {email}" if email else " (mailed; no email on file)"),
+    how = (" (kept in the file: sent by the old office)" if kept else f", emailed to {email}" if email
+           else " (mailed; no email on file)")
+    event_record(case=case, kind="notice", acting_user=acting_user, on=on, why=f"{subject} to {to_name}{how}",
                  data={"document": doc.pk, "tag": tag})
     return doc
+
+
+# Letters kept in the case file and e-mailed to nobody while set (``letters_kept_not_sent``).
+_KEEP_ONLY: ContextVar[bool] = ContextVar("relief_letters_kept_only", default=False)
+
+
+@contextmanager
+def letters_kept_not_sent():
+    """The acts inside keep their letters in the case file, dated as the act, and e-mail none of them: a case brought
+    in from the old office at go-live (issue 32), whose owner was told by the old office on those days."""
+    token = _KEEP_ONLY.set(True)
+    try:
+        yield
+    finally:
+        _KEEP_ONLY.reset(token)
 
 
 def _d(day: date) -> str:

@@ -19,7 +19,7 @@ Code inside this package imports from the family module itself.
 from stormwater.cases.services import TransitionError  # the refusal of a status move, raised by the acts
 
 from . import workflow as wf
-from .acts import ERR_DECISION, ERR_REASONS, ReliefError, relief_withdraw
+from .acts import ERR_DECISION, ERR_REASONS, ReliefError, letters_kept_not_sent, relief_withdraw
 from .credits import (ERR_ALREADY, ERR_CLASS, ERR_GRANT_NOT_IN_FORCE, ERR_MISSING_DOCS, ERR_NOTHING_MISSING,
                       ERR_NOT_LAPSED, ERR_NO_POLICY, ERR_NO_RECERT, ERR_PERCENT, ERR_REVOKE_REASON, ERR_STATEMENT,
                       ERR_TYPE_NOT_IN_FORCE, credit_apply, credit_decide, credit_determine_complete,
