@@ -241,8 +241,10 @@ def clock_resume(*, clock: Clock, last: date, acting_user, why: str = "") -> Non
 
 
 @transaction.atomic
-def clock_extend(*, case: Case, kind: str, days: int, reason: str, acting_user) -> ClockExtension:
-    """Add ``days`` to a running clock with the reason (§ 380-10 I(2) for the action clock)."""
+def clock_extend(*, case: Case, kind: str, days: int, reason: str, acting_user,
+                 on: date | None = None) -> ClockExtension:
+    """Add ``days`` to a running clock with the reason (§ 380-10 I(2) for the action clock); the timeline dates it
+    ``on`` (default today: a case brought in at go-live gives the day the old office extended it)."""
     if not (reason or "").strip():
         raise ValueError(ERR_EXT_REASON)
     clock = clock_running(case=case, kind=kind)
@@ -250,7 +252,7 @@ def clock_extend(*, case: Case, kind: str, days: int, reason: str, acting_user) 
         raise ValueError(ERR_NO_CLOCK.format(kind=kind))
     ext = ClockExtension.objects.create(clock=clock, days=days, reason=reason.strip(), actor=_actor(acting_user))
     st = clock.state()
-    event_record(case=case, kind="clock.extend", acting_user=acting_user,
+    event_record(case=case, kind="clock.extend", acting_user=acting_user, on=on,
                  why=f"{clock.label} extended by {days} days: {reason}",
                  data={"clock": kind, "days": days, "due": str(st.due) if st.due else None})
     audit_record(actor=acting_user, action="clock.extend", obj=clock, why=reason, data={"days": days})

@@ -35,6 +35,7 @@ from stormwater.audit.services import audit_record
 from stormwater.imports.pipeline import error, refuse_on_errors
 from stormwater.parcels.models import Parcel
 
+from . import permit_more as more
 from .cases import CasesResult, _Rollback
 from .export import REFUSED, _norm, parse_date, row_status
 
@@ -43,14 +44,14 @@ DATES = ("filed_on", "incomplete_on", "cure_by", "items_received_on", "complete_
 ORDER = ("filed_on", "incomplete_on", "items_received_on", "complete_on", "info_requested_on", "info_received_on",
          "decided_on")
 TARGETS = ("parcel_id", "status", *DATES, "incomplete_items", "info_items", "findings", "standards", "conditions",
-           "disturbance_sqft", "site_address", "description", "fee_receipt")
+           "disturbance_sqft", "site_address", "description", "fee_receipt", *more.TARGETS)
 ALIASES = {"parcel_id": ("parcel", "map_block_lot", "loc_id"), "filed_on": ("filed", "filing_date"),
            "incomplete_on": ("incomplete",), "items_received_on": ("items_received", "cured_on"),
            "complete_on": ("complete", "completeness_date", "accepted_on"),
            "info_requested_on": ("information_requested_on", "info_requested"),
            "info_received_on": ("information_received_on", "info_received"),
            "decided_on": ("decided", "decision_date"), "disturbance_sqft": ("disturbance", "disturbed_sqft"),
-           "site_address": ("address",)}
+           "site_address": ("address",), **more.ALIASES}
 REQUIRED = ("parcel_id", "status", "filed_on")
 # The step each date is in the workflow: the status it moves the file to (permits.workflow.TRANSITIONS).
 STEP = {"filed_on": "filed", "incomplete_on": "incomplete", "items_received_on": "filed", "complete_on": "under_review",
@@ -67,14 +68,14 @@ def _statuses():
     from stormwater.permits import workflow as wf
 
     S = wf.Status
-    converted = (S.FILED, S.INCOMPLETE, S.UNDER_REVIEW, S.INFO_REQUESTED, S.APPROVED, S.APPROVED_WITH_CONDITIONS,
-                 S.DISAPPROVED)
+    converted = (S.FILED, S.INCOMPLETE, S.UNDER_REVIEW, S.INFO_REQUESTED, S.CONSULTANT_FEE_DUE, S.APPROVED,
+                 S.APPROVED_WITH_CONDITIONS, S.DISAPPROVED)
     names = {}
     for s in converted:
         names.update({s.value: s.value, _norm(s.label): s.value})
     names.update({"under_review": S.UNDER_REVIEW.value, "complete": S.UNDER_REVIEW.value,
                   "information_requested": S.INFO_REQUESTED.value, "approved_with_conditions":
-                  S.APPROVED_WITH_CONDITIONS.value})
+                  S.APPROVED_WITH_CONDITIONS.value, "consultant_fee_due": S.CONSULTANT_FEE_DUE.value})
     other = {n for s in S if s not in converted for n in (s.value, _norm(s.label))}
     return names, other
 
@@ -86,6 +87,7 @@ class _Row:
     status: str
     days: dict
     get: dict
+    more: dict
 
 
 def _split(text: str) -> list[str]:
@@ -103,12 +105,13 @@ def _check(get, refuse, today: date, names, other) -> dict | None:
             refuse(c, f"{get(c)!r} is not a date")
         elif days[c] and days[c] > today and c != "cure_by":
             refuse(c, f"{days[c]} is in the future")
+    extra = more.check(get, refuse, today, days)
     for c in REQUIRED:
         if not get(c):
             refuse(c, "required")
     status = row_status(get, refuse, known=names, not_converted=other,
-                        why_not_converted="not converted (a draft, a consultant fee or appeal, a denied, withdrawn "
-                                          "or closed file): enter it on the permit's page",
+                        why_not_converted="not converted (a draft, a consultant selection under appeal, a denied, "
+                                          "withdrawn or closed file): enter it on the permit's page",
                         why_unknown="is not a status of the permit workflow (§ 380-10)")
     if status is REFUSED:
         return None
@@ -140,17 +143,20 @@ def _check(get, refuse, today: date, names, other) -> dict | None:
             refuse(col, why)
             return None
         at = to
+    if more.fee_due(days) and at == wf.Status.UNDER_REVIEW:  # the consultant's fee requested, not paid (G(2)(d))
+        at = wf.Status.CONSULTANT_FEE_DUE
     if at != status:
         if status in (wf.Status.APPROVED, wf.Status.APPROVED_WITH_CONDITIONS, wf.Status.DISAPPROVED):
             refuse("decided_on", f"required: the day of the written decision ({get('status')})")
         else:
             refuse("status", f"{get('status')!r}, but the dates given leave the file {machine.labels[at]!r}")
         return None
-    return {"status": status, "days": days}
+    return {"status": status, "days": days, "more": extra}
 
 
 def _convert(r: _Row, user) -> str:
     """One file through the permits domain's acts on its days (refusals raised as they come)."""
+    from stormwater.cases.services import TransitionError
     from stormwater.permits import services as ps
     from stormwater.permits import workflow as wf
     from stormwater.permits.models import ChecklistItem, DecisionKind
@@ -173,28 +179,14 @@ def _convert(r: _Row, user) -> str:
             ps.checklist_confirm(application=app, key=key, acting_user=user, on=on,
                                  note="received in the old office (converted)")
 
-    # A filing takes the whole package and its fees (issue 30: § 380-10 B(1), G(1)): the old office filed it so.
-    items_in(d["filed_on"])
-    ps.permit_fees_paid(application=app, paid_on=d["filed_on"], receipt=g.get("fee_receipt") or "old office",
-                        acting_user=user)
-    ps.permit_file(application=app, acting_user=user, on=d["filed_on"], notify=False)
-    if d["incomplete_on"]:
-        # what the old office found inadequate in the package (§ 380-10 D: found incomplete with a note)
-        ps.permit_determine_incomplete(application=app, cure_by=d["cure_by"], acting_user=user, on=d["incomplete_on"],
-                                       note=g.get("incomplete_items") or "Found incomplete in the old office "
-                                                                         "(converted, issue 32)")
-        if d["items_received_on"]:
-            ps.permit_items_received(application=app, acting_user=user, on=d["items_received_on"],
-                                     note="in the old office (converted)")
-    if d["complete_on"]:
-        ps.permit_determine_complete(application=app, acting_user=user, on=d["complete_on"])
-    if d["info_requested_on"]:
-        ps.permit_request_information(application=app, acting_user=user, on=d["info_requested_on"],
-                                      items=g.get("info_items") or "As requested by the old office (converted)")
-        if d["info_received_on"]:
-            ps.permit_information_received(application=app, acting_user=user, on=d["info_received_on"],
-                                           response="Received in the old office (converted)")
-    if d["decided_on"]:
+    def file() -> None:
+        # A filing takes the whole package and its fees (issue 30: § 380-10 B(1), G(1)): the old office filed it so.
+        items_in(d["filed_on"])
+        ps.permit_fees_paid(application=app, paid_on=d["filed_on"], receipt=g.get("fee_receipt") or "old office",
+                            acting_user=user)
+        ps.permit_file(application=app, acting_user=user, on=d["filed_on"], notify=False)
+
+    def decide() -> None:
         if r.status != wf.Status.DISAPPROVED:  # the old office's review, every plan item provided (issue 30 gate)
             from stormwater.workbench import catalog
             from stormwater.workbench.services import item_findings_record
@@ -210,6 +202,43 @@ def _convert(r: _Row, user) -> str:
                                                        "(converted, issue 32)",
                          standards=_split(g.get("standards", "")) or ["the old office's written decision"],
                          conditions=_split(g.get("conditions", "")))
+
+    # Every act on its day, in the workflow's order on one day (rank); the file's own steps keep their column to
+    # the act's field (None), the consultant's, the waiver's and the extension's name theirs (permit_more).
+    acts = [(d["filed_on"], 0, None, file)]
+    if d["incomplete_on"]:
+        # what the old office found inadequate in the package (§ 380-10 D: found incomplete with a note)
+        acts.append((d["incomplete_on"], 1, None, lambda: ps.permit_determine_incomplete(
+            application=app, cure_by=d["cure_by"], acting_user=user, on=d["incomplete_on"],
+            note=g.get("incomplete_items") or "Found incomplete in the old office (converted, issue 32)")))
+    if d["items_received_on"]:
+        acts.append((d["items_received_on"], 2, None, lambda: ps.permit_items_received(
+            application=app, acting_user=user, on=d["items_received_on"], note="in the old office (converted)")))
+    if d["complete_on"]:
+        acts.append((d["complete_on"], 3, None, lambda: ps.permit_determine_complete(
+            application=app, acting_user=user, on=d["complete_on"])))
+    if d["info_requested_on"]:
+        acts.append((d["info_requested_on"], 8, None, lambda: ps.permit_request_information(
+            application=app, acting_user=user, on=d["info_requested_on"],
+            items=g.get("info_items") or "As requested by the old office (converted)")))
+    if d["info_received_on"]:
+        acts.append((d["info_received_on"], 9, None, lambda: ps.permit_information_received(
+            application=app, acting_user=user, on=d["info_received_on"],
+            response="Received in the old office (converted)")))
+    if d["decided_on"]:
+        acts.append((d["decided_on"], 14, None, decide))
+    acts += more.steps(app, d, g, r.more, user)
+    for _day, _rank, column, act in sorted(acts, key=lambda a: (a[0], a[1])):
+        if column is None:
+            act()
+            continue
+        try:
+            act()
+        except (TransitionError, ps.PermitError, ValueError) as e:
+            if isinstance(e, more.StepRefused):
+                raise
+            field = more.FIELDS.get(getattr(e, "field", None) or "")
+            raise more.StepRefused(field or column, str(e)) from None
     audit_record(actor=user, action="golive.permit", obj=app, why=f"row {r.n}")
     return app.case.number
 
@@ -270,7 +299,7 @@ def permits_convert(*, path: str | Path, acting_user, apply: bool = False, sourc
             else:
                 res.unchanged += 1
             continue
-        todo.append(_Row(n=n, parcel=p, status=v["status"], days=v["days"], get=vals))
+        todo.append(_Row(n=n, parcel=p, status=v["status"], days=v["days"], get=vals, more=v["more"]))
     # Every row the checks passed goes through the acts (so their refusals are listed too), then all is rolled back
     # unless applying with no row refused.
     try:
@@ -280,6 +309,8 @@ def permits_convert(*, path: str | Path, acting_user, apply: bool = False, sourc
                     with transaction.atomic():
                         res.cases.append(_convert(r, acting_user))
                         res.created += 1
+                except more.StepRefused as e:  # the consultant's, the waiver's, the extension's act refused
+                    bad.append(f"row {r.n} ({col(e.column)}): {e}")
                 except (TransitionError, PermitError, ValueError) as e:  # the act's own refusal
                     field = getattr(e, "field", None)
                     bad.append(f"row {r.n} ({col(field) if field else col('status')}): {e}")

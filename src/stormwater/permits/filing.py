@@ -16,7 +16,7 @@ from stormwater.rules.clocks import length_to_date
 
 from . import documents
 from . import workflow as wf
-from .acts import PermitError, _keep_pdf, _letter, _lock, _send_on_commit, _today
+from .acts import ERR_FUTURE_DATE, PermitError, _keep_pdf, _letter, _lock, _send_on_commit, _today
 from .decision import _record_decision
 from .models import DecisionKind, FilingNotice, InformationRequest, NoticeRecipient, PermitApplication
 from .selectors import checklist_missing, fees_due, filing_readiness
@@ -243,12 +243,15 @@ def permit_information_received(*, application: PermitApplication, response: str
 
 
 @transaction.atomic
-def permit_extend(*, application: PermitApplication, days: int, reason: str, acting_user):
+def permit_extend(*, application: PermitApplication, days: int, reason: str, acting_user, on: date | None = None):
     """An extension of the 42-day period with its reason (§ 380-10 I(2): the DPW requires additional time,
-    or agreed with the applicant)."""
+    or agreed with the applicant), on its day (default today)."""
     if days <= 0:
         raise PermitError("An extension adds at least one day.", field="days")
-    return clock_extend(case=application.case, kind=wf.ACTION, days=days, reason=reason, acting_user=acting_user)
+    if on is not None and on > _today():
+        raise PermitError(ERR_FUTURE_DATE, field="on")
+    return clock_extend(case=application.case, kind=wf.ACTION, days=days, reason=reason, acting_user=acting_user,
+                        on=on)
 
 
 @transaction.atomic

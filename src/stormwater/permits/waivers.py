@@ -21,14 +21,19 @@ ERR_WAIVER_JUSTIFY = "A waiver request needs an explanation or documentation sup
 
 
 @transaction.atomic
-def waiver_request(*, application: PermitApplication, requirement: str, justification: str, acting_user) -> Waiver:
-    """§ 380-8 B: a written request with an explanation or documentation supporting it."""
+def waiver_request(*, application: PermitApplication, requirement: str, justification: str, acting_user,
+                   on: date | None = None) -> Waiver:
+    """§ 380-8 B: a written request with an explanation or documentation supporting it, received ``on`` (default
+    today: a request brought in at go-live gives the day the old office received it)."""
     if not justification.strip():
         raise PermitError(ERR_WAIVER_JUSTIFY, field="justification")
     case = case_open(kind=wf.WAIVER, title=f"Waiver: {requirement[:200]}", acting_user=acting_user,
                      applicant=application.case.applicant, parent=application.case)
+    if on is not None:
+        case.filed_on = on
+        case.save(update_fields=["filed_on"])
     w = Waiver.objects.create(case=case, application=application, requirement=requirement, justification=justification)
-    event_record(case=application.case, kind="waiver", acting_user=acting_user,
+    event_record(case=application.case, kind="waiver", acting_user=acting_user, on=on,
                  why=f"Waiver requested ({case.number}): {requirement}")
     return w
 
@@ -84,6 +89,6 @@ def waiver_decide(*, waiver: Waiver, grant: bool, note: str, acting_user, findin
                     why=("Granted" if grant else "Denied") + (f": {note}" if note else ""))
     waiver.decision_note = note
     waiver.save(update_fields=["decision_note"])
-    event_record(case=waiver.application.case, kind="waiver", acting_user=acting_user,
+    event_record(case=waiver.application.case, kind="waiver", acting_user=acting_user, on=on,
                  why=f"Waiver {waiver.case.number} {'granted' if grant else 'denied'}: {waiver.requirement}")
     return waiver
