@@ -20,6 +20,10 @@ incomplete ≤ items received ≤ complete ≤ information requested ≤ receive
 reach from those dates (the table of ``permits.workflow``), a status not converted (draft, consultant fee or appeal,
 denied, withdrawn, closed: the file is entered on its page). Nothing is applied when any row is refused; re-running
 the same file changes nothing (a permit file on that parcel filed that day).
+
+The outside consultant and its special account (MGL c.44 §53G; § 380-10 G(2)), waivers (§ 380-8) and extensions of the
+action clock (§ 380-10 I(2)) come on the same row, each through its own act on its day (``permit_more``); all the acts
+of a row run in date order.
 """
 from __future__ import annotations
 

@@ -35,6 +35,9 @@ after the decision or a hearing more than 90 days after the appeal or noticed le
 status the workflow cannot reach (an appeal of an undecided abatement, a closed case), a bill this system holds unpaid
 or for another account, an account billed here for that fiscal year under another number (¶B). Nothing is applied
 when any row is refused; re-running the same file changes nothing.
+
+Rows whose ``subject`` is ``lien`` (``§16E``, ``committed``) are §16E abatements of charges committed to the tax lien
+(appeals ¶B), converted through the relief domain's own acts on their days: ``lien_cases``.
 """
 from __future__ import annotations
 
