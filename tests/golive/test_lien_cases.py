@@ -23,8 +23,8 @@ from stormwater.rules.interest import simple_interest
 from .conftest import money, write_csv
 
 pytestmark = pytest.mark.django_db
-BAL = ["Account", "Parcel ID", "Bill No", "Inst", "FY", "Issue Date", "Due Date", "Principal", "Interest", "Demand Charge",
-       "Demand Date", "Lien Amount", "Lien Date"]
+BAL = ["Account", "Parcel ID", "Bill No", "Inst", "FY", "Issue Date", "Due Date", "Principal", "Interest",
+       "Demand Charge", "Demand Date", "Lien Amount", "Lien Date"]
 COLS = ["Subject", "Parcel ID", "Bill No", "Filed On", "Status", "Amount Requested", "Assessors Copy On",
         "Hearing On", "Hearing Place", "Notice Sent On", "Decided On", "Amount Granted"]
 LIEN_DAY = date(2026, 5, 1)
@@ -39,8 +39,8 @@ def committed(add_parcels, resolution, tmp_path):
         pr = Decimal("132.90")
         it, _ = simple_interest(unpaid_principal=pr, due_date=date(2025, 10, 10), as_of=LIEN_DAY)
         principal, interest = principal + pr, interest + it
-        rows.append({"Account": f"SW-{p.parcel_id}", "Parcel ID": p.parcel_id, "Bill No": f"L2026-{i}", "Inst": 1, "FY": "FY2026",
-                     "Issue Date": "2025-09-10", "Due Date": "2025-10-10", "Principal": money(pr),
+        rows.append({"Account": f"SW-{p.parcel_id}", "Parcel ID": p.parcel_id, "Bill No": f"L2026-{i}", "Inst": 1,
+                     "FY": "FY2026", "Issue Date": "2025-09-10", "Due Date": "2025-10-10", "Principal": money(pr),
                      "Interest": money(it), "Demand Charge": "25.00", "Demand Date": "2026-03-02",
                      "Lien Amount": money(pr + it + 25), "Lien Date": LIEN_DAY.isoformat()})
     control = write_csv(tmp_path / "control.csv", ["fiscal_year", "principal", "interest", "demand", "liens",

@@ -117,6 +117,8 @@ def _check(get, refuse, today: date, names, closed) -> dict | None:
     hday = v["hearing_on"]
     if step >= STEPS.index("hearing_scheduled") and hday is None and not get("hearing_on"):
         refuse("hearing_on", f"required: the hearing's day ({get('status')})")
+    if step < STEPS.index("record_transmitted") and get("transmitted_on"):
+        refuse("transmitted_on", f"the status is {get('status')!r}: the record is not transmitted yet")
     if step < STEPS.index("hearing_scheduled"):
         for c in ("hearing_on", "notice_sent_on"):
             if get(c):

@@ -70,8 +70,8 @@ def check(get, refuse, today: date, days: dict) -> dict:
                     refuse(c, f"required with {given.replace('_', ' ')}")
     if get("extended_on") and not get("extension_reason"):
         refuse("extension_reason", "required: an extension of the action clock with its reason (§ 380-10 I(2))")
-    for later, earlier in (("consultant_paid_on", "consultant_notice_on"), ("waiver_comment_from", "waiver_requested_on"),
-                           ("waiver_decided_on", "waiver_requested_on")):
+    for later, earlier in (("consultant_paid_on", "consultant_notice_on"),
+                           ("waiver_comment_from", "waiver_requested_on"), ("waiver_decided_on", "waiver_requested_on")):
         if days[later] and days[earlier] and days[later] < days[earlier]:
             refuse(later, f"dates out of order: {later.replace('_', ' ')} {days[later]} before "
                           f"{earlier.replace('_', ' ')} {days[earlier]}")
