@@ -1,7 +1,7 @@
 """Go-live open cases (issue 32): construction files with the last inspection, moved through the construction
 domain's own acts on their real days, so the erosion-control schedule (Ch. 380 § 380-16 C(4)(b)[1]: before the start,
 then the EPA 2022 CGP Part 4 frequency) computes the next inspection due as if the file had been kept here.
-Today is 2026-11-20 in Longmeadow (tests/golive/conftest.py)."""
+Today is 2026-11-19 in Longmeadow (tests/golive/conftest.py)."""
 from __future__ import annotations
 
 import json
@@ -59,10 +59,13 @@ def _project(number) -> ConstructionProject:
     return ConstructionProject.objects.get(permit__case__number=number)
 
 
-def test_construction_files_converted_with_their_clocks(permits, tmp_path, capsys):
+def test_construction_files_converted_with_their_clocks(permits, personas, tmp_path, capsys):
+    personas["director"].email = "director@example.org"  # reports go to the Director (§ 380-16 C(4)(f)[1]) …
+    personas["director"].save(update_fields=["email"])
     f = write_csv(tmp_path / "construction.csv", COLS, _rows(permits))
-    dry = construction_convert(path=f, acting_user=None)
-    assert dry.created == 3 and dry.dry_run and not ConstructionProject.objects.exists()
+    # A dry run converts and rolls back (one row: each report renders its PDF).
+    dry = construction_convert(path=write_csv(tmp_path / "one.csv", COLS, _rows(permits)[2:]), acting_user=None)
+    assert dry.created == 1 and dry.dry_run and not ConstructionProject.objects.exists()
     call_command("golive", "cases", str(f), "--kind", "construction", "--apply")
     out = json.loads(capsys.readouterr().out)
     assert out["created"] == 3 and len(out["cases"]) == 3
@@ -86,7 +89,7 @@ def test_construction_files_converted_with_their_clocks(permits, tmp_path, capsy
     c = _project(permits[2])
     assert c.case.status == "preconstruction" and c.started_on is None and c.sensitive_waters
     assert next_due(c).due_on == date(2026, 11, 25)
-    # The reports went from the old office: nothing is e-mailed again.
+    # … but these went from the old office: nothing is e-mailed again.
     assert not NoticeSent.objects.exists()
 
     again = construction_convert(path=f, acting_user=None, apply=True)

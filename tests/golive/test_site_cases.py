@@ -1,7 +1,7 @@
 """Go-live open cases (issue 32): O&M sites with their recorded plan and the certifications received, moved through
 the stewardship domain's own acts on their real days, so the next annual certification (Ch. 380 § 380-14 C(2)(l):
 each year from the recording, due on the anniversary rolled past a weekend or holiday, MGL c.4 §9) computes as if
-kept here. Today is 2026-11-20 in Longmeadow (tests/golive/conftest.py)."""
+kept here. Today is 2026-11-19 in Longmeadow (tests/golive/conftest.py)."""
 from __future__ import annotations
 
 import json

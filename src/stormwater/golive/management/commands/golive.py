@@ -33,7 +33,9 @@ from stormwater.imports.pipeline import ImportRefused
 # ``golive cases --kind``: each kind of open case and its converter (same file reading, refusals and re-run rule).
 CASE_KINDS = {"credits": "stormwater.golive.cases.credits_convert",
               "abatements": "stormwater.golive.relief_cases.abatements_convert",
-              "permits": "stormwater.golive.permit_cases.permits_convert"}
+              "permits": "stormwater.golive.permit_cases.permits_convert",
+              "construction": "stormwater.golive.construction_cases.construction_convert",
+              "sites": "stormwater.golive.site_cases.sites_convert"}
 
 
 def _day(text: str) -> date:
