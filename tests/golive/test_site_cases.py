@@ -67,8 +67,7 @@ def test_sites_converted_with_their_certification_clocks(site_parcels, tmp_path,
     maple = Site.objects.get(parcels=parcels[0])
     assert maple.name == "Maple Court detention basin" and maple.case.status == "in_force"
     plan = final_plan_recorded(maple)
-    assert plan.recorded_on == date(2022, 3, 15) and plan.recording.endswith("Book 24511 Page 112, 03/15/2022") or \
-        (plan.book, plan.page) == ("24511", "112")
+    assert (plan.recorded_on, plan.book, plan.page) == (date(2022, 3, 15), "24511", "112")
     assert list(plan.certifications.values_list("seq", "received_on", "late")) == [
         (1, date(2023, 3, 10), False), (2, date(2024, 3, 14), False), (3, date(2025, 3, 12), False)]
     d = next_certification(plan)
