@@ -97,13 +97,19 @@ def test_construction_files_converted_with_their_clocks(permits, personas, tmp_p
     assert ConstructionProject.objects.count() == 3 and Inspection.objects.count() == 5
 
 
-def test_bad_construction_rows_refused_by_row_and_field_nothing_applied(permits, tmp_path):
+def test_bad_construction_rows_refused_by_row_and_field_nothing_applied(permits, add_parcels, tmp_path):
+    filed = add_parcels(1, prefix="F")[0]  # a permit still under the old office's review: no construction yet
+    permits_convert(path=write_csv(tmp_path / "filed.csv", PERMIT_COLS, [
+        {"Parcel ID": filed.parcel_id, "Status": "filed", "Filed On": "2026-10-01", "Complete On": "", "Decided On": "",
+         "Disturbance Sqft": "50000"}]), acting_user=None, apply=True)
     bad = _rows(permits)
     bad[0]["Permit"] = "SWP-2026-9999"
     bad[1]["Started On"] = "2026-06-05"  # before its inspection before the start (§ 380-16 C(4)(b)[1])
     bad[2].update({"Started On": "2026-07-10", "Pre Start Inspection On": "2026-07-08",
                    "Last Inspection On": "2026-07-09", "Last Inspection Kind": "routine"})  # before the start
     bad.append({**_rows(permits)[0], "Permit": permits[0], "Opened On": "2026-04-20"})  # before the permit
+    bad.append({**_rows(permits)[2], "Permit": PermitApplication.objects.get(parcels=filed).case.number,
+                "Opened On": "2026-10-05"})  # the act refuses: oversight begins with an approved permit
     with pytest.raises(ImportRefused) as e:
         construction_convert(path=write_csv(tmp_path / "bad.csv", COLS, bad), acting_user=None, apply=True)
     ids = e.value.problems[-1].ids
@@ -111,4 +117,5 @@ def test_bad_construction_rows_refused_by_row_and_field_nothing_applied(permits,
     assert any(i.startswith("row 3 (Started On): dates out of order") for i in ids)
     assert any(i.startswith("row 4 (Last Inspection On)") and "before the start" in i for i in ids)
     assert any(i.startswith("row 5 (Opened On)") for i in ids)
+    assert any(i.startswith("row 6 (Permit): Construction oversight begins with an approved permit") for i in ids)
     assert not ConstructionProject.objects.exists() and not Inspection.objects.exists()
