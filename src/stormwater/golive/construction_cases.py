@@ -149,7 +149,9 @@ def _check(get, refuse, today: date, permit) -> dict | None:
 
 
 def _noon(day: date) -> datetime:
-    return timezone.make_aware(datetime.combine(day, time(12)))
+    """The report's time: noon of its day (the old file gives the day), or now for one made today before noon (a
+    report is never later than now, ``cases.filing.after_now``)."""
+    return min(timezone.make_aware(datetime.combine(day, time(12))), timezone.now())
 
 
 def _convert(r: _Row, user) -> str:
