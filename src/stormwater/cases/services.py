@@ -102,8 +102,10 @@ def event_record(*, case: Case, kind: str, acting_user, on: date | None = None, 
 
 @transaction.atomic
 def case_open(*, kind: str, title: str, acting_user, applicant=None, parent: Case | None = None,
-              year: int | None = None) -> Case:
-    """Open a case of a registered kind in its machine's initial status, numbered PREFIX-YYYY-NNNN."""
+              year: int | None = None, on: date | None = None) -> Case:
+    """Open a case of a registered kind in its machine's initial status, numbered PREFIX-YYYY-NNNN. ``on``: the day
+    it was opened when that is not today (a case converted from the old office, issue 32: its timeline reads as if
+    kept here)."""
     machine = machine_for(kind)
     year = year or timezone.localdate().year
     CaseNumber.objects.get_or_create(prefix=machine.number_prefix, year=year)
@@ -112,7 +114,7 @@ def case_open(*, kind: str, title: str, acting_user, applicant=None, parent: Cas
     counter.save(update_fields=["last"])
     case = Case.objects.create(kind=kind, number=f"{machine.number_prefix}-{year}-{counter.last:04d}",
                                status=machine.initial, title=title, applicant=applicant, parent=parent)
-    event_record(case=case, kind="opened", acting_user=acting_user, to_status=case.status, why=title)
+    event_record(case=case, kind="opened", acting_user=acting_user, to_status=case.status, why=title, on=on)
     audit_record(actor=acting_user, action=f"{kind}.open", obj=case, why=title)
     return case
 

@@ -94,8 +94,9 @@ def inspection_notice_give(*, project: ConstructionProject, kind: str, scheduled
 
 def may_file(user, project: ConstructionProject, kind: str) -> bool:
     """Who files which report: the Director's inspectors any; the project's design engineer the
-    engineer's inspections (§ 380-16 C(3)) and, like the ESC inspector, erosion-control ones (§ 380-16 C(2))."""
-    if user.can(Perm.INSPECT):
+    engineer's inspections (§ 380-16 C(3)) and, like the ESC inspector, erosion-control ones (§ 380-16 C(2)); the
+    system (``None``: commands and imports, as ``cases.filing``) the old office's reports it converts (issue 32)."""
+    if user is None or user.can(Perm.INSPECT):
         return True
     if kind == K.RANDOM or not user.can(Perm.INSPECTION_FILE):
         return False
@@ -249,7 +250,7 @@ def _photo_keep(*, p, insp, row, upload, facts, acting_user) -> InspectionPhoto:
 
 @transaction.atomic
 def inspection_report_file(*, project: ConstructionProject, report: ReportInput, acting_user,
-                           signature_required: bool = False) -> Inspection:
+                           signature_required: bool = False, notify: bool = True) -> Inspection:
     """File a written inspection report (§ 380-16 C(4)(f)[1]). Refused, naming each missing item, unless
     every required item is present; engineer inspections need the 24-hour notice (§ 380-16 C(3)); the
     pre-bury, walk-through and final inspections have their own contents (§ 380-16 C(4)(c)–(e)). Checklist rows,
@@ -259,7 +260,8 @@ def inspection_report_file(*, project: ConstructionProject, report: ReportInput,
     A report with a ``client_key`` already in the file raises ``AlreadyFiled`` (checked under the project's row
     lock; the unique constraint on ``Inspection.client_key`` is the backstop for two concurrent first sends).
     ``signature_required``: the web forms require the inspector's signature (drawn, or a typed attestation); it is
-    checked after the items the ordinance requires, so those are named first."""
+    checked after the items the ordinance requires, so those are named first. ``notify=False``: kept in the file and
+    sent to nobody (a report of the old office converted at go-live, issue 32: it went to them from there)."""
     p = _lock(project)
     if report.client_key:
         existing = Inspection.objects.filter(client_key=report.client_key).first()
@@ -384,6 +386,8 @@ def inspection_report_file(*, project: ConstructionProject, report: ReportInput,
     audit_record(actor=acting_user, action="construction.inspection", obj=insp,
                  data={"kind": kind.value, "rows": len(rows), "photos": n_photos,
                        "signature": insp.signature_method or None, "client_key": insp.client_key})
+    if not notify:
+        return insp
     _send_on_commit(project=p, subject=f"Inspection report {p.case.number}: {kind.label} ({day})",
                     body=f"The written report of the {kind.label.lower()} of {day} at {p.permit.site_address} is "
                          f"attached (Ch. 380 § 380-16 C(4)(f)[1]).", filename=doc.original_name, pdf=pdf,

@@ -79,8 +79,9 @@ def project_open(*, permit: PermitApplication, acting_user, design_engineer=None
                  design_engineer_pe: str = "", esc_inspector=None, esc_inspector_name: str = "",
                  esc_inspector_credentials: str = "", preconstruction_required: bool = True,
                  surety_required: bool = True, surety_not_required_reason: str = "", frequency: str = "7day",
-                 sensitive_waters: bool = False) -> ConstructionProject:
-    """Open construction oversight of an approved permit; its stewardship site is opened with it."""
+                 sensitive_waters: bool = False, on: date | None = None) -> ConstructionProject:
+    """Open construction oversight of an approved permit; its stewardship site is opened with it. ``on``: the day
+    the file was opened when not today (a file converted from the old office, issue 32), not before the permit."""
     from stormwater.stewardship.services import site_open
 
     permit = PermitApplication.objects.select_for_update().select_related("case").get(pk=permit.pk)
@@ -95,7 +96,7 @@ def project_open(*, permit: PermitApplication, acting_user, design_engineer=None
         raise ConstructionError("Say why no surety is required (e.g. surety held on another permit, § 380-17 A).",
                                 field="no_surety_reason")
     case = case_open(kind=wf.CONSTRUCTION, title=f"Construction: {permit.site_address}", acting_user=acting_user,
-                     applicant=permit.case.applicant, parent=permit.case)
+                     applicant=permit.case.applicant, parent=permit.case, on=on)
     project = ConstructionProject.objects.create(
         case=case, permit=permit, design_engineer=design_engineer, design_engineer_name=design_engineer_name,
         design_engineer_pe=design_engineer_pe, esc_inspector=esc_inspector, esc_inspector_name=esc_inspector_name,
@@ -104,7 +105,8 @@ def project_open(*, permit: PermitApplication, acting_user, design_engineer=None
         frequency=frequency, sensitive_waters=sensitive_waters)
     owner_user = permit.owner.user if permit.owner_id and permit.owner.user_id else permit.case.applicant
     site_open(name=permit.site_address, address=permit.site_address, permit=permit, owner_user=owner_user,
-              parcels=list(permit.parcels.all()), acting_user=acting_user)
+              parcels=list(permit.parcels.all()), acting_user=acting_user, on=on)
+    not_before_permit(project, on, what="day the construction file was opened", field="on")
     audit_record(actor=acting_user, action="construction.open", obj=project, why=permit.case.number)
     return project
 

@@ -90,9 +90,10 @@ def _letter(site: Site, *, case=None, subject: str, paragraphs: list[str], on: d
 
 @transaction.atomic
 def site_open(*, name: str, acting_user, address: str = "", permit=None, owner_user=None, parcels=(),
-              town_maintained: bool = False) -> Site:
+              town_maintained: bool = False, on: date | None = None) -> Site:
+    """A site and its case; ``on``: the day it was opened when not today (converted from the old office, issue 32)."""
     case = case_open(kind=wf.STEWARDSHIP, title=f"Stormwater system: {name}", acting_user=acting_user,
-                     applicant=owner_user, parent=permit.case if permit is not None else None)
+                     applicant=owner_user, parent=permit.case if permit is not None else None, on=on)
     site = Site.objects.create(case=case, name=name, address=address, permit=permit, owner_user=owner_user,
                                town_maintained=town_maintained)
     if parcels:

@@ -7,14 +7,19 @@
         of the cut-over. ``--apply`` writes, only when every bucket agrees to the cent (or, with
         ``--accept-differences``, each difference listed is accepted and recorded). Exit 1 with every refused row
         and field on stderr; nothing changed.
-    stormwater golive cases FILE [--kind credits|abatements|permits] [--apply]
+    stormwater golive cases FILE [--kind credits|abatements|permits|construction|sites] [--apply]
         The old office's open cases with their real dates (JSON; docs/golive.md): ``credits`` (the default: parcel_id,
         credit_type, percent, granted_on[, filed_on, accepted_on, recertify_by, status, appeal_filed_on, notice_sent_on,
         hearing_on]) as credit cases and their appeals; ``abatements`` (account
         or parcel_id, bill_number, issue_date, bill_amount, filed_on, status[, decided_on, amount_granted,
         appeal_filed_on, notice_sent_on, hearing_on …]) as abatement cases and their Select Board appeals; ``permits``
         (parcel_id, status, filed_on[, incomplete_on, cure_by, items_received_on, complete_on, info_requested_on,
-        info_received_on, decided_on …]) as permit files moved through the permits domain's acts on those days.
+        info_received_on, decided_on …]) as permit files moved through the permits domain's acts on those days;
+        ``construction`` (permit, opened_on[, meeting_on, pre_start_inspection_on, started_on, last_inspection_on,
+        last_inspection_kind, last_inspection_result, frequency, sensitive_waters …]) as construction files with their
+        inspections, so the next erosion-control inspection is due as the old dates imply; ``sites`` (permit or
+        parcel_id, plan_recorded_on, book and page or document_number[, earlier_certifications_on,
+        last_certification_on …]) as O&M sites with the recorded plan and the annual certifications received.
     stormwater golive parallel RUN_ID REGISTER
         The parallel run: a bill run (or its proof) against the old system's bill register for the same period
         (account or parcel_id, amount[, bill_number]); per-account differences as JSON.
@@ -33,7 +38,9 @@ from stormwater.imports.pipeline import ImportRefused
 # ``golive cases --kind``: each kind of open case and its converter (same file reading, refusals and re-run rule).
 CASE_KINDS = {"credits": "stormwater.golive.cases.credits_convert",
               "abatements": "stormwater.golive.relief_cases.abatements_convert",
-              "permits": "stormwater.golive.permit_cases.permits_convert"}
+              "permits": "stormwater.golive.permit_cases.permits_convert",
+              "construction": "stormwater.golive.construction_cases.construction_convert",
+              "sites": "stormwater.golive.site_cases.sites_convert"}
 
 
 def _day(text: str) -> date:
@@ -60,7 +67,7 @@ class Command(BaseCommand):
                        help="apply although the control totals differ: each difference is listed and recorded")
         p.add_argument("--json", action="store_true", help="the report as JSON")
         p = sub.add_parser("cases", help="open cases of the old office: credits in force, open abatements and their "
-                                         "appeals (docs/golive.md)")
+                                         "appeals, permit and construction files, O&M sites (docs/golive.md)")
         p.add_argument("path", metavar="FILE")
         p.add_argument("--kind", choices=sorted(CASE_KINDS), default="credits",
                        help="what the file holds (default: credits)")
