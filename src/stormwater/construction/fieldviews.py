@@ -8,6 +8,7 @@ from datetime import timedelta
 
 from django.contrib import messages
 from django.contrib.staticfiles import finders
+from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError
 from django.http import FileResponse, Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -23,6 +24,7 @@ from stormwater.townconfig import town_config
 from stormwater.web.postdata import record_id, refilled
 
 from . import field, reportform, reporting, selectors
+from . import workflow as wf
 from .models import InspectionKind
 
 FIELD_PERMISSIONS = "geolocation=(self), camera=(self), microphone=()"  # the phone's position and camera
@@ -210,8 +212,6 @@ def construction_inspection(request, number: str, inspection_id: int):
                              pk=inspection_id)
     photos = list(insp.photos.select_related("row"))
     rows = [(r, [ph for ph in photos if ph.row_id == r.pk]) for r in insp.rows.prefetch_related("violations")]
-    from . import workflow as wf
-
     now = timezone.localtime()
     return render(request, "construction/inspection.html", {
         "p": p, "case": p.case, "i": insp, "rows": rows, "general_photos": [ph for ph in photos if ph.row_id is None],
@@ -230,7 +230,6 @@ def construction_row_violation(request, number: str, inspection_id: int, row_id:
     photos carried over, the re-inspection scheduled (the week list), and — for those who issue stop-work orders,
     on a file under way — the stop-work order on it. Refused: the report page again, the error at its field."""
     from stormwater.web.postdata import act, date_value
-    from django.core.exceptions import PermissionDenied
 
     from . import services
 
