@@ -11,12 +11,21 @@ def _base(project) -> dict:
 
 
 def letter_pdf(*, project, subject: str, paragraphs: list[str], on: date, citation: str = "",
-               items: list[str] | None = None, to_name: str = "", to_address: str | None = None) -> bytes:
+               items: list[str] | None = None, to_name: str = "", to_address: str | None = None,
+               photos=()) -> bytes:
+    """A letter; ``photos`` (InspectionPhoto) are printed after the text, downsized as in the report."""
     app = project.permit
     return render_pdf("construction/pdf/letter.html", {
         **_base(project), "subject": subject, "paragraphs": paragraphs, "items": items or [], "on": on,
         "citation": citation, "to_name": to_name or app.owner_name,
-        "to_address": app.owner_address if to_address is None else to_address, "signer": "DPW Director"})
+        "to_address": app.owner_address if to_address is None else to_address, "signer": "DPW Director",
+        "photos": _photo_uris(photos)})
+
+
+def _photo_uris(photos) -> list:
+    from .photos import pdf_jpeg
+
+    return [(ph, _data_uri("image/jpeg", pdf_jpeg(_stored(ph.document.file)))) for ph in photos]
 
 
 def _data_uri(content_type: str, data: bytes) -> str:
@@ -35,11 +44,8 @@ def inspection_report_pdf(inspection) -> bytes:
     the EXIF time and position) under the row it belongs to, and the signature."""
     from django.utils import timezone
 
-    from .photos import pdf_jpeg
-
     p = inspection.project
-    photos = [(ph, _data_uri("image/jpeg", pdf_jpeg(_stored(ph.document.file))))
-              for ph in inspection.photos.select_related("document", "row")]
+    photos = _photo_uris(inspection.photos.select_related("document", "row"))
     rows = [(r, [x for x in photos if x[0].row_id == r.pk]) for r in inspection.rows.all()]
     signature = None
     if inspection.signature_document_id:

@@ -4,18 +4,20 @@ approved, the stop-work order and its lifting, the referral for enforcement and 
 ``services`` (which re-exports every name here)."""
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, datetime
 
 from django.db import transaction
+from django.utils import timezone
 
 from stormwater.audit.services import audit_record
 from stormwater.cases.services import TransitionError, case_transition, event_record
-from stormwater.formats import day as show_day
+from stormwater.formats import day as show_day, moment as show_moment
 
 from . import documents
 from . import workflow as wf
 from .base import ConstructionError, _keep_pdf, _lock, _send_on_commit, _today, not_before_permit
-from .models import ConstructionProject, DisturbedArea, EnforcementReferral, Inspection, StopWorkOrder, Violation
+from .models import (ChecklistRow, Condition, ConstructionProject, DisturbedArea, EnforcementReferral, Inspection,
+                     StopWorkOrder, Violation)
 
 S = wf.Status
 
@@ -32,14 +34,21 @@ ERR_REFER = "Enforcement proceeds on a failure to correct (§ 380-16 C(4)(f)[2],
 ERR_REFER_REASON = ("Say what the referral is for: the failure to correct the violations, or the water resources "
                     "not adequately protected (§ 380-16 C(4)(f)[2], § 380-19).")
 ERR_RESOLVE_REASON = "Say how the enforcement was resolved."
+ERR_ROW_NOT_FAILED = ("“{label}” was found “{condition}”: a notice of violation is opened from a failed control — a "
+                      "failure to comply with the approved plan (§ 380-16 C(4)(e)[5], C(4)(f)[1][g]).")
+ERR_ROW_HAS_NOTICE = "“{label}” already has its notice of violation: V{vid}."
+ERR_REINSPECT_PAST = "The re-inspection must be scheduled after now."
+ERR_REINSPECT_RESOLVED = "Violation V{vid} is corrected and approved: there is nothing to re-inspect."
 
 
 @transaction.atomic
 def violation_notice_issue(*, project: ConstructionProject, description: str, corrective_actions: str,
                            correct_by: date, acting_user, found_on: date | None = None,
-                           inspection: Inspection | None = None, area: DisturbedArea | None = None) -> Violation:
+                           inspection: Inspection | None = None, area: DisturbedArea | None = None,
+                           row: ChecklistRow | None = None) -> Violation:
     """§ 380-16 C(4)(e)[5]: the applicant is notified in writing of the violation and the required
-    corrective actions (PDF notice in the file, emailed where configured)."""
+    corrective actions (PDF notice in the file, emailed where configured). Opened from a report's failed ``row``
+    (``violation_from_row``), the notice prints that row's photos."""
     p = _lock(project)
     found_on = found_on or _today()
     if not description.strip() or not corrective_actions.strip():
@@ -48,7 +57,7 @@ def violation_notice_issue(*, project: ConstructionProject, description: str, co
     if correct_by < found_on:
         raise ConstructionError(ERR_CORRECT_BY, field="correct_by")
     not_before_permit(p, found_on, what="day the violation was found", field="found_on")
-    v = Violation.objects.create(project=p, inspection=inspection, area=area, found_on=found_on,
+    v = Violation.objects.create(project=p, inspection=inspection, area=area, row=row, found_on=found_on,
                                  description=description.strip(), corrective_actions=corrective_actions.strip(),
                                  correct_by=correct_by)
     pdf = documents.letter_pdf(project=p, subject=f"Notice of violation {p.case.number}-V{v.pk}", on=found_on,
@@ -59,7 +68,8 @@ def violation_notice_issue(*, project: ConstructionProject, description: str, co
                                            "correct any portion of the work that does not comply; a stop-work order "
                                            "may be issued until the violations are corrected and the work approved, and "
                                            "enforcement may proceed under § 380-19."],
-                               citation="Ch. 380 § 380-16 C(4)(e)[5], C(4)(f)[2]; § 380-19.")
+                               citation="Ch. 380 § 380-16 C(4)(e)[5], C(4)(f)[2]; § 380-19.",
+                               photos=list(row.photos.select_related("document")) if row is not None else ())
     doc = _keep_pdf(p, pdf, tag="violation_notice", title=f"Notice of violation V{v.pk}",
                     filename=f"{p.case.number}-violation-{v.pk}.pdf", acting_user=acting_user)
     v.notice_document = doc
@@ -70,6 +80,53 @@ def violation_notice_issue(*, project: ConstructionProject, description: str, co
     _send_on_commit(project=p, subject=f"Notice of violation {p.case.number}-V{v.pk}", body=v.description,
                     filename=doc.original_name, pdf=pdf, acting_user=acting_user)
     return v
+
+
+def row_finding(row: ChecklistRow) -> str:
+    """The finding of a checklist row as the notice states it: the control as it was named, and the note."""
+    return f"{row.label}: {row.note.strip()}" if row.note.strip() else row.label
+
+
+@transaction.atomic
+def violation_from_row(*, row: ChecklistRow, corrective_actions: str, correct_by: date, acting_user,
+                       reinspect_at: datetime | None = None, stop_work_reason: str = "") -> Violation:
+    """A notice of violation opened from a failed row of a filed report (issue 30): the row's finding is the
+    violation, its photos are the notice's, the day found is the inspection's; one notice per row. Optionally the
+    re-inspection (``reinspection_schedule``) and, § 380-16 C(4)(e)[5] ("a stop-work order shall be issued until any
+    violations are corrected"), the stop-work order on this violation (``stop_work_issue``: the file must be under
+    way; the caller checks who may issue it). All or nothing."""
+    insp = row.inspection
+    if row.condition != Condition.FAILED:
+        raise ConstructionError(ERR_ROW_NOT_FAILED.format(label=row.label,
+                                                          condition=Condition(row.condition).label.lower()))
+    done = row.violations.first()
+    if done is not None:
+        raise ConstructionError(ERR_ROW_HAS_NOTICE.format(label=row.label, vid=done.pk))
+    v = violation_notice_issue(project=insp.project, description=row_finding(row),
+                               corrective_actions=corrective_actions, correct_by=correct_by, acting_user=acting_user,
+                               found_on=timezone.localtime(insp.inspected_at).date(), inspection=insp, row=row)
+    if reinspect_at is not None:
+        reinspection_schedule(violation=v, at=reinspect_at, acting_user=acting_user)
+    if stop_work_reason.strip():
+        stop_work_issue(project=insp.project, violations=[v], reason=stop_work_reason.strip(),
+                        acting_user=acting_user)
+    return v
+
+
+@transaction.atomic
+def reinspection_schedule(*, violation: Violation, at: datetime, acting_user) -> Violation:
+    """The re-inspection that sees whether the violation was corrected (§ 380-16 C(4)(e)[5]: the work is approved
+    once corrected): on the inspectors' week list (``field.visits_for``) until a report of the site inspected on or
+    after that day is filed. Later than now; not for a violation already resolved."""
+    if violation.resolved:
+        raise ConstructionError(ERR_REINSPECT_RESOLVED.format(vid=violation.pk))
+    if at <= timezone.now():
+        raise ConstructionError(ERR_REINSPECT_PAST, field="reinspect_at")
+    violation.reinspect_at = at
+    violation.save(update_fields=["reinspect_at"])
+    event_record(case=violation.project.case, kind="violation.reinspection", acting_user=acting_user,
+                 why=f"Re-inspection of V{violation.pk} scheduled for {show_moment(at)}", data={"violation": violation.pk})
+    return violation
 
 
 @transaction.atomic

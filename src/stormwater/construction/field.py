@@ -7,7 +7,10 @@ What is due, per file not yet certified complete (§ 380-18):
   within 24 hours of a ≥ 0.25 in rain / ≥ 3.25 in snow event (Part 4.2(b), 4.3.1): ``selectors.dues_from``;
 - a stabilization check on the day an area must be stabilized, 7 days after work there ceased (§ 380-11 C(3)(a));
 - the engineer's inspections (pre-bury, walk-through, final, periodic) on the day the design engineer's 24-hour
-  notice schedules them (§ 380-16 C(3)), until their report is filed.
+  notice schedules them (§ 380-16 C(3)), until their report is filed;
+- the re-inspection of a violation at the time it was scheduled (issue 30; § 380-16 C(4)(e)[5]: the correction is
+  seen before the Director approves it), until a report of the site inspected on or after that day is filed or the
+  violation is resolved — a Director's inspection (§ 380-16 C(4)(b)[2]).
 
 Today's list holds what is due by the end of today, everything overdue, and every pending storm inspection (it is
 due within 24 hours of the storm). This week's list is the next seven days from today.
@@ -24,7 +27,8 @@ from stormwater.gis.route import haversine_m, route_order
 from stormwater.rules.inspections import stabilization_due
 
 from . import workflow as wf
-from .models import EROSION_KINDS, ConstructionProject, Evaluation, Inspection, InspectionKind, InspectionNotice
+from .models import (EROSION_KINDS, ConstructionProject, Evaluation, Inspection, InspectionKind, InspectionNotice,
+                     Violation)
 from .selectors import dues_from, projects_for_user
 
 K = InspectionKind
@@ -35,7 +39,7 @@ class Visit:
     """One inspection owed on one site. ``report_kind`` is the report form's type; ``due_at`` None = not dated."""
 
     project: ConstructionProject
-    what: str              # "storm", "routine", "pre_start", "stabilization", "engineer"
+    what: str              # "storm", "routine", "pre_start", "stabilization", "engineer", "reinspection"
     title: str
     report_kind: str
     due_at: datetime | None
@@ -85,7 +89,9 @@ def projects_in_the_field(user):
                     "id", "project_id", "kind", "inspected_at", "evaluation", "notice_id", "storm_id"),
                     to_attr="field_inspections"),
                 "rain_events", "areas",
-                Prefetch("notices", queryset=InspectionNotice.objects.order_by("scheduled_at"), to_attr="field_notices")))
+                Prefetch("notices", queryset=InspectionNotice.objects.order_by("scheduled_at"), to_attr="field_notices"),
+                Prefetch("violations", queryset=Violation.objects.filter(reinspect_at__isnull=False).select_related("row"),
+                         to_attr="field_reinspections")))
 
 
 def visits_for(project: ConstructionProject, *, now: datetime) -> list[Visit]:
@@ -123,6 +129,15 @@ def visits_for(project: ConstructionProject, *, now: datetime) -> list[Visit]:
             out.append(Visit(project=project, what="engineer", title=K(n.kind).label, report_kind=n.kind, due_at=at,
                              reason=f"the design engineer's notice for {at:%Y-%m-%d %H:%M}",
                              citation="§ 380-16 C(3)", overdue=_end_of(at.date()) < now))
+    for v in project.field_reinspections:
+        at = timezone.localtime(v.reinspect_at)
+        if v.resolved or any(timezone.localtime(i.inspected_at).date() >= at.date() for i in inspections):
+            continue
+        what = v.row.label if v.row is not None else v.description[:80]
+        out.append(Visit(project=project, what="reinspection", title=f"Re-inspection of V{v.pk}: {what}",
+                         report_kind=K.RANDOM.value, due_at=at,
+                         reason=f"notice of violation V{v.pk}, to correct by {v.correct_by:%Y-%m-%d}",
+                         citation="§ 380-16 C(4)(e)[5]", overdue=_end_of(at.date()) < now))
     return out
 
 

@@ -8,6 +8,7 @@ from datetime import timedelta
 
 from django.contrib import messages
 from django.contrib.staticfiles import finders
+from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError
 from django.http import FileResponse, Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -23,6 +24,7 @@ from stormwater.townconfig import town_config
 from stormwater.web.postdata import record_id, refilled
 
 from . import field, reportform, reporting, selectors
+from . import workflow as wf
 from .models import InspectionKind
 
 FIELD_PERMISSIONS = "geolocation=(self), camera=(self), microphone=()"  # the phone's position and camera
@@ -209,10 +211,49 @@ def construction_inspection(request, number: str, inspection_id: int):
     insp = get_object_or_404(p.inspections.select_related("document", "storm", "notice", "signature_document"),
                              pk=inspection_id)
     photos = list(insp.photos.select_related("row"))
-    rows = [(r, [ph for ph in photos if ph.row_id == r.pk]) for r in insp.rows.all()]
+    rows = [(r, [ph for ph in photos if ph.row_id == r.pk]) for r in insp.rows.prefetch_related("violations")]
+    now = timezone.localtime()
     return render(request, "construction/inspection.html", {
         "p": p, "case": p.case, "i": insp, "rows": rows, "general_photos": [ph for ph in photos if ph.row_id is None],
-        "punch": insp.punch_items.all()})
+        "punch": insp.punch_items.all(), "may_notice": request.user.can(Perm.INSPECT),
+        # § 380-16 C(4)(e)[5]: a stop-work order on a violation, by those who issue them, on a file under way
+        "may_stop": request.user.can(Perm.CONSTRUCTION_MANAGE) and p.case.status in (wf.Status.ACTIVE,
+                                                                                     wf.Status.ENFORCEMENT),
+        "nov_defaults": {"correct_by": (now + timedelta(days=7)).date().isoformat(),
+                         "reinspect_at": (now + timedelta(days=7)).replace(hour=9, minute=0).strftime("%Y-%m-%dT%H:%M")}})
+
+
+@require_POST
+@require_perm(Perm.INSPECT)
+def construction_row_violation(request, number: str, inspection_id: int, row_id: int):
+    """A notice of violation from a failed row of a report (issue 30; § 380-16 C(4)(e)[5]): the row's finding and
+    photos carried over, the re-inspection scheduled (the week list), and — for those who issue stop-work orders,
+    on a file under way — the stop-work order on it. Refused: the report page again, the error at its field."""
+    from stormwater.web.postdata import act, date_value
+
+    from . import services
+
+    p = selectors.project_get_for_user(user=request.user, number=number)
+    insp = get_object_or_404(p.inspections, pk=inspection_id)
+    row = get_object_or_404(insp.rows, pk=row_id)
+    f = request.POST
+    stop = f.get("stop_work_reason", "") if f.get("stop_work") else ""
+    if stop and not request.user.can(Perm.CONSTRUCTION_MANAGE):
+        raise PermissionDenied("Stop-work orders are the Director's (construction.manage).")
+
+    def when():
+        return reportform._when(f.get("reinspect_at"), "reinspect_at")
+
+    def go():
+        if f.get("stop_work") and not stop.strip():
+            raise reporting.ConstructionError(services.ERR_SWO_REASON, field="stop_work_reason")
+        return services.violation_from_row(
+            row=row, corrective_actions=f.get("corrective_actions", ""),
+            correct_by=date_value(f.get("correct_by"), field="correct_by"), reinspect_at=when(),
+            stop_work_reason=stop, acting_user=request.user)
+    ok = "Notice of violation issued" + (" and the re-inspection scheduled" if f.get("reinspect_at") else "") + (
+        "; stop-work order issued." if stop else ".")
+    return act(request, go, ok, reverse("construction_inspection", args=[number, insp.pk]))
 
 
 @require_perm()

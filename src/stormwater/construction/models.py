@@ -157,9 +157,17 @@ class Inspection(models.Model):
     signed_name = models.CharField(max_length=200, blank=True)
     signature_document = models.ForeignKey(CaseDocument, null=True, blank=True, on_delete=models.PROTECT,
                                            related_name="+")
+    # CGP 2022 Part 4.5: areas unsafe to inspect at the time of the inspection are not inspected; the report says
+    # what made them unsafe and where (issue 30). Blank = the whole site was inspected.
+    unsafe_conditions = models.TextField(blank=True)
+    unsafe_locations = models.CharField(max_length=300, blank=True)
 
     class Meta:
         ordering = ["inspected_at", "id"]
+
+    @property
+    def unsafe(self) -> bool:
+        return bool(self.unsafe_conditions)
 
 
 class ControlKind(models.TextChoices):
@@ -198,6 +206,7 @@ class Condition(models.TextChoices):
     IN_PLACE = "in_place", "In place"
     NEEDS_MAINTENANCE = "needs_maintenance", "Needs maintenance"
     FAILED = "failed", "Failed"
+    UNSAFE = "unsafe", "Unsafe to inspect"  # CGP 2022 Part 4.5: not inspected; the report says why and where
 
 
 class ChecklistRow(models.Model):
@@ -272,6 +281,11 @@ class Violation(models.Model):
     inspection = models.ForeignKey(Inspection, null=True, blank=True, on_delete=models.PROTECT,
                                    related_name="violations")
     area = models.ForeignKey(DisturbedArea, null=True, blank=True, on_delete=models.PROTECT, related_name="+")
+    # The failed checklist row the notice was opened from (issue 30): its finding and its photos carried over.
+    row = models.ForeignKey(ChecklistRow, null=True, blank=True, on_delete=models.PROTECT, related_name="violations")
+    # The re-inspection scheduled to see the correction (on the inspector's week list until a report of the site
+    # inspected on or after that day is filed).
+    reinspect_at = models.DateTimeField(null=True, blank=True)
     found_on = models.DateField()
     description = models.TextField()
     corrective_actions = models.TextField()

@@ -38,13 +38,13 @@ def sections_for(kind: str) -> dict[str, bool]:
     return {name: kind in kinds for name, kinds in SECTIONS.items()}
 
 
-def _when(v: str | None) -> datetime | None:
+def _when(v: str | None, field: str = "inspected_at") -> datetime | None:
     if not v:
         return None
     try:
         d = datetime.fromisoformat(v)
     except (TypeError, ValueError):
-        raise FieldRefusal(ERR_WHEN.format(value=v), "inspected_at") from None
+        raise FieldRefusal(ERR_WHEN.format(value=v), field) from None
     return timezone.make_aware(d) if timezone.is_naive(d) else d
 
 
@@ -112,7 +112,9 @@ def report_from_post(post, files) -> ReportInput:
         storm_id=_int(f.get("storm_id")) if shown["storm"] else None,
         punch_list=tuple(x for x in f.get("punch_list", "").splitlines() if x.strip()) if shown["punch"] else (),
         rows=tuple(rows), photos=tuple(x for x in files.getlist("photos") if x.size),
-        signature=signature, client_key=(f.get("client_key") or "").strip()[:64] or None)
+        signature=signature, client_key=(f.get("client_key") or "").strip()[:64] or None,
+        unsafe_conditions=f.get("unsafe_conditions", "") if shown["controls"] else "",
+        unsafe_locations=f.get("unsafe_locations", "") if shown["controls"] else "")
 
 
 def form_context(*, project, user, kind: str, post=None, storm_id: int | None = None) -> dict:

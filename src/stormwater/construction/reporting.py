@@ -51,6 +51,8 @@ ERR_TOO_MANY_PHOTOS = "{n} photos: a report takes at most {max}."
 ERR_SIGNATURE = "Sign the report on the screen, or type your name to attest it."
 ERR_SIGNATURE_NAME = "Type your name to attest the report."
 ERR_ATTEST = "Tick “I attest that this report is true and complete” with your typed name, or sign on the screen."
+ERR_UNSAFE = ("A part of the site not inspected because it was unsafe is said in the report: what made it unsafe and "
+              "where (CGP 2022 Part 4.5; the EPA report form's “unsafe conditions for inspection”).")
 MAX_PHOTOS = 40
 MAX_SIGNATURE_BYTES = 1024 * 1024
 
@@ -155,6 +157,8 @@ class ReportInput:
     photos: tuple = ()
     signature: SignatureInput | None = None
     client_key: str | None = None
+    unsafe_conditions: str = ""   # CGP 2022 Part 4.5: what made a part of the site unsafe to inspect
+    unsafe_locations: str = ""    # … and where
 
     def as_fields(self) -> dict:
         return {"inspected_on": self.inspected_at, "location": self.location, "inspector_name": self.inspector_name,
@@ -201,7 +205,7 @@ def _checked_rows(p: ConstructionProject, report: ReportInput) -> list[tuple[Row
             raise ConstructionError(ERR_ROW_UNKNOWN.format(n=i))
         if r.condition not in Condition.values:
             raise ConstructionError(ERR_ROW_CONDITION.format(label=label))
-        if r.condition != Condition.IN_PLACE and not r.note.strip():
+        if r.condition not in (Condition.IN_PLACE, Condition.UNSAFE) and not r.note.strip():
             raise ConstructionError(ERR_ROW_NOTE.format(label=label, condition=Condition(r.condition).label.lower()))
         if r.condition == Condition.FAILED:
             failed.append(label)
@@ -209,6 +213,16 @@ def _checked_rows(p: ConstructionProject, report: ReportInput) -> list[tuple[Row
     if failed and report.evaluation != Evaluation.VIOLATIONS:
         raise ConstructionError(ERR_ROW_FAILED.format(items="; ".join(failed)))
     return out
+
+
+def _check_unsafe(report: ReportInput) -> None:
+    """CGP 2022 Part 4.5: an area unsafe to inspect at the time of the inspection need not be inspected; the report
+    then says what made it unsafe and where (both, together). A row marked unsafe needs them. The report is still an
+    inspection of the site: the schedule counts from it (``selectors.dues_from`` does not look at this)."""
+    said = (report.unsafe_conditions.strip(), report.unsafe_locations.strip())
+    marked = any(r.condition == Condition.UNSAFE for r in report.rows)
+    if (marked or any(said)) and not all(said):
+        raise ConstructionError(ERR_UNSAFE, field="unsafe_conditions" if not said[0] else "unsafe_locations")
 
 
 def _checked_photos(uploads) -> list:
@@ -321,6 +335,7 @@ def inspection_report_file(*, project: ConstructionProject, report: ReportInput,
         if open_items:
             raise ConstructionError(ERR_FINAL_PUNCH.format(items="; ".join(open_items)))
     rows = _checked_rows(p, report)
+    _check_unsafe(report)
     n_photos = len(report.photos) + sum(len(r.photos) for r in report.rows)
     if n_photos > MAX_PHOTOS:
         raise ConstructionError(ERR_TOO_MANY_PHOTOS.format(n=n_photos, max=MAX_PHOTOS))
@@ -348,7 +363,8 @@ def inspection_report_file(*, project: ConstructionProject, report: ReportInput,
         notice=notice, storm=storm, structures=report.structures, video_recorded_on=report.video_recorded_on,
         video_reference=report.video_reference, storm_evaluated_on=report.storm_evaluated_on,
         storm_evaluation_rain_in=report.storm_evaluation_rain_in, filed_by=acting_user,
-        client_key=report.client_key or None,
+        client_key=report.client_key or None, unsafe_conditions=report.unsafe_conditions.strip(),
+        unsafe_locations=report.unsafe_locations.strip()[:300],
         signature_method=sig.method if sig else "", signed_name=(sig.name.strip() or report.inspector_name.strip())
         if sig else "")
     if kind == K.WALK_THROUGH:

@@ -34,6 +34,8 @@ urlpatterns = [
     path(P + "certificate/", views.construction_certificate, name="construction_certificate"),
     path(P + "certificate/preview/", views.construction_certificate_preview, name="construction_certificate_preview"),
     path(P + "inspections/<int:inspection_id>/", fieldviews.construction_inspection, name="construction_inspection"),
+    path(P + "inspections/<int:inspection_id>/rows/<int:row_id>/violation/", fieldviews.construction_row_violation,
+         name="construction_row_violation"),
     path(P + "inspections/<int:inspection_id>/signature.png", fieldviews.construction_signature,
          name="construction_signature"),
     path(P + "photos/<int:photo_id>/", fieldviews.construction_photo, name="construction_photo"),
