@@ -64,7 +64,8 @@ def _migrations_data() -> None:
     """The rows the migrations write (the permits' notice recipients and demo fee schedule), written again when
     gone: a transactional test (live server, schemathesis) empties every table when it ends, and with the workers
     taking each other's tests (--dist worksteal) an ordinary test may run after one on the same database — it then
-    found no fee schedule (the permit page said the fee without its amount; failed on PostgreSQL). Idempotent."""
+    found no fee schedule (the permit page said the fee without its amount; failed on PostgreSQL). Idempotent;
+    written before the next database test after a transactional one (``_fresh_cache``)."""
     from importlib import import_module
 
     from django.apps import apps
@@ -86,10 +87,24 @@ def _fresh_cache(request):
     blocker = request.getfixturevalue("django_db_blocker")
     with blocker.unblock():
         cache.clear()
-        _migrations_data()
+        if _FLUSHED[0]:  # only after a transactional test emptied the tables (not on every test's hot path)
+            _migrations_data()
+            _FLUSHED[0] = False
     yield
     with blocker.unblock():
         cache.clear()
+    if _transactional(request):
+        _FLUSHED[0] = True
+
+
+_FLUSHED = [False]  # a transactional test ended on this worker since the migrations' rows were last written
+
+
+def _transactional(request) -> bool:
+    """Does this test end by flushing every table (pytest-django's transactional tests and live servers)?"""
+    marker = request.node.get_closest_marker("django_db")
+    return bool({"transactional_db", "live_server", "django_db_reset_sequences"} & set(request.fixturenames)
+                or (marker and (marker.kwargs.get("transaction") or (marker.args and marker.args[0]))))
 
 
 @pytest.fixture

@@ -63,6 +63,9 @@ def test_search_narrows_the_accounts_not_their_figures(client_for, personas, bil
     assert report[0][-2:] == ["owner", "mailing_address"]
     mine = next(r for r in report if r[0] == one.number)
     assert mine[-2:] == [one.parcel.owner.name, mailing]
+    api = c.get("/api/collections/aging/", {"as_of": AS_OF, "page_size": 1000}).json()  # the API says the same
+    theirs = next(a for a in api["accounts"] if a["account"] == one.number)
+    assert theirs["owner"] == one.parcel.owner.name and theirs["mailing_address"] == mailing
     demands = csv_rows(c.get("/collections/demands/", {"as_of": AS_OF, "q": "3 Main St", "export": "csv"}))
     assert demands[0][-1] == "Mailing address"
     owner = one.parcel.owner.name  # by owner's name as well

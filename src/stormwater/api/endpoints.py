@@ -243,7 +243,11 @@ ENDPOINTS: dict[str, list[Op] | dict[str, list[Op]]] = {
                                    "page": whole(1), "page_size": whole(1, 10000), "pages": whole(1),
                                    "totals": obj({"buckets": ANY_OBJECT, "total": MONEY_OUT},
                                                  desc="over every account, not only this page"),
-                                   "accounts": array(ANY_OBJECT)}),
+                                   "accounts": array(obj({
+                                       "account": STR, "parcel_id": STR, "buckets": ANY_OBJECT, "total": MONEY_OUT,
+                                       "oldest_due": nullable(DATE), "owner": STR,
+                                       "mailing_address": STR})),  # owner and mailing address: issue 25
+                                   }),
                      description="A page past the last answers an empty `accounts` with the same `count` "
                                  "and `totals`.")],
 

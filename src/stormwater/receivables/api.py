@@ -174,7 +174,8 @@ AGING_PAGE_SIZE_MAX = 10000
 @_errors
 def api_aging(request):
     """GET ?as_of=&page=&page_size= → the aging report a page at a time (accounts in account order,
-    ``page_size`` default 1000, at most 10000) with ``count`` and ``totals`` over every account."""
+    ``page_size`` default 1000, at most 10000) with ``count`` and ``totals`` over every account; each account
+    with its owner and mailing address on one line (as the aging list and its export)."""
     as_of = date_field(request.GET, "as_of", date.today())
     page = int_field(request.GET, "page", 1, lo=1)
     size = int_field(request.GET, "page_size", AGING_PAGE_SIZE, lo=1, hi=AGING_PAGE_SIZE_MAX)
@@ -187,4 +188,6 @@ def api_aging(request):
         "totals": {"buckets": {k: fmt(v) for k, v in t.buckets.items()}, "total": fmt(t.total)},
         "accounts": [{"account": r.number, "parcel_id": r.parcel_id,
                       "buckets": {k: fmt(v) for k, v in r.buckets.items()}, "total": fmt(r.total),
-                      "oldest_due": str(r.oldest_due) if r.oldest_due else None} for r in rows]})
+                      "oldest_due": str(r.oldest_due) if r.oldest_due else None,
+                      # the billed-to owner and where the Collector mails them (issue 25), as the lists show them
+                      "owner": r.owner_name, "mailing_address": r.mailing_address} for r in rows]})

@@ -153,14 +153,15 @@ class PayOffer:
         return self.balance - self.due_now
 
 
-def pay_offer(account: Account, *, as_of: date, bill=None) -> PayOffer:
+def pay_offer(account: Account, *, as_of: date, bill=None, position=None) -> PayOffer:
     """The ``PayOffer`` of ``account`` (or of one of its bills) on ``as_of``, from the ledger's allocation
-    (``ledger.account_position``: payments oldest installment first, demand → interest → principal)."""
+    (``ledger.account_position``: payments oldest installment first, demand → interest → principal). ``position``:
+    the account's ``account_position`` on ``as_of`` when the caller has read it already (read once, not twice)."""
     from stormwater.rules.money import ZERO
 
     from .ledger import account_position
 
-    pos = account_position(account, as_of=as_of)
+    pos = position if position is not None else account_position(account, as_of=as_of)
     dues = [d for d in pos.dues if bill is None or d.installment.bill_id == bill.pk]
     owed_now = sum((d.total for d in dues if d.issued and d.total > 0), ZERO)
     owed_all = sum((d.total for d in dues if d.total > 0), ZERO)

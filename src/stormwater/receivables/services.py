@@ -163,8 +163,9 @@ def _withdraw_spent_credit(payment: Payment, on: date, reason: str, user) -> Dec
     bill: ``selectors.bill_standing`` counts what was paid by the payments' own entries). Ch. 295 Art. IV billing
     ¶C–¶D: what is owed is the installments' buckets; DESIGN.md: a correction is a reversing entry.
 
-    Returns what was withdrawn. What cannot be withdrawn (a credit balance refunded since) stays owed on the unapplied
-    credit."""
+    What cannot be withdrawn is a credit balance refunded since: the town paid it out of money it never received, so
+    the owner owes it again. It is moved onto the oldest installment the payment paid (``_refunded_owed``), never left
+    owed on the unapplied credit. Returns what was withdrawn or moved."""
     from django.db.models import Sum
 
     account = payment.account
@@ -193,7 +194,32 @@ def _withdraw_spent_credit(payment: Payment, on: date, reason: str, user) -> Dec
         LedgerEntry.objects.create(account=account, kind=EntryKind.REVERSAL, component=Component.UNAPPLIED,
                                    amount=-take, effective_on=day, created_by=_user(user), memo=memo)
         left -= take
-    return over - left
+    if left > 0:
+        _refunded_owed(payment, left, on, reason, user)
+    return over
+
+
+def _refunded_owed(payment: Payment, amount: Decimal, on: date, reason: str, user) -> None:
+    """A credit balance the bounced ``payment`` left was refunded (``cashier.refunds``) before the check came back:
+    the owner holds money the town never received, so it is owed again (issue 25: the unapplied credit stayed above
+    zero — owed on no installment, so "due now", demands and a lien commitment left it out). It moves, as a credit
+    balance kept as credit moves the other way (``abatement_post``), from the unapplied credit to the oldest
+    installment the payment had paid: in its *interest* bucket, as the returned-check charge is
+    (``cashier.returns``): paid before the fee itself, earning no interest (billing ¶C charges interest on the fee,
+    and this is not a fee), and counted in what a demand and a lien collect (billing ¶D)."""
+    paid = (payment.entries.filter(installment__isnull=False, reverses__isnull=True)
+            .select_related("installment__bill").order_by("installment__due_date", "id").first())
+    inst = paid.installment if paid else (Installment.objects.filter(bill__account=payment.account)
+                                          .select_related("bill").order_by("-due_date").first())
+    if inst is None:  # a payment on an account with no bill cannot have paid one; nothing to move it to
+        return
+    memo = (f"Reversal of payment {payment.pk}: {reason} — its credit balance was refunded, and is owed "
+            "again")[:300]
+    LedgerEntry.objects.create(account=payment.account, kind=EntryKind.CREDIT, component=Component.INTEREST,
+                               amount=amount, effective_on=on, bill=inst.bill, installment=inst,
+                               created_by=_user(user), memo=memo)
+    LedgerEntry.objects.create(account=payment.account, kind=EntryKind.CREDIT, component=Component.UNAPPLIED,
+                               amount=-amount, effective_on=on, created_by=_user(user), memo=memo)
 
 
 # --- Demands and commitment ------------------------------------------------------------------------
