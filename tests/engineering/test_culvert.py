@@ -1,6 +1,6 @@
 """Culvert outlets (FHWA HDS-5, 3rd ed. 2012), weirs with end contractions and tailwater (issue 31).
 
-The oracle here is written out from the HDS-5 equations in the test itself (Appendix A Eq. A.1/A.3 with
+The oracle (tests/hds5_oracle.py) is written out from the HDS-5 equations (Appendix A Eq. A.1/A.3 with
 the Table A.1 constants for a circular concrete pipe, square edge with headwall; chapter 3 full-flow
 outlet control), with its own critical-depth solver (bisection on depth) and its own storage-indication
 routing: nothing of ``stormwater.engineering.culvert`` or ``routing`` is called to make the expected values.
@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 import pytest
+from hds5_oracle import CircularCulvertOracle, storage_indication
 
 from stormwater.engineering.culvert import Culvert, inlet_types
 from stormwater.engineering.hydrograph import Hydrograph
@@ -20,80 +21,8 @@ G = 32.174
 # HDS-5 Table A.1, circular concrete, square edge with headwall (chart 1, scale 1): form 1
 K, M, C, Y, KS = 0.0098, 2.0, 0.0398, 0.67, -0.5
 D, L, INV, OUT_INV, N, KE = 2.0, 60.0, 100.0, 99.4, 0.012, 0.5
-S = (INV - OUT_INV) / L
-A = math.pi * D * D / 4.0
-
-
-def _seg(y):
-    r = D / 2.0
-    th = 2.0 * math.acos((r - y) / r)
-    return r * r * (th - math.sin(th)) / 2.0, 2.0 * r * math.sin(th / 2.0)
-
-
-def _dc(q):
-    if q <= 0:
-        return 0.0
-    lo, hi = 0.0, D * (1 - 1e-12)
-    for _ in range(60):
-        mid = (lo + hi) / 2.0
-        a, t = _seg(mid)
-        if a ** 3 / t < q * q / G:
-            lo = mid
-        else:
-            hi = mid
-    return (lo + hi) / 2.0
-
-
-def _hw_unsub(q):  # HDS-5 Eq. A.1 (form 1), depth above the inlet invert
-    dc = _dc(q)
-    hc = dc + (q / _seg(dc)[0]) ** 2 / (2 * G) if q > 0 else 0.0
-    return D * (hc / D + K * (q / (A * D ** 0.5)) ** M + KS * S)
-
-
-def _hw_sub(q):  # HDS-5 Eq. A.3
-    return D * (C * (q / (A * D ** 0.5)) ** 2 + Y + KS * S)
-
-
-def _hw_inlet(q):
-    x = q / (A * D ** 0.5)
-    if x <= 3.5:
-        return _hw_unsub(q)
-    if x >= 4.0:
-        return _hw_sub(q)
-    h1, h2 = _hw_unsub(3.5 * A * D ** 0.5), _hw_sub(4.0 * A * D ** 0.5)
-    return h1 + (h2 - h1) * (x - 3.5) / 0.5
-
-
-def _hw_outlet(q, tw):  # HDS-5 ch. 3 full flow: H = [1 + ke + 29 n² L / R^1.33] V²/2g; HW = ho + H − L S
-    v = q / A
-    h = (1 + KE + 29 * N * N * L / (D / 4) ** 1.33) * v * v / (2 * G)
-    ho = (_dc(q) + D) / 2.0
-    tw_sets = tw is not None and tw - OUT_INV >= ho
-    if tw is not None:
-        ho = max(ho, tw - OUT_INV)
-    hw = ho + h - L * S
-    return hw, (tw_sets or hw >= 0.75 * D)
-
-
-def _hw(q, tw=None):
-    hi = _hw_inlet(q)
-    ho, applies = _hw_outlet(q, tw)
-    return (max(hi, ho) if applies else hi), ("outlet" if applies and ho > hi else "inlet")
-
-
-def _q_at(stage, tw=None):
-    if stage <= max(INV, tw if tw is not None else INV):
-        return 0.0
-    lo, hi = 0.0, 1.0
-    while INV + _hw(hi, tw)[0] < stage:
-        hi *= 2
-    for _ in range(60):
-        mid = (lo + hi) / 2
-        if INV + _hw(mid, tw)[0] < stage:
-            lo = mid
-        else:
-            hi = mid
-    return (lo + hi) / 2
+ORACLE = CircularCulvertOracle(d=D, length=L, inv=INV, out_inv=OUT_INV, n=N, ke=KE, k=K, m=M, c=C, y=Y, ks=KS)
+_hw_inlet, _hw, _q_at = ORACLE.hw_inlet, ORACLE.hw, ORACLE.q_at
 
 
 def _culvert(tw=None):
@@ -174,55 +103,6 @@ def test_a_submerged_orifice_works_on_the_head_difference():
 
 # --- a pond with a culvert outlet and a fixed tailwater, routed ---------------------------------
 
-def _independent_route(inflow, dt_hr, stages, storages, q_of, h0):
-    """Storage-indication routing written out here: 2S/Δt + O on a fine stage grid, linear between."""
-    dt = dt_hr * 3600
-    grid, s_grid = [], []
-    for (h_a, s_a), (h_b, s_b) in zip(zip(stages, storages), zip(stages[1:], storages[1:])):
-        for k in range(100):
-            f = k / 100
-            grid.append(h_a + (h_b - h_a) * f)
-            s_grid.append(s_a + (s_b - s_a) * f)
-    grid.append(stages[-1])
-    s_grid.append(storages[-1])
-    o_grid = [q_of(h) for h in grid]
-    si = [2 * s / dt + o for s, o in zip(s_grid, o_grid)]
-
-    def lookup(v, col):
-        for i in range(len(si) - 1):
-            if si[i] <= v <= si[i + 1]:
-                f = (v - si[i]) / (si[i + 1] - si[i])
-                return col[i] + (col[i + 1] - col[i]) * f
-        raise AssertionError("outside the table")
-
-    i0 = max(i for i, h in enumerate(grid) if h <= h0)
-    s1, o1 = s_grid[i0], o_grid[i0]
-    peak_o, peak_h = o1, grid[i0]
-    flows = list(inflow) + [0.0] * 400
-    for k in range(1, len(flows)):
-        v = flows[k - 1] + flows[k] + 2 * s1 / dt - o1
-        h = lookup(v, grid)
-        s1, o1 = lookup(v, s_grid), lookup(v, o_grid)
-        peak_o, peak_h = max(peak_o, o1), max(peak_h, h)
-    return peak_o, peak_h
-
-
-def _forward_rating(tw, q_max, n=2000):
-    """Stage against discharge from HW(Q) on a grid of Q (the other way round from the code's solve)."""
-    qs = [q_max * k / n for k in range(n + 1)]
-    hs = [INV + _hw(q, tw)[0] for q in qs]
-    floor = max(INV, tw)
-
-    def q_of(h):
-        if h <= floor or h <= hs[0]:
-            return 0.0
-        for i in range(1, len(hs)):
-            if hs[i] >= h:
-                return qs[i - 1] + (qs[i] - qs[i - 1]) * (h - hs[i - 1]) / (hs[i] - hs[i - 1])
-        raise AssertionError("stage above the rating")
-    return q_of
-
-
 def test_a_pond_with_a_culvert_and_a_fixed_tailwater_routes_within_2_percent_of_an_independent_routing():
     dt = 0.1
     # a triangular inflow: 0 → 45 cfs at 1.5 h → 0 at 4.5 h
@@ -232,8 +112,7 @@ def test_a_pond_with_a_culvert_and_a_fixed_tailwater_routes_within_2_percent_of_
     tw = 103.5   # fixed tailwater, 2.1 ft above the outlet crown
     res = storage_indication_route(Hydrograph(dt, tuple(inflow)), StageStorage(stages, storages),
                                    {"culvert": _culvert(tw)}, tail_hr=12.0, subdivisions=100)
-    q_of = _forward_rating(tw, 60.0)
-    peak_o, peak_h = _independent_route(inflow, dt, stages, storages, q_of, 100.0)
+    peak_o, peak_h = storage_indication(inflow, dt, stages, storages, ORACLE.forward_rating(tw, 60.0), 100.0)
     assert res.peak_outflow_cfs == pytest.approx(peak_o, rel=0.02)
     assert res.peak_stage_ft - 100.0 == pytest.approx(peak_h - 100.0, rel=0.02)
     assert _culvert(tw).control_at(res.peak_stage_ft) == "outlet"
