@@ -117,3 +117,21 @@ def test_a_bad_culvert_is_refused_naming_the_field(change, message):
 def test_downstream_tailwater_needs_a_routed_bmp_downstream():
     with pytest.raises(PlanError, match="tailwater_ft: downstream"):
         plan_from_dict(_plan(tailwater_ft="downstream"))
+
+
+def test_the_report_page_shows_the_culvert_the_control_per_stage_and_the_tailwater(report):
+    """What the engineer reads: the BMP's section of the report, rendered (no database needed)."""
+    from django.template.loader import render_to_string
+    from django.utils.html import escape
+
+    from stormwater.review.present import report_view
+
+    view = report_view(report, plot_src=lambda node, storm: "")
+    b = next(x for x in view["bmps"] if x["id"] == "B1")
+    html = render_to_string("review/_report_bmp.html", {"b": b, "forloop": {"counter": 1}, "v": view})
+    assert "<dt>Tailwater</dt><dd>0.9 ft as stated in the plan, held for the whole storm</dd>" in html
+    assert "<td>culvert</td>" in html and escape(b["outlets"][0]["size"]) in html
+    assert escape("FHWA HDS-5 (2012): inlet control, App. A") in html
+    at_2ft = next(r for r in b["ssd"]["rows"] if r["stage_ft"] == 2.0)
+    assert f"<td class=\"num\">{at_2ft['flows_cfs']['12-in RCP']} (outlet)</td>" in html
+    assert "the control that governs there (FHWA HDS-5: inlet or outlet)" in html
