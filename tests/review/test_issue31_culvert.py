@@ -135,3 +135,25 @@ def test_the_report_page_shows_the_culvert_the_control_per_stage_and_the_tailwat
     at_2ft = next(r for r in b["ssd"]["rows"] if r["stage_ft"] == 2.0)
     assert f"<td class=\"num\">{at_2ft['flows_cfs']['12-in RCP']} (outlet)</td>" in html
     assert "the control that governs there (FHWA HDS-5: inlet or outlet)" in html
+
+
+def test_a_culvert_a_sharp_weir_and_a_tailwater_round_trip_through_the_plan_form():
+    """The web form carries every field of the new outlets (a stored review opened in the form loses none)."""
+    from django.http import QueryDict
+
+    from stormwater.review.planform import plan_dict_from_state, post_from_state, state_from_plan_dict, state_from_post
+
+    data = _plan()
+    data["rainfall"] = {"storm_type": "III", "storms_years": [2, 10, 100], "design_in": {2: 3.0, 10: 4.5, 100: 7.0}}
+    data["bmps"][0]["outlets"] = [
+        {**CULVERT, "barrels": 2},
+        {"kind": "weir", "name": "riser", "crest_ft": 2.0, "length_ft": 3, "weir_type": "sharp", "end_contractions": 2},
+        {"kind": "culvert", "name": "box", "invert_ft": 2.5, "outlet_invert_ft": 2.3, "length_ft": 30, "rise_ft": 2,
+         "span_ft": 3, "inlet": "box_wingwall_30_75", "emergency": True}]
+    post = post_from_state(state_from_plan_dict(copy.deepcopy(data)))
+    q = QueryDict(mutable=True)
+    for k, v in post.items():
+        q.setlist(k, v if isinstance(v, list) else [v])
+    back = plan_dict_from_state(state_from_post(q))
+    assert plan_from_dict(back) == plan_from_dict(data)
+    assert plan_from_dict(back).bmps[0].tailwater_ft == 0.9
