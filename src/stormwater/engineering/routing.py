@@ -72,8 +72,10 @@ class Orifice:
         return q
 
 
-SHARP_CRESTED_C = 3.33    # Francis: rectangular sharp-crested weir (J. B. Francis, Lowell Hydraulic Experiments, 1855; Brater & King ch. 5)
-BROAD_CRESTED_C = 3.09    # broad-crested weir, critical depth on the crest: (2/3)^1.5 g^0.5 (Brater & King ch. 5, broad-crested weirs)
+# Francis: rectangular sharp-crested weir (J. B. Francis, Lowell Hydraulic Experiments, 1855; Brater & King ch. 5)
+SHARP_CRESTED_C = 3.33
+# broad-crested weir, critical depth on the crest: (2/3)^1.5 g^0.5 (Brater & King ch. 5, broad-crested weirs)
+BROAD_CRESTED_C = 3.09
 VILLEMONTE_EXPONENT = 0.385
 
 
