@@ -18,7 +18,7 @@ from stormwater.engineering.routing import (Orifice, RectangularWeir, StageStora
                                             villemonte_factor)
 
 G = 32.174
-# HDS-5 Table A.1, circular concrete, square edge with headwall (chart 1, scale 1): form 1
+# HDS-5 Table A.1, circular concrete, square edge with headwall (form 1)
 K, M, C, Y, KS = 0.0098, 2.0, 0.0398, 0.67, -0.5
 D, L, INV, OUT_INV, N, KE = 2.0, 60.0, 100.0, 99.4, 0.012, 0.5
 ORACLE = CircularCulvertOracle(d=D, length=L, inv=INV, out_inv=OUT_INV, n=N, ke=KE, k=K, m=M, c=C, y=Y, ks=KS)

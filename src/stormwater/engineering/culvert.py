@@ -9,10 +9,13 @@ FHWA-HIF-12-026, April 2012:
   (submerged), K_u = 1.0 in US customary units; unsubmerged up to Q/(A D^0.5) = 3.5, submerged from 4.0,
   straight-line transition between (Appendix A, "transition zone"); constants from Table A.1
   (``data/hds5_tableA-1_inlet_control_coefficients.csv``);
-- outlet control: chapter 3, section 3.2 (full flow): H = [1 + k_e + 29 n² L / R^1.33] V²/2g (Eq. 3.4 with the
-  friction loss of Eq. 3.5, K_u = 29 in US units); headwater HW_o = h_o + H − L S with
-  h_o = max(TW, (d_c + D)/2) (section 3.2.3, the approximate method for partly full outlet flow);
-- the governing headwater is the higher of the two (section 3.1.3 "the control section").
+- outlet control: chapter 3 (outlet control, full flow): H = [1 + k_e + 29 n² L / R^1.33] V²/2g (the friction
+  term with K_u = 29 in US units); headwater HW_o = h_o + H − L S with h_o = max(TW, (d_c + D)/2) (HDS-5's
+  approximate method for an outlet flowing partly full);
+- the governing headwater is the higher of the two (HDS-5 ch. 3: the control that gives the higher headwater).
+
+The chapter 3 section and equation numbers, and the HDS-5 tables of Manning's n and entrance loss k_e behind the
+review's defaults, are not cited by number here: they were not checked against the 2012 text.
 """
 from __future__ import annotations
 
@@ -25,7 +28,7 @@ from ._tables import require_finite, table
 G_FT_S2 = 32.174
 UNSUBMERGED_MAX = 3.5   # Q/(A D^0.5) up to which HDS-5 Eq. A.1/A.2 hold
 SUBMERGED_MIN = 4.0     # Q/(A D^0.5) from which Eq. A.3 holds
-FRICTION_KU = 29.0      # HDS-5 Eq. 3.5, US customary units
+FRICTION_KU = 29.0      # HDS-5 ch. 3 friction loss term, US customary units
 HDS5_TABLE = "hds5_tableA-1_inlet_control_coefficients.csv"
 
 
@@ -40,7 +43,6 @@ class InletCoefficients:
     c: float
     y: float
     ks: float
-    chart: str
 
 
 @lru_cache(maxsize=None)
@@ -48,7 +50,7 @@ def inlet_types() -> dict[str, InletCoefficients]:
     """HDS-5 Table A.1 rows shipped, by key (e.g. ``concrete_square_edge_headwall``)."""
     return {r["inlet"]: InletCoefficients(r["inlet"], r["shape"], f"{r['material']}, {r['description']}",
                                           int(r["form"]), float(r["K"]), float(r["M"]), float(r["c"]),
-                                          float(r["Y"]), float(r["ks"]), r["chart"])
+                                          float(r["Y"]), float(r["ks"]))
             for r in table(HDS5_TABLE)}
 
 
@@ -87,7 +89,8 @@ class Culvert:
     inlet : key of HDS-5 Table A.1 (:func:`inlet_types`); its shape (circular or box) is the barrel's
     span_ft : box span B [ft] (boxes only)
     manning_n : barrel roughness (0.012 concrete, 0.024 corrugated metal)
-    entrance_loss : k_e (HDS-5 Table C.2: 0.5 square edge with headwall, 0.2 groove end, 0.7 mitered, 0.9 projecting CMP)
+    entrance_loss : k_e (HDS-5's entrance loss table: 0.5 square edge with headwall, 0.2 groove end, 0.7 mitered,
+        0.9 projecting CMP)
     tailwater_ft : tailwater elevation [ft] at the outlet; None = free outfall (h_o = (d_c + D)/2)
     barrels : number of identical barrels sharing the flow
 
@@ -97,7 +100,7 @@ class Culvert:
     control) equals the stage: the headwater rises with Q under both controls, so the root is unique
     (regula falsi). No flow while the stage is at or below the inlet invert or the tailwater. HDS-5's
     approximate outlet-control method (h_o = max(TW, (d_c + D)/2)) is meant for headwater at least
-    0.75 D above the inlet invert (section 3.2.3); below that, unless the tailwater sets h_o, inlet control
+    0.75 D above the inlet invert (HDS-5 ch. 3); below that, unless the tailwater sets h_o, inlet control
     alone is taken (where outlet control then takes over at 0.75 D the rating holds its flow flat over the
     stages of that step, so it stays continuous and never falls).
     """
@@ -192,7 +195,7 @@ class Culvert:
         return h1 + (h2 - h1) * (x - UNSUBMERGED_MAX) / (SUBMERGED_MIN - UNSUBMERGED_MAX)
 
     def outlet_control_headwater_ft(self, q_cfs: float) -> float:
-        """Headwater depth [ft] above the inlet invert under outlet control (HDS-5 Eq. 3.4, 3.5; section 3.2.3)."""
+        """Headwater depth [ft] above the inlet invert under outlet control (HDS-5 ch. 3, full flow)."""
         q = q_cfs / self.barrels
         v = q / self.area_sqft
         loss = (1.0 + self.entrance_loss + FRICTION_KU * self.manning_n ** 2 * self.length_ft
@@ -204,7 +207,7 @@ class Culvert:
 
     def outlet_control_applies(self, q_cfs: float) -> bool:
         """Whether HDS-5's approximate outlet-control method is used at this flow: its headwater is at least
-        0.75 D above the inlet invert, or the tailwater sets h_o (HDS-5 section 3.2.3: below 0.75 D with a
+        0.75 D above the inlet invert, or the tailwater sets h_o (HDS-5 ch. 3: below 0.75 D with a
         free outlet the method overstates the headwater; a backwater computation would be needed)."""
         q = q_cfs / self.barrels
         tw_sets_ho = (self.tailwater_ft is not None and

@@ -34,8 +34,8 @@ INFILTRATION = "infiltration"  # the name of the infiltration outlet in every ro
 ORIFICE_C_DEFAULT = 0.6   # sharp-edged orifice
 WEIR_C_DEFAULT = 3.33     # sharp-crested rectangular weir (TR-55 uses 3.2)
 WEIR_C_BY_TYPE = {"": WEIR_C_DEFAULT, "sharp": SHARP_CRESTED_C, "broad": BROAD_CRESTED_C}
-CULVERT_N_DEFAULT = {"concrete": 0.012, "corrugated metal": 0.024}   # HDS-5 Table C.1 (typical values)
-# HDS-5 Table C.2 entrance loss coefficients k_e for the inlets of Table A.1 shipped
+CULVERT_N_DEFAULT = {"concrete": 0.012, "corrugated metal": 0.024}   # typical culvert n (HDS-5; table not cited by number)
+# entrance loss coefficients k_e for the inlets of Table A.1 shipped (HDS-5's entrance loss table; not cited by number)
 CULVERT_KE_DEFAULT = {"concrete_square_edge_headwall": 0.5, "concrete_groove_end_headwall": 0.2,
                       "concrete_groove_end_projecting": 0.2, "cmp_headwall": 0.5, "cmp_mitered": 0.7,
                       "cmp_projecting": 0.9, "box_wingwall_30_75": 0.4, "box_wingwall_90_15": 0.5,
@@ -72,7 +72,7 @@ def outlet_devices(b: Bmp) -> dict[str, object]:
 
 
 def culvert_device(o, tailwater_ft: float | None) -> Culvert:
-    """The HDS-5 culvert an outlet spec describes (defaults: n and k_e from HDS-5 Tables C.1 and C.2)."""
+    """The HDS-5 culvert an outlet spec describes (defaults: typical n by material and k_e by inlet)."""
     t = inlet_types()[o.inlet]
     rise = o.diameter_in / 12.0 if t.shape == "circular" else o.rise_ft
     n = o.manning_n or CULVERT_N_DEFAULT["corrugated metal" if o.inlet.startswith("cmp_") else "concrete"]
@@ -89,7 +89,7 @@ def _culvert_row(o, dev: Culvert) -> dict:
     unsub = ("HW/D = Hc/D + K (Q/AD^0.5)^M + ks S" if t.form == 1 else "HW/D = K (Q/AD^0.5)^M")
     eq = (f"FHWA HDS-5 (2012): inlet control, App. A — unsubmerged (Q/AD^0.5 ≤ 3.5) {unsub} (Eq. A.{t.form}), "
           f"submerged (≥ 4.0) HW/D = c (Q/AD^0.5)² + Y + ks S (Eq. A.3), straight line between; Table A.1 "
-          f"{t.description} (chart {t.chart}): K {t.k:g}, M {t.m:g}, c {t.c:g}, Y {t.y:g}, ks {t.ks:g}. "
+          f"{t.description}: K {t.k:g}, M {t.m:g}, c {t.c:g}, Y {t.y:g}, ks {t.ks:g}. "
           f"Outlet control, ch. 3: H = (1 + ke + 29 n² L / R^1.33) V²/2g, ke {dev.entrance_loss:g}; "
           "HW = max(TW, (dc + D)/2) + H − L S (used from HW ≥ 0.75 D, or where the tailwater sets it). "
           "The higher headwater governs; Q solved at each stage")

@@ -61,8 +61,8 @@ def assumptions_of(plan: Plan, subs: list[SubResult], bmp_rows: dict, dt: float)
             out.append(f"{bid} tailwater {r['tailwater_basis']}.")
         for o in r["outlets"]:
             if o.get("manning_n_default") or o.get("entrance_loss_default"):
-                out.append(f"{bid} {o['name']}: Manning's n and/or the entrance loss k_e assumed from FHWA HDS-5 "
-                           "Tables C.1/C.2 (the plan gives none).")
+                out.append(f"{bid} {o['name']}: Manning's n and/or the entrance loss k_e assumed (typical FHWA HDS-5 "
+                           "values; the plan gives none).")
             if o.get("coefficient_default"):
                 out.append(f"{bid} {o['name']}: coefficient {o['coefficient']:g} assumed (the plan gives none).")
     return out
