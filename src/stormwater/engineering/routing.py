@@ -48,36 +48,82 @@ class Orifice:
     invert_ft: float
     diameter_ft: float
     coefficient: float = 0.6
+    tailwater_ft: float | None = None   # downstream water level [ft]; None = free outfall
 
     def discharge_cfs(self, stage_ft: float) -> float:
         d = self.diameter_ft
         y = stage_ft - self.invert_ft
         if y <= 0:
             return 0.0
+        tw = self.tailwater_ft
+        if tw is not None and stage_ft <= tw:
+            return 0.0
         if y >= d:
-            return self.coefficient * math.pi * d * d / 4.0 * math.sqrt(2.0 * G_FT_S2 * (stage_ft - self.invert_ft - d / 2.0))
+            # Submerged orifice: the head is the difference of the water levels once the tailwater stands
+            # above the orifice centre (Brater & King, *Handbook of Hydraulics*, 7th ed., ch. 4, submerged orifices).
+            head = stage_ft - max(self.invert_ft + d / 2.0, tw if tw is not None else -math.inf)
+            return self.coefficient * math.pi * d * d / 4.0 * math.sqrt(2.0 * G_FT_S2 * head)
         r = d / 2.0
         theta = 2.0 * math.acos((r - y) / r)
         area = r * r * (theta - math.sin(theta)) / 2.0
-        return self.coefficient * area * math.sqrt(2.0 * G_FT_S2 * y / 2.0)
+        q = self.coefficient * area * math.sqrt(2.0 * G_FT_S2 * y / 2.0)
+        if tw is not None and tw > self.invert_ft:
+            q = min(q, self.coefficient * area * math.sqrt(2.0 * G_FT_S2 * (stage_ft - tw)))
+        return q
+
+
+# Francis: rectangular sharp-crested weir (J. B. Francis, Lowell Hydraulic Experiments, 1855; Brater & King ch. 5)
+SHARP_CRESTED_C = 3.33
+# broad-crested weir, critical depth on the crest: (2/3)^1.5 g^0.5 (Brater & King ch. 5, broad-crested weirs)
+BROAD_CRESTED_C = 3.09
+VILLEMONTE_EXPONENT = 0.385
+
+
+def villemonte_factor(head_ft: float, tail_head_ft: float, n: float = 1.5) -> float:
+    """Submerged-weir reduction Q_s/Q_free = (1 − (H2/H1)^n)^0.385 (Villemonte, "Submerged weir discharge
+    studies", Engineering News-Record 139 (1947) 866-869; n = 1.5 for a rectangular weir); H1 the head of the
+    upstream water and H2 of the tailwater, both above the crest [ft]."""
+    if tail_head_ft <= 0:
+        return 1.0
+    if tail_head_ft >= head_ft:
+        return 0.0
+    return (1.0 - (tail_head_ft / head_ft) ** n) ** VILLEMONTE_EXPONENT
 
 
 @dataclass(frozen=True)
 class RectangularWeir:
-    """Rectangular (broad- or sharp-crested) weir: Q = C L H^1.5 [cfs].
+    """Rectangular (broad- or sharp-crested) weir: Q = C (L − 0.1 n H) H^1.5 [cfs].
 
     ``crest_ft`` crest elevation [ft], ``length_ft`` crest length L [ft], ``coefficient`` C
-    [ft^0.5/s] (3.2 in TR-55 Eq. 6-4; 3.33 for a sharp-crested weir; about 2.6-3.1 for an
-    emergency spillway). Use one for the principal weir and one for the emergency overflow.
+    [ft^0.5/s] (3.2 in TR-55 Eq. 6-4; 3.33 for a sharp-crested weir, Francis; 3.09 for a broad-crested
+    weir, critical depth on the crest; about 2.6-3.1 for an emergency spillway). Use one for the principal
+    weir and one for the emergency overflow.
+
+    ``end_contractions`` n (0, 1 or 2): a sharp-crested weir narrower than its approach is shortened by
+    0.1 H per contracted end (the Francis formula; Brater & King, *Handbook of Hydraulics*, 7th ed., ch. 5).
+    ``tailwater_ft``: downstream water level [ft]; above the crest it reduces the flow by Villemonte's
+    submergence relation (:func:`villemonte_factor`); None = free outfall.
     """
 
     crest_ft: float
     length_ft: float
     coefficient: float = 3.33
+    end_contractions: int = 0
+    tailwater_ft: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.end_contractions not in (0, 1, 2):
+            raise ValueError("end_contractions: 0, 1 or 2")
 
     def discharge_cfs(self, stage_ft: float) -> float:
         h = stage_ft - self.crest_ft
-        return self.coefficient * self.length_ft * h ** 1.5 if h > 0 else 0.0
+        if h <= 0:
+            return 0.0
+        length = max(self.length_ft - 0.1 * self.end_contractions * h, 0.0)
+        q = self.coefficient * length * h ** 1.5
+        if self.tailwater_ft is not None:
+            q *= villemonte_factor(h, self.tailwater_ft - self.crest_ft)
+        return q
 
 
 @dataclass(frozen=True)
@@ -195,8 +241,9 @@ def storage_indication_route(inflow: Hydrograph, stage_storage: StageStorage,
     stage_storage : StageStorage
         The basin's stage [ft] - storage [ft³] relation.
     outlets : sequence or dict of outlet devices
-        :class:`Orifice`, :class:`RectangularWeir`, :class:`Exfiltration` (or anything with
-        ``discharge_cfs(stage_ft)``); outflow is their sum (free outfall, no tailwater).
+        :class:`Orifice`, :class:`RectangularWeir`, :class:`~stormwater.engineering.culvert.Culvert`,
+        :class:`Exfiltration` (or anything with ``discharge_cfs(stage_ft)``); outflow is their sum. A
+        device's own ``tailwater_ft`` (a fixed downstream water level) reduces its flow; None is a free outfall.
     initial_stage_ft : float, optional
         Starting water level [ft], within the table; default the lowest stage of the table (empty
         basin). A basin that does not infiltrate keeps the water below its lowest outlet for good

@@ -51,6 +51,7 @@ from stormwater.rules.town import TownConfig
 
 from . import massdep as md
 from .hydraulics import (INFILTRATION, dead_storage_cuft, lowest_outlet_ft, outlet_rows, retention_cuft, route,
+                         with_tailwater,
                          ssd_table, stage_storage, starting_stage)
 from .hydrology import (RUNOFF_METHOD_LABELS, SITE_STORM_TYPE, HydrologyError, SubResult, storm_type_row,
                         subcatchment_compute)
@@ -295,7 +296,7 @@ def review_compute(plan: Plan, *, tables=(), town: TownConfig | None = None, swm
     overtopped: dict[str, list[int]] = {b.id: [] for b in plan.bmps}
     overtop_notes: dict[tuple[str, int], str] = {}
     for bid in order:
-        b = bmps[bid]
+        b, tw_basis = with_tailwater(bmps[bid], bmps)
         retention = retention_cuft(b)
         cap, cap_basis = storage_capacity(b)
         imp = contrib_imp[bid]
@@ -307,6 +308,7 @@ def review_compute(plan: Plan, *, tables=(), town: TownConfig | None = None, swm
                "tss_removal_pct": b.tss_removal_pct,
                "routed": bool(b.stage_storage), "outlets": outlet_rows(b) if b.stage_storage else [],
                "top_stage_ft": b.stage_storage[-1][0] if b.stage_storage else None,
+               "tailwater_ft": b.tailwater_ft, "tailwater_basis": tw_basis,
                "storms": {}, "removal": {}}
         if b.stage_storage:
             h0, basis = starting_stage(b)

@@ -21,15 +21,25 @@ storage below the lowest outlet is what infiltrates).
 """
 from __future__ import annotations
 
+from dataclasses import replace
+
+from stormwater.engineering.culvert import Culvert, inlet_types
 from stormwater.engineering.hydrograph import Hydrograph
-from stormwater.engineering.routing import (OVER_TOP, Exfiltration, Orifice, RectangularWeir, StageStorage,
-                                            storage_indication_route)
+from stormwater.engineering.routing import (BROAD_CRESTED_C, OVER_TOP, SHARP_CRESTED_C, Exfiltration, Orifice,
+                                            RectangularWeir, StageStorage, storage_indication_route)
 
 from .plan import Bmp
 
 INFILTRATION = "infiltration"  # the name of the infiltration outlet in every routed BMP
 ORIFICE_C_DEFAULT = 0.6   # sharp-edged orifice
 WEIR_C_DEFAULT = 3.33     # sharp-crested rectangular weir (TR-55 uses 3.2)
+WEIR_C_BY_TYPE = {"": WEIR_C_DEFAULT, "sharp": SHARP_CRESTED_C, "broad": BROAD_CRESTED_C}
+CULVERT_N_DEFAULT = {"concrete": 0.012, "corrugated metal": 0.024}   # typical culvert n (HDS-5; table not cited by number)
+# entrance loss coefficients k_e for the inlets of Table A.1 shipped (HDS-5's entrance loss table; not cited by number)
+CULVERT_KE_DEFAULT = {"concrete_square_edge_headwall": 0.5, "concrete_groove_end_headwall": 0.2,
+                      "concrete_groove_end_projecting": 0.2, "cmp_headwall": 0.5, "cmp_mitered": 0.7,
+                      "cmp_projecting": 0.9, "box_wingwall_30_75": 0.4, "box_wingwall_90_15": 0.5,
+                      "box_headwall_chamfer_3_4in": 0.2}
 
 
 def _r(x: float | None, nd: int) -> float | None:
@@ -43,11 +53,15 @@ def stage_storage(b: Bmp) -> StageStorage:
 def outlet_devices(b: Bmp) -> dict[str, object]:
     """The BMP's outlet devices by unique name; infiltration (if any) is named ``infiltration``."""
     out: dict[str, object] = {}
+    tw = b.tailwater_ft
     for o in b.outlets:
         if o.kind == "orifice":
-            dev = Orifice(o.elevation_ft, o.diameter_in / 12.0, o.coefficient or ORIFICE_C_DEFAULT)
+            dev = Orifice(o.elevation_ft, o.diameter_in / 12.0, o.coefficient or ORIFICE_C_DEFAULT, tailwater_ft=tw)
+        elif o.kind == "culvert":
+            dev = culvert_device(o, tw)
         else:
-            dev = RectangularWeir(o.elevation_ft, o.length_ft, o.coefficient or WEIR_C_DEFAULT)
+            dev = RectangularWeir(o.elevation_ft, o.length_ft, o.coefficient or WEIR_C_BY_TYPE[o.weir_type],
+                                  end_contractions=o.end_contractions, tailwater_ft=tw)
         name, k = o.name, 2
         while name in out or name == INFILTRATION:
             name, k = f"{o.name} ({k})", k + 1
@@ -57,17 +71,57 @@ def outlet_devices(b: Bmp) -> dict[str, object]:
     return out
 
 
+def culvert_device(o, tailwater_ft: float | None) -> Culvert:
+    """The HDS-5 culvert an outlet spec describes (defaults: typical n by material and k_e by inlet)."""
+    t = inlet_types()[o.inlet]
+    rise = o.diameter_in / 12.0 if t.shape == "circular" else o.rise_ft
+    n = o.manning_n or CULVERT_N_DEFAULT["corrugated metal" if o.inlet.startswith("cmp_") else "concrete"]
+    ke = o.entrance_loss if o.entrance_loss is not None else CULVERT_KE_DEFAULT[o.inlet]
+    return Culvert(o.elevation_ft, o.outlet_invert_ft, o.length_ft, rise, inlet=o.inlet, span_ft=o.span_ft,
+                   manning_n=n, entrance_loss=ke, tailwater_ft=tailwater_ft, barrels=o.barrels)
+
+
+def _culvert_row(o, dev: Culvert) -> dict:
+    t = dev.coefficients
+    size = (f"{o.diameter_in:g} in" if t.shape == "circular" else f"{o.span_ft:g} × {o.rise_ft:g} ft box")
+    size = (f"{o.barrels} × " if o.barrels > 1 else "") + size + (
+        f", {o.length_ft:g} ft long, outlet invert {o.outlet_invert_ft:g} ft (S = {dev.slope:.4f}), n {dev.manning_n:g}")
+    unsub = ("HW/D = Hc/D + K (Q/AD^0.5)^M + ks S" if t.form == 1 else "HW/D = K (Q/AD^0.5)^M")
+    eq = (f"FHWA HDS-5 (2012): inlet control, App. A — unsubmerged (Q/AD^0.5 ≤ 3.5) {unsub} (Eq. A.{t.form}), "
+          f"submerged (≥ 4.0) HW/D = c (Q/AD^0.5)² + Y + ks S (Eq. A.3), straight line between; Table A.1 "
+          f"{t.description}: K {t.k:g}, M {t.m:g}, c {t.c:g}, Y {t.y:g}, ks {t.ks:g}. "
+          f"Outlet control, ch. 3: H = (1 + ke + 29 n² L / R^1.33) V²/2g, ke {dev.entrance_loss:g}; "
+          "HW = max(TW, (dc + D)/2) + H − L S (used from HW ≥ 0.75 D, or where the tailwater sets it). "
+          "The higher headwater governs; Q solved at each stage")
+    return {"size": size, "equation": eq, "coefficient": None, "coefficient_default": False,
+            "manning_n_default": o.manning_n is None, "entrance_loss_default": o.entrance_loss is None}
+
+
 def outlet_rows(b: Bmp) -> list[dict]:
     """Each outlet with its device, size, elevation, coefficient and where it discharges."""
-    names = [n for n in outlet_devices(b) if n != INFILTRATION]
+    devs = outlet_devices(b)
+    names = [n for n in devs if n != INFILTRATION]
     rows = []
+    tw = b.tailwater_ft
     for name, o in zip(names, b.outlets):
-        rows.append({"name": name, "kind": o.kind, "elevation_ft": o.elevation_ft, "diameter_in": o.diameter_in,
-                     "length_ft": o.length_ft, "emergency": o.emergency, "to": b.to,
-                     "coefficient": o.coefficient or (ORIFICE_C_DEFAULT if o.kind == "orifice" else WEIR_C_DEFAULT),
-                     "coefficient_default": o.coefficient is None,
-                     "equation": ("Q = C A (2 g (h − D/2))^0.5, full; partly full: wetted segment" if o.kind == "orifice"
-                                  else "Q = C L H^1.5")})
+        row = {"name": name, "kind": o.kind, "elevation_ft": o.elevation_ft, "diameter_in": o.diameter_in,
+               "length_ft": o.length_ft, "emergency": o.emergency, "to": b.to,
+               "coefficient": o.coefficient or (ORIFICE_C_DEFAULT if o.kind == "orifice" else WEIR_C_BY_TYPE[o.weir_type]),
+               "coefficient_default": o.coefficient is None, "size": ""}
+        if o.kind == "orifice":
+            row["size"] = f"{o.diameter_in:g} in diameter"
+            row["equation"] = "Q = C A (2 g (h − D/2))^0.5, full; partly full: wetted segment" + (
+                "; tailwater above the centre: h = stage − TW" if tw is not None else "")
+        elif o.kind == "culvert":
+            row.update(_culvert_row(o, devs[name]))
+            row["kind"] = "culvert"
+        else:
+            label = {"sharp": "sharp-crested", "broad": "broad-crested"}.get(o.weir_type, "")
+            row["size"] = f"{o.length_ft:g} ft crest" + (f", {label}" if label else "") + (
+                f", {o.end_contractions} end contraction{'s' if o.end_contractions > 1 else ''}" if o.end_contractions else "")
+            row["equation"] = ("Q = C (L − 0.1 n H) H^1.5 (Francis)" if o.end_contractions else "Q = C L H^1.5") + (
+                "; submerged: × (1 − (H₂/H)^1.5)^0.385 (Villemonte 1947)" if tw is not None else "")
+        rows.append(row)
     if b.infiltration_rate_in_hr:
         rows.append({"name": INFILTRATION, "kind": "infiltration", "elevation_ft": b.stage_storage[0][0],
                      "rate_in_hr": b.infiltration_rate_in_hr, "area_sqft": b.bottom_area_sqft, "emergency": False,
@@ -125,8 +179,25 @@ def ssd_table(b: Bmp) -> dict:
         flows = {n: round(d.discharge_cfs(h), 3) for n, d in devs.items()}
         rows.append({"stage_ft": round(h, 3), "storage_cuft": round(ss.storage_cuft(h)), "flows_cfs": flows,
                      "total_cfs": round(sum(flows.values()), 3),
+                     "controls": {n: d.control_at(h) for n, d in devs.items() if isinstance(d, Culvert)},
                      "from_plan": h in ss.stages_ft})
-    return {"columns": list(devs), "rows": rows}
+    return {"columns": list(devs), "rows": rows, "tailwater_ft": b.tailwater_ft}
+
+
+def with_tailwater(b: Bmp, bmps: dict[str, Bmp]) -> tuple[Bmp, str]:
+    """The BMP with its tailwater elevation resolved, and the basis stated on the report ("" = free outfall).
+
+    ``tailwater_ft: downstream`` takes the level of the BMP it discharges to when the storm begins (its
+    starting stage: the permanent pool of a wet pond) and holds it for the whole storm -- the downstream
+    pond's rise during the storm is not fed back (no dynamic coupling of the two)."""
+    if b.tailwater_from == "downstream":
+        down = bmps[b.to]
+        h, _ = starting_stage(down)
+        return replace(b, tailwater_ft=h), (f"{h:g} ft: the starting level of {down.id}, which it discharges to, held "
+                                            "for the whole storm (its rise during the storm is not fed back)")
+    if b.tailwater_ft is not None:
+        return b, f"{b.tailwater_ft:g} ft as stated in the plan, held for the whole storm"
+    return b, ""
 
 
 def _above_top_mode(b: Bmp) -> str:

@@ -38,8 +38,9 @@ def assumptions_of(plan: Plan, subs: list[SubResult], bmp_rows: dict, dt: float)
         "Tc is at least 0.1 h (TR-55 minimum); sheet flow at most 300 ft; sheet flow uses the 2-year design depth "
         "as P2 unless a segment states p2_in.",
         "Routing: modified Puls (storage-indication); stage-storage linear between the plan's points; 2S/Δt + O "
-        "tabulated on 200 points per interval; free outfall (no tailwater); routing continues up to 72 h after the "
-        "inflow ends.",
+        "tabulated on 200 points per interval; free outfall unless a BMP states its tailwater (below: a fixed level, "
+        "which a submerged orifice works against on the head difference, a submerged weir by Villemonte's relation and "
+        "a culvert through outlet control, FHWA HDS-5); routing continues up to 72 h after the inflow ends.",
         "Infiltration: at the design rate over the bottom area only (no side walls), whenever water stands on the "
         "bottom; what infiltrates is that outlet's routed volume.",
         "A BMP whose water rises above the top of its stage-storage table overtops (and fails the peak and overflow "
@@ -56,7 +57,12 @@ def assumptions_of(plan: Plan, subs: list[SubResult], bmp_rows: dict, dt: float)
         if r.get("starting_basis"):
             out.append(f"{bid} starts at {r['starting_stage_ft']:g} ft ({r['starting_storage_cuft']:,} ft³): "
                        f"{r['starting_basis']}.")
+        if r.get("tailwater_basis"):
+            out.append(f"{bid} tailwater {r['tailwater_basis']}.")
         for o in r["outlets"]:
+            if o.get("manning_n_default") or o.get("entrance_loss_default"):
+                out.append(f"{bid} {o['name']}: Manning's n and/or the entrance loss k_e assumed (typical FHWA HDS-5 "
+                           "values; the plan gives none).")
             if o.get("coefficient_default"):
                 out.append(f"{bid} {o['name']}: coefficient {o['coefficient']:g} assumed (the plan gives none).")
     return out

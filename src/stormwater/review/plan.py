@@ -78,13 +78,23 @@ class Subcatchment:
 
 @dataclass(frozen=True)
 class OutletSpec:
-    kind: str  # orifice | weir
+    kind: str  # orifice | weir | culvert
     name: str
-    elevation_ft: float  # orifice invert or weir crest
-    diameter_in: float | None = None
-    length_ft: float | None = None
+    elevation_ft: float  # orifice invert, weir crest or culvert inlet invert
+    diameter_in: float | None = None   # orifice; circular culvert
+    length_ft: float | None = None     # weir crest length; culvert barrel length
     coefficient: float | None = None
     emergency: bool = False
+    weir_type: str = ""                # weir: "" (C given or 3.33), sharp (Francis, end contractions), broad
+    end_contractions: int = 0          # sharp-crested weir: 0, 1 or 2
+    # culvert (FHWA HDS-5): outlet invert, inlet (HDS-5 Table A.1 key), box rise/span, roughness, k_e, barrels
+    outlet_invert_ft: float | None = None
+    inlet: str = ""
+    rise_ft: float | None = None
+    span_ft: float | None = None
+    manning_n: float | None = None
+    entrance_loss: float | None = None
+    barrels: int = 1
 
 
 @dataclass(frozen=True)
@@ -103,6 +113,10 @@ class Bmp:
     starting_stage_ft: float | None = None
     # MassDEP TSS removal credit the applicant claims for this BMP (Handbook Vol. 1 ch. 1), in percent.
     tss_removal_pct: float | None = None
+    # Tailwater at its outlets [ft]: a fixed elevation, or "downstream" (the level of the BMP it discharges to
+    # when the storm begins); None = free outfall.
+    tailwater_ft: float | None = None
+    tailwater_from: str = ""   # "" (fixed or none) | "downstream"
 
 
 @dataclass(frozen=True)
@@ -447,23 +461,54 @@ def _subcatchment(raw: Any, path: str, phase: str) -> Subcatchment:
 
 def _outlet(raw: Any, path: str) -> OutletSpec:
     o = _Obj(raw, path, {"kind", "name", "invert_ft", "crest_ft", "diameter_in", "length_ft", "coefficient",
-                         "emergency"})
+                         "emergency", "weir_type", "end_contractions", "outlet_invert_ft", "inlet", "rise_ft",
+                         "span_ft", "manning_n", "entrance_loss", "barrels"})
     kind = o.str("kind", required=True).lower()
     if kind == "orifice":
         return OutletSpec("orifice", o.str("name") or "orifice", o.num("invert_ft", required=True),
                           diameter_in=o.num("diameter_in", required=True, positive=True, hi=240),
                           coefficient=o.num("coefficient", positive=True, hi=1), emergency=o.bool("emergency"))
     if kind == "weir":
+        wt = o.str("weir_type").lower()
+        if wt not in ("", "sharp", "broad"):
+            raise PlanError(f"{o.at('weir_type')}: must be sharp (sharp-crested) or broad (broad-crested)")
+        ends = int(o.num("end_contractions", lo=0, hi=2) or 0)
+        if ends and wt != "sharp":
+            raise PlanError(f"{o.at('end_contractions')}: end contractions are for a sharp-crested weir (weir_type: sharp)")
         return OutletSpec("weir", o.str("name") or "weir", o.num("crest_ft", required=True),
                           length_ft=o.num("length_ft", required=True, positive=True),
-                          coefficient=o.num("coefficient", positive=True, hi=4), emergency=o.bool("emergency"))
-    raise PlanError(f"{o.at('kind')}: must be orifice or weir (infiltration is the BMP's infiltration_rate_in_hr "
-                    "over its bottom_area_sqft)")
+                          coefficient=o.num("coefficient", positive=True, hi=4), emergency=o.bool("emergency"),
+                          weir_type=wt, end_contractions=ends)
+    if kind == "culvert":
+        from stormwater.engineering.culvert import inlet_types
+
+        inlet = o.str("inlet", default="concrete_square_edge_headwall").lower()
+        types = inlet_types()
+        if inlet not in types:
+            raise PlanError(f"{o.at('inlet')}: must be one of {', '.join(types)} (FHWA HDS-5 Table A.1)")
+        box = types[inlet].shape == "box"
+        dia = o.num("diameter_in", required=not box, positive=True, hi=240)
+        rise, span = o.num("rise_ft", required=box, positive=True, hi=30), o.num("span_ft", required=box, positive=True, hi=60)
+        if box and dia is not None or not box and (rise is not None or span is not None):
+            raise PlanError(f"{path}: a {types[inlet].shape} culvert takes "
+                            f"{'rise_ft and span_ft' if box else 'diameter_in'} only")
+        inv, out = o.num("invert_ft", required=True), o.num("outlet_invert_ft", required=True)
+        if out > inv:
+            raise PlanError(f"{o.at('outlet_invert_ft')}: {out:g} ft is above the inlet invert ({inv:g} ft)")
+        return OutletSpec("culvert", o.str("name") or "culvert", inv, diameter_in=dia,
+                          length_ft=o.num("length_ft", required=True, positive=True), emergency=o.bool("emergency"),
+                          outlet_invert_ft=out, inlet=inlet, rise_ft=rise, span_ft=span,
+                          manning_n=o.num("manning_n", positive=True, hi=0.2),
+                          entrance_loss=o.num("entrance_loss", lo=0, hi=2),
+                          barrels=int(o.num("barrels", positive=True, hi=20) or 1))
+    raise PlanError(f"{o.at('kind')}: must be orifice, weir or culvert (infiltration is the BMP's "
+                    "infiltration_rate_in_hr over its bottom_area_sqft)")
 
 
 def _bmp(raw: Any, path: str) -> Bmp:
     o = _Obj(raw, path, {"id", "type", "description", "to", "infiltration_rate_in_hr", "bottom_area_sqft",
-                         "stage_storage", "outlets", "treatment_storage_cuft", "starting_stage_ft", "tss_removal_pct"})
+                         "stage_storage", "outlets", "treatment_storage_cuft", "starting_stage_ft", "tss_removal_pct",
+                         "tailwater_ft"})
     rate = o.num("infiltration_rate_in_hr", positive=True, hi=100)
     bottom = o.num("bottom_area_sqft", positive=True)
     if (rate is None) != (bottom is None):
@@ -500,11 +545,18 @@ def _bmp(raw: Any, path: str) -> Bmp:
         if not ss[0][0] <= start <= ss[-1][0]:
             raise PlanError(f"{o.at('starting_stage_ft')}: {start:g} ft is outside the stage-storage table "
                             f"({ss[0][0]:g} to {ss[-1][0]:g} ft)")
+    tw_raw, tw, tw_from = o.raw.get("tailwater_ft"), None, ""
+    if isinstance(tw_raw, str) and tw_raw.strip().lower() == "downstream":
+        tw_from = "downstream"
+    elif tw_raw is not None:
+        tw = o.num("tailwater_ft")
+    if (tw is not None or tw_from) and not outlets:
+        raise PlanError(f"{o.at('tailwater_ft')}: only a BMP with outlets has a tailwater")
     return Bmp(id=o.str("id", required=True), type=o.str("type", required=True), to=o.str("to", required=True),
                description=o.str("description"), infiltration_rate_in_hr=rate, bottom_area_sqft=bottom,
                stage_storage=tuple(ss), outlets=outlets,
                treatment_storage_cuft=o.num("treatment_storage_cuft", positive=True), starting_stage_ft=start,
-               tss_removal_pct=o.num("tss_removal_pct", lo=0, hi=100))
+               tss_removal_pct=o.num("tss_removal_pct", lo=0, hi=100), tailwater_ft=tw, tailwater_from=tw_from)
 
 
 def _rainfall(raw: Any) -> Rainfall:
@@ -671,6 +723,9 @@ def plan_from_dict(data: dict) -> Plan:
             raise PlanError(f"bmps[{i}].to: {b.to!r} is neither a design point nor a BMP")
         if b.to == b.id:
             raise PlanError(f"bmps[{i}].to: a BMP cannot discharge to itself")
+        if b.tailwater_from == "downstream" and (b.to not in bmp_ids or not next(x for x in bmps if x.id == b.to).stage_storage):
+            raise PlanError(f"bmps[{i}].tailwater_ft: downstream needs a routed BMP downstream ({b.to!r} is not one); "
+                            "give the tailwater elevation instead")
     # BMP chains must end at a design point (no loops).
     nxt = {b.id: b.to for b in bmps}
     for b in bmps:

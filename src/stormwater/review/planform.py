@@ -22,7 +22,10 @@ MAX_ROWS = 200  # per list: a hand-made POST cannot make the page build millions
 HSG_CHOICES = [("", "—"), ("A", "A"), ("B", "B"), ("C", "C"), ("D", "D")]
 YES_NO_NA = [("", "— not stated —"), ("yes", "yes"), ("no", "no"), ("n/a", "n/a")]
 FLOW_CHOICES = [("sheet", "sheet flow"), ("shallow", "shallow concentrated"), ("channel", "channel")]
-KIND_CHOICES = [("orifice", "orifice"), ("weir", "weir")]
+KIND_CHOICES = [("orifice", "orifice"), ("weir", "weir"), ("culvert", "culvert (FHWA HDS-5)")]
+WEIR_TYPE_CHOICES = [("", "C as given (3.33)"), ("sharp", "sharp-crested"), ("broad", "broad-crested")]
+WEIR_ONLY = ("weir_type", "end_contractions")
+CULVERT_ONLY = ("outlet_invert_ft", "inlet", "rise_ft", "span_ft", "manning_n", "entrance_loss", "barrels")
 METHOD_CHOICES = [("weighted_cn", "one area-weighted CN"), ("separate", "pervious and impervious separately")]
 STORMS = ("2", "10", "100")
 
@@ -176,6 +179,12 @@ def _blank(x: Any) -> bool:
     return x in (None, "", False)
 
 
+def _inlet_choices() -> list[tuple[str, str]]:
+    from stormwater.engineering.culvert import inlet_types
+
+    return [("", "—")] + [(k, f"{t.shape}, {t.description}") for k, t in inlet_types().items()]
+
+
 def _clean(d: dict, *, drop: tuple[str, ...] = ()) -> dict:
     return {k: v for k, v in d.items() if k not in drop and v not in (None, "") and not (isinstance(v, bool) and not v)}
 
@@ -239,11 +248,13 @@ def plan_dict_from_state(state: dict) -> dict:
             x = _clean(o)
             elev = x.pop("elevation", None)
             if elev is not None:
-                x["invert_ft" if x.get("kind") == "orifice" else "crest_ft"] = elev
+                x["crest_ft" if x.get("kind") == "weir" else "invert_ft"] = elev
             if x.get("kind") == "orifice":
                 x.pop("length_ft", None)
-            else:
+            elif x.get("kind") == "weir":
                 x.pop("diameter_in", None)
+            for k in (WEIR_ONLY if x.get("kind") != "weir" else ()) + (CULVERT_ONLY if x.get("kind") != "culvert" else ()):
+                x.pop(k, None)
             outlets.append(x)
         if outlets:
             bmp["outlets"] = outlets
@@ -415,6 +426,8 @@ def layout(state: dict, errors: dict[str, str], *, cover_choices: list[tuple[str
                   f(f"{p}.bottom_area_sqft", "Bottom area (ft²)", widget=num),
                   f(f"{p}.starting_stage_ft", "Starting water level (ft)", widget=num,
                     help="Leave blank: empty if it infiltrates, else full to its lowest outlet."),
+                  f(f"{p}.tailwater_ft", "Tailwater (ft), or downstream",
+                    help="Leave blank for a free outfall; 'downstream': the starting level of the BMP it flows to."),
                   f(f"{p}.tss_removal_pct", "MassDEP TSS credit claimed (%)", widget=num),
                   f(f"{p}.treatment_storage_cuft", "Treatment storage (ft³), if not from the table", widget=num)]
         ss = [{"path": f"{p}.stage_storage[{j}]", "id": _fid(f"{p}.stage_storage[{j}]"), "error": L.group_error(f"{p}.stage_storage[{j}]"), "fields": [
@@ -426,9 +439,19 @@ def layout(state: dict, errors: dict[str, str], *, cover_choices: list[tuple[str
             f(f"{p}.outlets[{j}].name", "Name", hide_label=True),
             f(f"{p}.outlets[{j}].elevation", "Invert or crest (ft)", widget=num, hide_label=True),
             f(f"{p}.outlets[{j}].diameter_in", "Diameter (in)", widget=num, hide_label=True),
-            f(f"{p}.outlets[{j}].length_ft", "Crest length (ft)", widget=num, hide_label=True),
+            f(f"{p}.outlets[{j}].length_ft", "Crest or barrel length (ft)", widget=num, hide_label=True),
             f(f"{p}.outlets[{j}].coefficient", "Coefficient", widget=num, hide_label=True),
-            f(f"{p}.outlets[{j}].emergency", "Emergency", widget="checkbox", hide_label=True)]}
+            f(f"{p}.outlets[{j}].emergency", "Emergency", widget="checkbox", hide_label=True),
+            f(f"{p}.outlets[{j}].weir_type", "Weir type", widget="select", choices=WEIR_TYPE_CHOICES, hide_label=True),
+            f(f"{p}.outlets[{j}].end_contractions", "End contractions (0-2)", widget=num, hide_label=True),
+            f(f"{p}.outlets[{j}].outlet_invert_ft", "Culvert outlet invert (ft)", widget=num, hide_label=True),
+            f(f"{p}.outlets[{j}].inlet", "Culvert inlet (HDS-5 Table A.1)", widget="select", choices=_inlet_choices(),
+              hide_label=True),
+            f(f"{p}.outlets[{j}].rise_ft", "Box rise (ft)", widget=num, hide_label=True),
+            f(f"{p}.outlets[{j}].span_ft", "Box span (ft)", widget=num, hide_label=True),
+            f(f"{p}.outlets[{j}].manning_n", "Manning n", widget=num, hide_label=True),
+            f(f"{p}.outlets[{j}].entrance_loss", "Entrance loss k_e", widget=num, hide_label=True),
+            f(f"{p}.outlets[{j}].barrels", "Barrels", widget=num, hide_label=True)]}
             for j in range(len(b.get("outlets") or []))]
         bmps.append({"path": p, "id": _fid(p), "ss_id": _fid(f"{p}.stage_storage"), "fields": fields, "stage_storage": ss, "outlets": outs, "error": L.group_error(p),
                      "ss_error": L.group_error(f"{p}.stage_storage")})

@@ -63,9 +63,10 @@ def report_view(results: dict, *, plot_src: Callable[[str, str], str] | None) ->
 
         ssd = b.get("ssd")
         bmps.append({**b, "storm_list": [(y, st[y]) for y in storms if y in st],
-                     "ssd_rows": [{**row, "flow_list": [row["flows_cfs"].get(c) for c in ssd["columns"]]}
+                     "ssd_rows": [{**row, "flow_list": [_flow_cell(row, c) for c in ssd["columns"]]}
                                   for row in ssd["rows"]] if ssd else [],
                      "ssd_columns": ssd["columns"] if ssd else [],
+                     "has_culvert": any(o.get("kind") == "culvert" for o in b.get("outlets", [])),
                      "removal_list": list(b.get("removal", {}).items()),
                      "plots": plots(f"bmp:{b['id']}", f"BMP {b['id']}", peaks)})
     dps = []
@@ -80,3 +81,9 @@ def report_view(results: dict, *, plot_src: Callable[[str, str], str] | None) ->
     return {"checklist": checklist, "subs": subs, "bmps": bmps, "dps": dps,
             "diagram_pre": network_svg(net, "pre") if net else "",
             "diagram_post": network_svg(net, "post") if net else ""}
+
+
+def _flow_cell(row: dict, col: str) -> str | float | None:
+    """An outlet's flow in the stage-storage-discharge table; a culvert's with the control that governs."""
+    q, ctl = row["flows_cfs"].get(col), (row.get("controls") or {}).get(col)
+    return f"{q} ({ctl})" if ctl else q
