@@ -73,9 +73,10 @@ def field_today(request):
     start, start_name = _start(request)
     stops = field.day_route(visits, start=start)
     forms = sorted({reverse("field_report", args=[v.project.case.number]) + v.form_query for v in visits})
-    return _field_headers(render(request, "construction/field/today.html", {
+    base = _base_url()
+    return _field_headers(render(request, "construction/field/today.html", {"base_url": base,
         "stops": stops, "visits": visits, "now": timezone.localtime(now), "start": start, "start_name": start_name,
-        "points": _points(stops, start, start_name), "offline_urls": forms, "mode": "today"}))
+        "points": _points(stops, start, start_name), "offline_urls": forms + ([base] if base else []), "mode": "today"}))
 
 
 @require_perm(Perm.INSPECTION_FILE)
@@ -89,11 +90,31 @@ def field_week(request):
         days.setdefault(key, []).append(v)
     stops = field.day_route(visits, start=None)
     forms = sorted({reverse("field_report", args=[v.project.case.number]) + v.form_query for v in visits})
-    return _field_headers(render(request, "construction/field/week.html", {
+    base = _base_url()
+    return _field_headers(render(request, "construction/field/week.html", {"base_url": base,
         "days": list(days.items()), "now": timezone.localtime(now), "mode": "week",
         "points": [{"lat": s.position[0], "lon": s.position[1], "name": s.project.permit.site_address,
                     "cat": "overdue" if s.overdue else "due this week"} for s in stops if s.position is not None],
-        "offline_urls": forms, "end": timezone.localdate(now) + timedelta(days=6)}))
+        "positions": {s.project.pk: s.position for s in stops if s.position is not None},
+        "offline_urls": forms + ([base] if base else []), "end": timezone.localdate(now) + timedelta(days=6)}))
+
+
+@require_perm(Perm.INSPECTION_FILE)
+def field_base(request):
+    """The base of the field maps when the town sets no tile server (issue 30): the town's own parcel outlines
+    around the person's sites, GeoJSON (WGS 84) from this origin, under /field/ so the service worker keeps it."""
+    from stormwater.gis.selectors import base_geojson
+
+    resp = JsonResponse(base_geojson(around=field.field_positions(request.user)))
+    resp["Cache-Control"] = "private, no-cache"
+    return resp
+
+
+def _base_url() -> str:
+    """The base map's URL when the field maps draw the town's own layers ("" when a tile server is set)."""
+    from stormwater.townconfig import map_tiles
+
+    return "" if map_tiles()[0] else reverse("field_base")
 
 
 @require_perm(Perm.INSPECTION_FILE)

@@ -45,6 +45,7 @@ urlpatterns = [
     path("field/", fieldviews.field_home, name="field_home"),
     path("field/today/", fieldviews.field_today, name="field_today"),
     path("field/week/", fieldviews.field_week, name="field_week"),
+    path("field/base.geojson", fieldviews.field_base, name="field_base"),
     path("field/outbox/", fieldviews.field_outbox, name="field_outbox"),
     path("field/reports/", fieldviews.field_report_submit, name="field_report_submit"),
     path("field/sw.js", fieldviews.field_service_worker, name="field_service_worker"),

@@ -513,8 +513,17 @@
     });
   }
 
+  /* ---------------------------------------------------------------- directions (issue 30) */
+  function directions() {
+    // an iPhone or iPad has no geo: handler: its Maps app opens from maps.apple.com (the server gives both)
+    var ios = /iPhone|iPad|iPod/.test(navigator.userAgent) || (navigator.platform === "MacIntel" && navigator.maxTouchPoints > 1);
+    if (!ios) { return; }
+    $all("a.directions[data-apple]").forEach(function (a) { a.setAttribute("href", a.getAttribute("data-apple")); });
+  }
+
   function start() {
     var form = $("#report-form");
+    directions();
     if (form) { reportForm(form); }
     geolocation();
     offline();
