@@ -23,7 +23,7 @@ from stormwater.townconfig import town_config
 from stormwater.web.postdata import record_id, refilled
 
 from . import field, reportform, reporting, selectors
-from .models import InspectionKind
+from .models import ControlKind, InspectionKind
 
 FIELD_PERMISSIONS = "geolocation=(self), camera=(self), microphone=()"  # the phone's position and camera
 ERR_FROM = "The starting position must be “latitude,longitude” in degrees."
@@ -76,7 +76,7 @@ def field_today(request):
     base = _base_url()
     return _field_headers(render(request, "construction/field/today.html", {"base_url": base,
         "stops": stops, "visits": visits, "now": timezone.localtime(now), "start": start, "start_name": start_name,
-        "points": _points(stops, start, start_name), "offline_urls": forms + ([base] if base else []), "mode": "today"}))
+        "control_kinds": ControlKind.choices, "points": _points(stops, start, start_name), "offline_urls": forms + ([base] if base else []), "mode": "today"}))
 
 
 @require_perm(Perm.INSPECTION_FILE)
@@ -284,6 +284,28 @@ def construction_controls(request, number: str):
     return act(request, lambda: reporting.site_control_add(
         project=p, kind=f.get("kind", ""), name=f.get("name", ""), location=f.get("location", ""),
         acting_user=request.user), "Control added to the checklist.", to)
+
+
+@require_POST
+@require_perm(Perm.INSPECT)
+def field_site_add(request, number: str):
+    """A control (CGP 2022 Part 2) or a BMP found on the site, added from the inspector's day (issue 30); back to
+    the field page it was added from."""
+    from stormwater.web.postdata import act
+
+    from .fieldsite import site_bmp_add
+
+    p = selectors.project_get_for_user(user=request.user, number=number)
+    f = request.POST
+    to = f.get("next") if f.get("next", "").startswith("/field/") else reverse("field_today")
+    if f.get("what") == "bmp":
+        return act(request, lambda: site_bmp_add(
+            project=p, name=f.get("name", ""), source_type=f.get("source_type", ""), latitude=f.get("latitude"),
+            longitude=f.get("longitude"), acting_user=request.user),
+            "BMP added to the site's stewardship file: a row of the engineer's inspections from now on.", to)
+    return act(request, lambda: reporting.site_control_add(
+        project=p, kind=f.get("kind", ""), name=f.get("name", ""), location=f.get("location", ""),
+        acting_user=request.user), "Control added: a row of every erosion-control report from now on.", to)
 
 
 @require_POST

@@ -51,6 +51,7 @@ urlpatterns = [
     path("field/sw.js", fieldviews.field_service_worker, name="field_service_worker"),
     path("field/manifest.webmanifest", fieldviews.field_manifest, name="field_manifest"),
     path("field/<str:number>/report/", fieldviews.field_report, name="field_report"),
+    path("field/<str:number>/site/", fieldviews.field_site_add, name="field_site_add"),
     path("api/construction/", api.api_construction_list, name="api_construction_list"),
     path("api/construction/<str:number>/", api.api_construction_detail, name="api_construction_detail"),
 ]
