@@ -58,6 +58,7 @@ def test_the_directors_settings_page_says_how_to_set_the_start_and_the_base_map(
     html = client_for(personas["director"]).get("/settings/").content.decode()
     assert "field_start_name" in html and "field_start_latitude" in html and "not set" in html
     assert "map_tile_url" in html and "the town's own parcel outlines" in html
+    assert 'href="/settings/"' in html  # in the Director's menu (Admin)
     town_toml(field_start_name="DPW yard", field_start_latitude=42.07, field_start_longitude=-72.54,
               map_tile_url="https://gis.longmeadow.example/tiles/{z}/{x}/{y}.png")
     html = client_for(personas["director"]).get("/settings/").content.decode()
