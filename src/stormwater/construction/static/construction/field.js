@@ -496,8 +496,9 @@
         return put("outbox", rec);
       }).then(function () {
         if (smaller) {
-          say((smaller === 1 ? "1 photo was" : smaller + " photos were") + " made smaller for the weak connection " +
-              "(longest side " + PHOTO_MAX_PX + " px); the time and position in them are kept.");
+          smaller = " " + (smaller === 1 ? "1 photo was" : smaller + " photos were") + " made smaller for the weak " +
+                    "connection (longest side " + PHOTO_MAX_PX + " px); the time and position in them are kept.";
+          say(smaller.trim());
         }
         if (!navigator.onLine) { return null; }
         return flush().then(function () { return getOne("outbox", rec.key); });  // the one sender (one at a time)
@@ -518,8 +519,9 @@
         $all(".previews", form).forEach(function (b) { b.textContent = ""; });
         var box = $("#form-errors");
         box.hidden = true;
-        say(left && left.status === "signin" ? "Saved on this phone. " + left.message
-                                              : "Saved on this phone: it will be sent when the connection returns.");
+        say((left && left.status === "signin" ? "Saved on this phone. " + left.message
+                                               : "Saved on this phone: it will be sent when the connection returns.") +
+            (smaller || ""));
         var st = $("#offline-status");
         if (st) { st.setAttribute("tabindex", "-1"); st.focus(); }
         return render();
