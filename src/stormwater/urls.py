@@ -20,6 +20,8 @@ urlpatterns = [
     path("case-numbers/", page_views.case_numbers, name="case_numbers"),
     path("map/", page_views.town_map, name="town_map"),
     path("map/features.json", page_views.town_map_features, name="town_map_features"),
+    # The Director's settings page (issue 30): what town.toml sets for the field pages, and how to change it.
+    path("settings/", page_views.town_settings, name="town_settings"),
     # Sign-in (throttled; two-factor for staff), one's account, password reset, the Director's users page
     # (stormwater.accounts, issue 14): spread in, flat checked URLPatterns.
     *accounts_urlpatterns,

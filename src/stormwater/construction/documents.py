@@ -41,7 +41,11 @@ def _stored(field) -> bytes:
 
 def inspection_report_pdf(inspection) -> bytes:
     """The written report (§ 380-16 C(4)(f)[1]) with its checklist rows, every photo (downsized to PDF_PX, with
-    the EXIF time and position) under the row it belongs to, and the signature."""
+    its caption and the EXIF time and position) under the row it belongs to, and the signature."""
+    return render_pdf("construction/pdf/inspection_report.html", inspection_report_context(inspection))
+
+
+def inspection_report_context(inspection) -> dict:
     from django.utils import timezone
 
     p = inspection.project
@@ -50,10 +54,10 @@ def inspection_report_pdf(inspection) -> bytes:
     signature = None
     if inspection.signature_document_id:
         signature = _data_uri("image/png", _stored(inspection.signature_document.file))
-    return render_pdf("construction/pdf/inspection_report.html", {
+    return {
         **_base(p), "i": inspection, "on": timezone.localtime(inspection.inspected_at).date(),
         "punch": list(inspection.punch_items.all()), "rows": rows,
-        "general_photos": [x for x in photos if x[0].row_id is None], "signature": signature})
+        "general_photos": [x for x in photos if x[0].row_id is None], "signature": signature}
 
 
 def stop_work_pdf(order) -> bytes:

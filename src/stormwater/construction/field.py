@@ -163,6 +163,12 @@ def week_visits(*, user, now: datetime | None = None, days: int = 7) -> list[Vis
     return sorted(out, key=_sort_key)
 
 
+def field_positions(user) -> list[tuple[float, float]]:
+    """(lat, lon) of every site the person has in the field (the base map around them is kept on the phone)."""
+    return list(site_positions(list(projects_for_user(user).filter(certificate_on__isnull=True)
+                                    .exclude(case__status=wf.Status.COMPLETED))).values())
+
+
 def site_positions(projects) -> dict[int, tuple[float, float]]:
     """(lat, lon) of each project: its own position, else the centroid of its permit's first parcel with a shape
     in the latest survey (GIS, EPSG:2249 → WGS84). Projects with neither are left out."""

@@ -25,7 +25,7 @@ from stormwater.web.postdata import record_id, refilled
 
 from . import field, reportform, reporting, selectors
 from . import workflow as wf
-from .models import InspectionKind
+from .models import ControlKind, InspectionKind
 
 FIELD_PERMISSIONS = "geolocation=(self), camera=(self), microphone=()"  # the phone's position and camera
 ERR_FROM = "The starting position must be “latitude,longitude” in degrees."
@@ -75,9 +75,10 @@ def field_today(request):
     start, start_name = _start(request)
     stops = field.day_route(visits, start=start)
     forms = sorted({reverse("field_report", args=[v.project.case.number]) + v.form_query for v in visits})
-    return _field_headers(render(request, "construction/field/today.html", {
+    base = _base_url()
+    return _field_headers(render(request, "construction/field/today.html", {"base_url": base,
         "stops": stops, "visits": visits, "now": timezone.localtime(now), "start": start, "start_name": start_name,
-        "points": _points(stops, start, start_name), "offline_urls": forms, "mode": "today"}))
+        "control_kinds": ControlKind.choices, "points": _points(stops, start, start_name), "offline_urls": forms + ([base] if base else []), "mode": "today"}))
 
 
 @require_perm(Perm.INSPECTION_FILE)
@@ -91,11 +92,31 @@ def field_week(request):
         days.setdefault(key, []).append(v)
     stops = field.day_route(visits, start=None)
     forms = sorted({reverse("field_report", args=[v.project.case.number]) + v.form_query for v in visits})
-    return _field_headers(render(request, "construction/field/week.html", {
+    base = _base_url()
+    return _field_headers(render(request, "construction/field/week.html", {"base_url": base,
         "days": list(days.items()), "now": timezone.localtime(now), "mode": "week",
         "points": [{"lat": s.position[0], "lon": s.position[1], "name": s.project.permit.site_address,
                     "cat": "overdue" if s.overdue else "due this week"} for s in stops if s.position is not None],
-        "offline_urls": forms, "end": timezone.localdate(now) + timedelta(days=6)}))
+        "positions": {s.project.pk: s.position for s in stops if s.position is not None},
+        "offline_urls": forms + ([base] if base else []), "end": timezone.localdate(now) + timedelta(days=6)}))
+
+
+@require_perm(Perm.INSPECTION_FILE)
+def field_base(request):
+    """The base of the field maps when the town sets no tile server (issue 30): the town's own parcel outlines
+    around the person's sites, GeoJSON (WGS 84) from this origin, under /field/ so the service worker keeps it."""
+    from stormwater.gis.selectors import base_geojson
+
+    resp = JsonResponse(base_geojson(around=field.field_positions(request.user)))
+    resp["Cache-Control"] = "private, no-cache"
+    return resp
+
+
+def _base_url() -> str:
+    """The base map's URL when the field maps draw the town's own layers ("" when a tile server is set)."""
+    from stormwater.townconfig import map_tiles
+
+    return "" if map_tiles()[0] else reverse("field_base")
 
 
 @require_perm(Perm.INSPECTION_FILE)
@@ -304,6 +325,28 @@ def construction_controls(request, number: str):
     return act(request, lambda: reporting.site_control_add(
         project=p, kind=f.get("kind", ""), name=f.get("name", ""), location=f.get("location", ""),
         acting_user=request.user), "Control added to the checklist.", to)
+
+
+@require_POST
+@require_perm(Perm.INSPECT)
+def field_site_add(request, number: str):
+    """A control (CGP 2022 Part 2) or a BMP found on the site, added from the inspector's day (issue 30); back to
+    the field page it was added from."""
+    from stormwater.web.postdata import act
+
+    from .fieldsite import site_bmp_add
+
+    p = selectors.project_get_for_user(user=request.user, number=number)
+    f = request.POST
+    to = f.get("next") if f.get("next", "").startswith("/field/") else reverse("field_today")
+    if f.get("what") == "bmp":
+        return act(request, lambda: site_bmp_add(
+            project=p, name=f.get("name", ""), source_type=f.get("source_type", ""), latitude=f.get("latitude"),
+            longitude=f.get("longitude"), acting_user=request.user),
+            "BMP added to the site's stewardship file: a row of the engineer's inspections from now on.", to)
+    return act(request, lambda: reporting.site_control_add(
+        project=p, kind=f.get("kind", ""), name=f.get("name", ""), location=f.get("location", ""),
+        acting_user=request.user), "Control added: a row of every erosion-control report from now on.", to)
 
 
 @require_POST

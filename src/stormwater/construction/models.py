@@ -243,6 +243,7 @@ class InspectionPhoto(models.Model):
     taken_at = models.DateTimeField(null=True, blank=True, help_text="EXIF DateTimeOriginal")
     latitude = models.FloatField(null=True, blank=True, help_text="EXIF GPS, WGS84")
     longitude = models.FloatField(null=True, blank=True, help_text="EXIF GPS, WGS84")
+    caption = models.CharField(max_length=300, blank=True, help_text="typed by the inspector under the photo")
 
     class Meta:
         ordering = ["id"]

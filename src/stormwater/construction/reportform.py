@@ -73,6 +73,15 @@ def _row_ref(ref: str) -> tuple[int | None, int | None]:
     return (n, None) if kind == "c" else (None, n) if kind == "b" else (None, None)
 
 
+def _photos(post, files, name: str) -> tuple[tuple, tuple[str, ...]]:
+    """The photos posted under ``name`` and their captions (``name-caption``, one per photo in the same order, as
+    the phone's form sends them; issue 30); an empty file input sends an empty file, left out with its caption."""
+    captions = post.getlist(f"{name}-caption") if hasattr(post, "getlist") else []
+    pairs = [(f, captions[n] if n < len(captions) else "") for n, f in enumerate(files.getlist(name))]
+    kept = [(f, c) for f, c in pairs if f.size]
+    return tuple(f for f, _ in kept), tuple(c for _, c in kept)
+
+
 def report_from_post(post, files) -> ReportInput:
     """A posted report form as ``ReportInput``. Sections hidden for the chosen type are not sent (disabled)."""
     f = post
@@ -87,9 +96,10 @@ def report_from_post(post, files) -> ReportInput:
         if ref is None:
             continue  # a row of a hidden section (disabled, not sent)
         control_id, bmp_id = _row_ref(ref)
+        photos, captions = _photos(f, files, f"row-{i}-photos")
         rows.append(RowInput(condition=f.get(f"row-{i}-condition", ""), control_id=control_id, bmp_id=bmp_id,
-                             note=f.get(f"row-{i}-note", ""),
-                             photos=tuple(x for x in files.getlist(f"row-{i}-photos") if x.size)))
+                             note=f.get(f"row-{i}-note", ""), photos=photos, captions=captions))
+    photos, captions = _photos(f, files, "photos")
     signature = None
     method = f.get("signature_method", "")
     if method == SignatureMethod.DRAWN and files.get("signature_png"):
@@ -111,7 +121,7 @@ def report_from_post(post, files) -> ReportInput:
         storm_evaluation_rain_in=_inches(f.get("storm_rain_in"), "storm rainfall", "storm_rain_in") if shown["final"] else None,
         storm_id=_int(f.get("storm_id")) if shown["storm"] else None,
         punch_list=tuple(x for x in f.get("punch_list", "").splitlines() if x.strip()) if shown["punch"] else (),
-        rows=tuple(rows), photos=tuple(x for x in files.getlist("photos") if x.size),
+        rows=tuple(rows), photos=photos, photo_captions=captions,
         signature=signature, client_key=(f.get("client_key") or "").strip()[:64] or None,
         unsafe_conditions=f.get("unsafe_conditions", "") if shown["controls"] else "",
         unsafe_locations=f.get("unsafe_locations", "") if shown["controls"] else "")

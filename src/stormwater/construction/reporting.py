@@ -48,6 +48,8 @@ ERR_ROW_NOTE = "“{label}” {condition}: say what is wrong and what must be do
 ERR_ROW_FAILED = ("A failed control is a failure to comply with the approved plan: choose “Violations” as the "
                   "evaluation and give the steps to correct them (§ 380-16 C(4)(f)[1][g]–[h]). Failed: {items}.")
 ERR_TOO_MANY_PHOTOS = "{n} photos: a report takes at most {max}."
+MAX_CAPTION = 300  # InspectionPhoto.caption
+ERR_CAPTION = "The caption of “{name}” is longer than {max} characters: shorten it."
 ERR_SIGNATURE = "Sign the report on the screen, or type your name to attest it."
 ERR_SIGNATURE_NAME = "Type your name to attest the report."
 ERR_ATTEST = "Tick “I attest that this report is true and complete” with your typed name, or sign on the screen."
@@ -117,6 +119,7 @@ class RowInput:
     bmp_id: int | None = None
     note: str = ""
     photos: tuple = ()
+    captions: tuple[str, ...] = ()  # the caption of each photo, in order ("" = none; issue 30)
 
 
 @dataclass
@@ -155,6 +158,7 @@ class ReportInput:
     punch_list: tuple[str, ...] = ()
     rows: tuple[RowInput, ...] = ()
     photos: tuple = ()
+    photo_captions: tuple[str, ...] = ()  # the caption of each of ``photos``, in order (issue 30)
     signature: SignatureInput | None = None
     client_key: str | None = None
     unsafe_conditions: str = ""   # CGP 2022 Part 4.5: what made a part of the site unsafe to inspect
@@ -225,20 +229,25 @@ def _check_unsafe(report: ReportInput) -> None:
         raise ConstructionError(ERR_UNSAFE, field="unsafe_conditions" if not said[0] else "unsafe_locations")
 
 
-def _checked_photos(uploads) -> list:
-    """(upload, PhotoFacts) for each photo; a file that is not a readable JPEG/PNG is refused by name."""
+def _checked_photos(uploads, captions=()) -> list:
+    """(upload, PhotoFacts, caption) for each photo; a file that is not a readable JPEG/PNG, or a caption longer
+    than the field, is refused by the photo's name."""
     from .photos import PhotoError, photo_facts
 
     out = []
-    for up in uploads:
+    for n, up in enumerate(uploads):
+        name = getattr(up, "name", "photo")
+        caption = (captions[n] if n < len(captions) else "").strip()
+        if len(caption) > MAX_CAPTION:
+            raise ConstructionError(ERR_CAPTION.format(name=name, max=MAX_CAPTION))
         try:
-            out.append((up, photo_facts(_read(up), getattr(up, "name", "photo"))))
+            out.append((up, photo_facts(_read(up), name), caption))
         except PhotoError as e:
             raise ConstructionError(str(e)) from None
     return out
 
 
-def _photo_keep(*, p, insp, row, upload, facts, acting_user) -> InspectionPhoto:
+def _photo_keep(*, p, insp, row, upload, facts, caption="", acting_user) -> InspectionPhoto:
     from django.core.files.base import ContentFile
 
     from stormwater.web.filetypes import PHOTO_TYPES
@@ -256,7 +265,7 @@ def _photo_keep(*, p, insp, row, upload, facts, acting_user) -> InspectionPhoto:
     if taken is not None and timezone.is_naive(taken):
         taken = timezone.make_aware(taken)  # the camera's clock is local time (America/New_York)
     photo = InspectionPhoto(inspection=insp, row=row, document=doc, width=facts.width, height=facts.height,
-                            taken_at=taken, latitude=facts.latitude, longitude=facts.longitude)
+                            taken_at=taken, latitude=facts.latitude, longitude=facts.longitude, caption=caption)
     photo.thumbnail.save(f"{doc.pk}.jpg", ContentFile(thumbnail_jpeg(_read(upload))), save=False)
     photo.save()
     return photo
@@ -339,8 +348,8 @@ def inspection_report_file(*, project: ConstructionProject, report: ReportInput,
     n_photos = len(report.photos) + sum(len(r.photos) for r in report.rows)
     if n_photos > MAX_PHOTOS:
         raise ConstructionError(ERR_TOO_MANY_PHOTOS.format(n=n_photos, max=MAX_PHOTOS))
-    report_photos = _checked_photos(report.photos)
-    row_photos = [_checked_photos(r.photos) for r, *_ in rows]
+    report_photos = _checked_photos(report.photos, report.photo_captions)
+    row_photos = [_checked_photos(r.photos, r.captions) for r, *_ in rows]
     sig = report.signature
     if sig is None and signature_required:
         raise ConstructionError(ERR_SIGNATURE, field="signature_method")
@@ -374,10 +383,10 @@ def inspection_report_file(*, project: ConstructionProject, report: ReportInput,
     for (r, label, control, bmp), photos in zip(rows, row_photos):
         row = ChecklistRow.objects.create(inspection=insp, control=control, bmp=bmp, label=label[:300],
                                           condition=r.condition, note=r.note.strip())
-        for upload, facts in photos:
-            _photo_keep(p=p, insp=insp, row=row, upload=upload, facts=facts, acting_user=acting_user)
-    for upload, facts in report_photos:
-        _photo_keep(p=p, insp=insp, row=None, upload=upload, facts=facts, acting_user=acting_user)
+        for upload, facts, caption in photos:
+            _photo_keep(p=p, insp=insp, row=row, upload=upload, facts=facts, caption=caption, acting_user=acting_user)
+    for upload, facts, caption in report_photos:
+        _photo_keep(p=p, insp=insp, row=None, upload=upload, facts=facts, caption=caption, acting_user=acting_user)
     if sig is not None and sig.method == SignatureMethod.DRAWN:
         from stormwater.web.filetypes import PHOTO_PNG
         from stormwater.cases.services import DocumentError, case_document_add

@@ -47,11 +47,13 @@ urlpatterns = [
     path("field/", fieldviews.field_home, name="field_home"),
     path("field/today/", fieldviews.field_today, name="field_today"),
     path("field/week/", fieldviews.field_week, name="field_week"),
+    path("field/base.geojson", fieldviews.field_base, name="field_base"),
     path("field/outbox/", fieldviews.field_outbox, name="field_outbox"),
     path("field/reports/", fieldviews.field_report_submit, name="field_report_submit"),
     path("field/sw.js", fieldviews.field_service_worker, name="field_service_worker"),
     path("field/manifest.webmanifest", fieldviews.field_manifest, name="field_manifest"),
     path("field/<str:number>/report/", fieldviews.field_report, name="field_report"),
+    path("field/<str:number>/site/", fieldviews.field_site_add, name="field_site_add"),
     path("api/construction/", api.api_construction_list, name="api_construction_list"),
     path("api/construction/<str:number>/", api.api_construction_detail, name="api_construction_detail"),
 ]

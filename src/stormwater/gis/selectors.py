@@ -508,3 +508,36 @@ def upload_sources(gi: GisImport) -> list[dict]:
             out.append({"source": name, "layer": "", "geometry_type": None, "fields": [], "crs": None,
                         "features": 0, "error": paths_hidden(str(e))})
     return out
+
+
+BASE_MARGIN_FT = 2000.0   # the base around the inspector's sites reaches this far beyond them [ft] (≈ 600 m)
+BASE_LIMIT = 5000         # at most this many parcel outlines (a phone draws them all; the JSON stays under ~2 MB)
+BASE_SIMPLIFY_FT = 1.0    # outlines simplified to 1 ft: invisible at street zoom, a smaller download
+
+
+def base_geojson(*, around: list[tuple[float, float]], margin_ft: float = BASE_MARGIN_FT,
+                 limit: int = BASE_LIMIT) -> dict:
+    """The town's own parcel outlines (the latest shape of each parcel) within ``margin_ft`` of the box around the
+    ``around`` positions (lat, lon WGS84): the base of the field maps when no tile server is set (issue 30), served
+    from this origin so the phone keeps it offline. No tile, no road layer is fetched from anywhere else (the
+    surveys keep no road layer: the streets are the gaps between the parcels)."""
+    empty = {"type": "FeatureCollection", "features": []}
+    if not around:
+        return empty
+    pts = overlay.to_target_crs(np.array([shapely.Point(lon, lat) for lat, lon in around]), "EPSG:4326")
+    x0, y0, x1, y1 = shapely.total_bounds(pts)
+    x0, y0, x1, y1 = x0 - margin_ft, y0 - margin_ft, x1 + margin_ft, y1 + margin_ft
+    latest: dict[int, ParcelShape] = {}
+    for shape in (ParcelShape.objects.filter(minx__lte=x1, maxx__gte=x0, miny__lte=y1, maxy__gte=y0)
+                  .select_related("parcel").order_by("parcel_id", "-survey__surveyed_on", "-survey_id")
+                  .only("id", "geom_wkb", "parcel", "parcel__parcel_id", "parcel__address")):
+        if len(latest) >= limit and shape.parcel_id not in latest:
+            break
+        latest.setdefault(shape.parcel_id, shape)
+    shapes = [s for s in latest.values() if s.geom_wkb]
+    if not shapes:
+        return empty
+    geoms = shapely.simplify(shapely.from_wkb([bytes(s.geom_wkb) for s in shapes]), BASE_SIMPLIFY_FT)
+    geoms = shapely.set_precision(overlay.from_target_crs(geoms), 1e-6)  # ≈ 0.1 m: enough for a base
+    return {"type": "FeatureCollection", "features": [
+        _feature(g, {"parcel_id": s.parcel.parcel_id, "address": s.parcel.address}) for g, s in zip(geoms, shapes)]}

@@ -87,6 +87,7 @@ MENU: tuple[Group, ...] = (
     )),
     Group("admin", "Admin", items=(
         Item("user_list", "Users"),
+        Item("town_settings", "Settings"),
         Item("imports_home", "Imports"),
         Item("relief_policy", "Credit policy", show=(Perm.RELIEF_POLICY,)),
         Item("job_list", "Jobs", staff_only=True),

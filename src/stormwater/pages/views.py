@@ -95,3 +95,18 @@ def town_map_features(request):
     from stormwater.pages.townmap import town_features
 
     return JsonResponse(town_features(user=request.user))
+
+
+@require_perm(Perm.USERS_MANAGE)
+def town_settings(request):
+    """The Director's settings page (issue 30): what the installation's town.toml sets for the inspector's phone
+    (where the day's route starts, the base under the field maps), read only, with how to change each — the
+    configuration hints that used to be on the inspector's screens."""
+    from stormwater.townconfig import config_path, map_tiles, town_config
+
+    cfg = town_config()
+    url, attribution = map_tiles()
+    return render(request, "web/settings.html", {
+        "cfg": cfg, "start": cfg.field_start, "tile_url": url, "attribution": attribution,
+        "own_tiles": bool(cfg.map_tile_url.strip()) and cfg.map_tile_url.strip() != "none",
+        "path": config_path()})

@@ -273,11 +273,15 @@
   }
   function drawPreviews(input, box) {
     box.textContent = "";
-    Array.prototype.forEach.call(input.files || [], function (file) {
+    Array.prototype.forEach.call(input.files || [], function (file, n) {
       var fig = el("figure", {"class": "preview"});
       var c = el("canvas", {width: "120", height: "90", role: "img", "aria-label": "Photo " + file.name});
       fig.appendChild(c);
       fig.appendChild(el("figcaption", {}, file.name));
+      // its caption (issue 30): posted as <input>-caption, one per photo in the photos' order
+      var id = input.id + "-caption-" + n;
+      fig.appendChild(el("label", {"for": id}, "Caption"));
+      fig.appendChild(el("input", {id: id, name: input.name + "-caption", maxlength: "300", "class": "caption"}));
       box.appendChild(fig);
       if (window.createImageBitmap) {
         createImageBitmap(file).then(function (bmp) {
@@ -286,6 +290,116 @@
         }).catch(function () {});
       }
     });
+  }
+
+  /* ---------------------------------------------------------------- photos before they are kept (issue 30)
+     On a weak connection (the phone says save-data, or 2G/3G, or there is none) a photo larger than PHOTO_MAX_PX is
+     made smaller here, before it is kept and sent; an HEIC photo is made a JPEG where this browser can read HEIC
+     (Safari), else refused here by name. The camera's EXIF (time, GPS position: what the office reads from the
+     photo) is copied into the new JPEG, its orientation set upright because the pixels now are. */
+  var PHOTO_MAX_PX = 2048, PHOTO_QUALITY = 0.85, FULL_PX = 16384;
+  var ERR_HEIC = "“{name}” is an HEIC photo and this browser cannot convert it: take the photo with the form's " +
+                 "camera button, or set the camera to “Most Compatible”.";
+
+  function weakConnection() {
+    var c = navigator.connection || navigator.mozConnection || navigator.webkitConnection;
+    if (!navigator.onLine) { return true; }
+    return !!c && (!!c.saveData || ["slow-2g", "2g", "3g"].indexOf(c.effectiveType) >= 0);
+  }
+  function ascii(b, at, n) { return String.fromCharCode.apply(null, Array.prototype.slice.call(b, at, at + n)); }
+  function heic(file, b) {
+    return /^image\/(heic|heif)/i.test(file.type || "") || /\.(heic|heif)$/i.test(file.name || "") ||
+           (ascii(b, 4, 4) === "ftyp" && /^(heic|heix|heim|heis|hevc|hevx|mif1|msf1)$/.test(ascii(b, 8, 4)));
+  }
+  function tiffAt(b, i) {
+    return (b[i] === 0x49 && b[i + 1] === 0x49 && b[i + 2] === 0x2A && b[i + 3] === 0) ||
+           (b[i] === 0x4D && b[i + 1] === 0x4D && b[i + 2] === 0 && b[i + 3] === 0x2A);
+  }
+  function exifOf(b) {  // the TIFF block of the photo's EXIF: a JPEG's APP1 "Exif", or found in an HEIC file
+    var i, n;
+    if (b[0] === 0xFF && b[1] === 0xD8) {
+      for (i = 2; i + 4 <= b.length && b[i] === 0xFF && b[i + 1] !== 0xDA; i += 2 + n) {
+        n = (b[i + 2] << 8) | b[i + 3];
+        if (b[i + 1] === 0xE1 && ascii(b, i + 4, 6) === "Exif\0\0") { return b.slice(i + 10, i + 2 + n); }
+      }
+      return null;
+    }
+    for (i = 0; i + 10 < b.length; i++) {
+      if (b[i] === 0x45 && ascii(b, i, 6) === "Exif\0\0" && tiffAt(b, i + 6)) {
+        return b.slice(i + 6, Math.min(b.length, i + 6 + 65000));  // what follows the TIFF's own offsets is ignored
+      }
+    }
+    return null;
+  }
+  function upright(t) {  // IFD0 Orientation (0x0112) := 1
+    var le = t[0] === 0x49;
+    function u16(o) { return le ? t[o] | (t[o + 1] << 8) : (t[o] << 8) | t[o + 1]; }
+    function u32(o) { return le ? (t[o] | (t[o + 1] << 8) | (t[o + 2] << 16) | (t[o + 3] << 24)) >>> 0
+                                : ((t[o] << 24) | (t[o + 1] << 16) | (t[o + 2] << 8) | t[o + 3]) >>> 0; }
+    var ifd = u32(4);
+    if (ifd + 2 > t.length) { return t; }
+    for (var k = 0, n = u16(ifd); k < n && ifd + 14 + k * 12 <= t.length; k++) {
+      var e = ifd + 2 + k * 12;
+      if (u16(e) === 0x0112) { t[e + 8] = le ? 1 : 0; t[e + 9] = le ? 0 : 1; }
+    }
+    return t;
+  }
+  function withExif(jpg, tiff) {  // SOI, the encoder's APP0 (if any), APP1 "Exif" with ``tiff``, the rest
+    if (tiff.length + 8 > 0xFFFF) { return jpg; }
+    var at = 2;
+    if (jpg[2] === 0xFF && jpg[3] === 0xE0) { at = 4 + ((jpg[4] << 8) | jpg[5]); }
+    var seg = new Uint8Array(10 + tiff.length), len = tiff.length + 8;
+    seg.set([0xFF, 0xE1, len >> 8, len & 0xFF, 0x45, 0x78, 0x69, 0x66, 0, 0]);
+    seg.set(tiff, 10);
+    var out = new Uint8Array(jpg.length + seg.length);
+    out.set(jpg.subarray(0, at));
+    out.set(seg, at);
+    out.set(jpg.subarray(at), at + seg.length);
+    return out;
+  }
+  function asJpeg(file, bytes, maxPx) {
+    return createImageBitmap(file).then(function (bmp) {
+      var r = Math.min(1, maxPx / Math.max(bmp.width, bmp.height));
+      var c = document.createElement("canvas");
+      c.width = Math.round(bmp.width * r);
+      c.height = Math.round(bmp.height * r);
+      var ctx = c.getContext("2d");
+      ctx.fillStyle = "#fff";
+      ctx.fillRect(0, 0, c.width, c.height);
+      ctx.drawImage(bmp, 0, 0, c.width, c.height);
+      return new Promise(function (resolve, reject) {
+        c.toBlob(function (b) { if (b) { resolve(b); } else { reject(new Error("JPEG")); } }, "image/jpeg", PHOTO_QUALITY);
+      });
+    }).then(function (blob) { return blob.arrayBuffer(); }).then(function (buf) {
+      var tiff = exifOf(bytes), jpg = new Uint8Array(buf);
+      return new File([tiff ? withExif(jpg, upright(tiff)) : jpg], (file.name || "photo").replace(/\.[A-Za-z]+$/, "") + ".jpg",
+                      {type: "image/jpeg", lastModified: file.lastModified});
+    });
+  }
+  function preparePhoto(file, weak) {
+    return file.arrayBuffer().then(function (buf) {
+      var bytes = new Uint8Array(buf);
+      if (heic(file, bytes)) {
+        if (!window.createImageBitmap) { throw new Error(ERR_HEIC.replace("{name}", file.name)); }
+        return asJpeg(file, bytes, weak ? PHOTO_MAX_PX : FULL_PX).catch(function () {
+          throw new Error(ERR_HEIC.replace("{name}", file.name));
+        });
+      }
+      if (!weak || !window.createImageBitmap || !/^image\/(jpeg|png)$/.test(file.type || "")) { return file; }
+      return createImageBitmap(file).then(function (bmp) {
+        return Math.max(bmp.width, bmp.height) > PHOTO_MAX_PX ? asJpeg(file, bytes, PHOTO_MAX_PX) : file;
+      }, function () { return file; });  // not readable here: the office says why
+    });
+  }
+  function preparePhotos(files) {
+    var weak = weakConnection(), smaller = 0;
+    return Promise.all(files.map(function (f) {
+      if (!/(^|-)photos$/.test(f[0])) { return f; }
+      return preparePhoto(f[1], weak).then(function (p) {
+        if (p !== f[1] && weak) { smaller += 1; }
+        return [f[0], p, p === f[1] ? f[2] : p.name];
+      });
+    })).then(function (out) { return {files: out, smaller: smaller}; });
   }
 
   function signaturePad(form) {
@@ -372,11 +486,20 @@
                  endpoint: form.getAttribute("data-outbox"), formUrl: location.pathname + location.search.replace(/[?&]draft=[^&]*/, ""),
                  created: new Date().toISOString(), fields: fields, files: files, status: "waiting", force: !!fd.get("force")};
       submit.disabled = true;
-      var signed = pad && pad.method() === "drawn" ? pad.blob() : Promise.resolve(null);
-      signed.then(function (blob) {
+      var smaller = 0;
+      preparePhotos(files).then(function (r) {
+        rec.files = r.files;
+        smaller = r.smaller;
+        return pad && pad.method() === "drawn" ? pad.blob() : null;
+      }).then(function (blob) {
         if (blob) { rec.files.push(["signature_png", blob, "signature.png"]); }
         return put("outbox", rec);
       }).then(function () {
+        if (smaller) {
+          smaller = " " + (smaller === 1 ? "1 photo was" : smaller + " photos were") + " made smaller for the weak " +
+                    "connection (longest side " + PHOTO_MAX_PX + " px); the time and position in them are kept.";
+          say(smaller.trim());
+        }
         if (!navigator.onLine) { return null; }
         return flush().then(function () { return getOne("outbox", rec.key); });  // the one sender (one at a time)
       }).then(function (left) {
@@ -396,14 +519,15 @@
         $all(".previews", form).forEach(function (b) { b.textContent = ""; });
         var box = $("#form-errors");
         box.hidden = true;
-        say(left && left.status === "signin" ? "Saved on this phone. " + left.message
-                                              : "Saved on this phone: it will be sent when the connection returns.");
+        say((left && left.status === "signin" ? "Saved on this phone. " + left.message
+                                               : "Saved on this phone: it will be sent when the connection returns.") +
+            (smaller || ""));
         var st = $("#offline-status");
         if (st) { st.setAttribute("tabindex", "-1"); st.focus(); }
         return render();
       }).catch(function (e) {
         submit.disabled = false;
-        showErrors(form, "The report could not be saved on this phone", [String(e.message || e)]);
+        showErrors(form, "The report could not be saved on this phone", [String(e.message || e)]);  // an HEIC photo, …
       });
     });
 
@@ -435,6 +559,8 @@
         byInput[name].forEach(function (f) { dt.items.add(f); });
         input.files = dt.files;
         input.dispatchEvent(new Event("change"));
+        var captions = byName[name + "-caption"] || [];
+        $all("input[name='" + name + "-caption']", form).forEach(function (c, i) { c.value = captions[i] || ""; });
       });
       say("Your report as you wrote it; change what was refused and send it again.");
       if (rec.status === "conflict" || rec.status === "refused") {
@@ -513,8 +639,34 @@
     });
   }
 
+  /* a BMP added from the field (issue 30) is placed where the inspector stands, when the phone can tell */
+  function placeWhereIStand() {
+    $all("form[data-geolocate-optional]").forEach(function (f) {
+      f.addEventListener("submit", function (ev) {
+        var what = $("input[name=what]:checked", f);
+        if (!navigator.geolocation || !what || what.value !== "bmp" || f.elements.latitude.value) { return; }
+        ev.preventDefault();
+        navigator.geolocation.getCurrentPosition(function (p) {
+          f.elements.latitude.value = p.coords.latitude.toFixed(6);
+          f.elements.longitude.value = p.coords.longitude.toFixed(6);
+          f.submit();
+        }, function () { f.submit(); }, {enableHighAccuracy: true, timeout: 15000});
+      });
+    });
+  }
+
+  /* ---------------------------------------------------------------- directions (issue 30) */
+  function directions() {
+    // an iPhone or iPad has no geo: handler: its Maps app opens from maps.apple.com (the server gives both)
+    var ios = /iPhone|iPad|iPod/.test(navigator.userAgent) || (navigator.platform === "MacIntel" && navigator.maxTouchPoints > 1);
+    if (!ios) { return; }
+    $all("a.directions[data-apple]").forEach(function (a) { a.setAttribute("href", a.getAttribute("data-apple")); });
+  }
+
   function start() {
     var form = $("#report-form");
+    directions();
+    placeWhereIStand();
     if (form) { reportForm(form); }
     geolocation();
     offline();
