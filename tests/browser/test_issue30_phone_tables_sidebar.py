@@ -107,6 +107,11 @@ def test_the_bills_pdf_and_the_installments_amount_columns_are_reachable_on_a_ph
     ctx, pg = _session(browser, look_town.users["director"], live_server.url, PHONE)
     pg.goto(f"{live_server.url}/permits/{app.case.number}/", wait_until="load")
     assert pg.locator("nav.contents[aria-label]").count() == 1
+    # the permit page's contents list is whole on a phone: every entry on the screen, none behind a sideways scroll
+    off = pg.evaluate("""() => [...document.querySelectorAll('nav.contents a')].filter(a => {
+        const b = a.getBoundingClientRect(); return b.width === 0 || b.left < -1 || b.right > innerWidth + 1;
+      }).map(a => a.textContent.trim())""")
+    assert off == [], f"contents entries off the screen at 390 px: {off}"
     pg.screenshot(path=str(SHOTS / "issue30-permit-390.png"), full_page=True)
     ctx.close()
 
