@@ -108,3 +108,11 @@ def test_a_ticked_condition_not_yet_added_is_refused_not_dropped_or_slipped_in(c
     assert r.status_code == 400 and 'id="id_decide-standard_error"' in r.content.decode()
     reviewing.case.refresh_from_db()
     assert reviewing.case.status == "under_review" and not reviewing.conditions.exists()
+
+
+def test_the_workbench_decision_form_does_not_offer_ticks_it_cannot_add(client_for, personas, reviewing):
+    """The workbench's decision form has no "Add the ticked conditions" button: no ticks there to be refused."""
+    from django.urls import reverse
+
+    page = client_for(personas["director"]).get(reverse("workbench_home", args=[reviewing.case.number]))
+    assert page.status_code == 200 and 'name="standard"' not in page.content.decode()
