@@ -54,18 +54,6 @@ CELLS_JS = """([text]) => {
 }"""
 
 
-def _session(browser, user, url, viewport):
-    from django.conf import settings
-    from django.test import Client
-
-    c = Client()
-    c.force_login(user)
-    ctx = browser.new_context(viewport=viewport, bypass_csp=True)  # axe injected as a script tag (conftest)
-    ctx.add_cookies([{"name": settings.SESSION_COOKIE_NAME, "value": c.cookies[settings.SESSION_COOKIE_NAME].value,
-                      "url": url}])
-    return ctx, ctx.new_page()
-
-
 def _column_reachable(pg, text):
     r = pg.evaluate(COLUMN_JS, [text])
     assert not r.get("missing"), f"no column {text!r} on {pg.url}"
@@ -77,43 +65,50 @@ def _column_reachable(pg, text):
     assert pg.evaluate("document.scrollingElement.scrollWidth") <= PHONE["width"]
 
 
-def test_the_bills_pdf_and_the_installments_amount_columns_are_reachable_on_a_phone(browser, live_server, look_town):
+def _sign_in(pg, user, url):
+    from django.conf import settings
+    from django.test import Client
+
+    c = Client()
+    c.force_login(user)
+    pg.context.clear_cookies()
+    pg.context.add_cookies([{"name": settings.SESSION_COOKIE_NAME,
+                             "value": c.cookies[settings.SESSION_COOKIE_NAME].value, "url": url}])
+
+
+def test_the_bills_pdf_and_the_installments_amount_columns_are_reachable_on_a_phone(page, live_server, look_town,
+                                                                                     axe, shot):
     from stormwater.permits.models import PermitApplication
     from stormwater.utility.models import Bill
 
     owner = look_town.users["owner"]
     bill = Bill.objects.filter(account__parcel__owner__user=owner).order_by("pk").first()
     assert bill is not None
-    ctx, pg = _session(browser, owner, live_server.url, PHONE)
-    pg.goto(f"{live_server.url}/portal/", wait_until="load")
-    assert pg.evaluate(CELLS_JS, ["PDF"]) == []
-    assert pg.evaluate("document.scrollingElement.scrollWidth") <= PHONE["width"]
-    pg.goto(f"{live_server.url}/bills/{bill.number}/", wait_until="load")
-    assert pg.evaluate(CELLS_JS, ["Amount"]) == []
-    assert pg.evaluate("document.scrollingElement.scrollWidth") <= PHONE["width"]
-    from conftest import axe_run
-
-    assert axe_run(pg) == []
-    pg.goto(f"{live_server.url}/accounts/{bill.account.number}/", wait_until="load")
-    assert pg.evaluate(CELLS_JS, ["Owed"]) == []  # the account's installments reflow too
-    _column_reachable(pg, "Amount")  # its ledger: a wide table scrolling in its own box
-    assert axe_run(pg) == []
-    from conftest import SHOTS  # noqa: E402 (tests/browser/conftest.py)
-
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    pg.screenshot(path=str(SHOTS / "issue30-account-390.png"), full_page=True)
-    ctx.close()
+    page.set_viewport_size(PHONE)
+    _sign_in(page, owner, live_server.url)
+    page.goto(f"{live_server.url}/portal/", wait_until="load")
+    assert page.evaluate(CELLS_JS, ["PDF"]) == []
+    assert page.evaluate("document.scrollingElement.scrollWidth") <= PHONE["width"]
+    axe("issue30-portal-390")
+    page.goto(f"{live_server.url}/bills/{bill.number}/", wait_until="load")
+    assert page.evaluate(CELLS_JS, ["Amount"]) == []
+    assert page.evaluate("document.scrollingElement.scrollWidth") <= PHONE["width"]
+    axe("issue30-bill-390")
+    page.goto(f"{live_server.url}/accounts/{bill.account.number}/", wait_until="load")
+    assert page.evaluate(CELLS_JS, ["Owed"]) == []  # the account's installments reflow too
+    _column_reachable(page, "Amount")  # its ledger: a wide table scrolling in its own box
+    page.evaluate("window.scrollTo(0, 0)")
+    shot("issue30-account-390")
     app = PermitApplication.objects.filter(owner__user=owner).order_by("pk").first()
-    ctx, pg = _session(browser, look_town.users["director"], live_server.url, PHONE)
-    pg.goto(f"{live_server.url}/permits/{app.case.number}/", wait_until="load")
-    assert pg.locator("nav.contents[aria-label]").count() == 1
+    _sign_in(page, look_town.users["director"], live_server.url)
+    page.goto(f"{live_server.url}/permits/{app.case.number}/", wait_until="load")
+    assert page.locator("nav.contents[aria-label]").count() == 1
     # the permit page's contents list is whole on a phone: every entry on the screen, none behind a sideways scroll
-    off = pg.evaluate("""() => [...document.querySelectorAll('nav.contents a')].filter(a => {
+    off = page.evaluate("""() => [...document.querySelectorAll('nav.contents a')].filter(a => {
         const b = a.getBoundingClientRect(); return b.width === 0 || b.left < -1 || b.right > innerWidth + 1;
       }).map(a => a.textContent.trim())""")
     assert off == [], f"contents entries off the screen at 390 px: {off}"
-    pg.screenshot(path=str(SHOTS / "issue30-permit-390.png"), full_page=True)
-    ctx.close()
+    shot("issue30-permit-390")
 
 
 # Reach the sidebar's last item as a person would: scroll the page alone; if the item is still hidden, the sidebar must
@@ -138,8 +133,9 @@ SIDEBAR_JS = """() => {
 
 
 @pytest.mark.parametrize("path", ["/", "/account/"])  # a long page (the home) and a short one
-def test_the_sidebars_last_item_is_reachable_at_1280_by_900(browser, live_server, look_town, path):
-    ctx, pg = _session(browser, look_town.users["director"], live_server.url, {"width": 1280, "height": 900})
+def test_the_sidebars_last_item_is_reachable_at_1280_by_900(page, live_server, look_town, path):
+    pg = page  # 1280 × 900 (tests/browser/conftest.py)
+    _sign_in(pg, look_town.users["director"], live_server.url)
     pg.goto(f"{live_server.url}{path}", wait_until="load")
     last = pg.locator("details.menu nav a").last
     href = last.get_attribute("href")
@@ -148,4 +144,3 @@ def test_the_sidebars_last_item_is_reachable_at_1280_by_900(browser, live_server
     box = last.bounding_box()
     pg.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     pg.wait_for_url(f"{live_server.url}{href}")
-    ctx.close()
