@@ -61,7 +61,7 @@ DB_FIXTURES = {"db", "transactional_db", "django_db_reset_sequences", "django_db
 
 
 def _migrations_data() -> None:
-    """The rows the migrations write (the permits' notice recipients and demo fee schedule), written again when
+    """The rows the migrations write (the permits' notice recipients, demo fee schedule and standard conditions), written again when
     gone: a transactional test (live server, schemathesis) empties every table when it ends, and with the workers
     taking each other's tests (--dist worksteal) an ordinary test may run after one on the same database — it then
     found no fee schedule (the permit page said the fee without its amount; failed on PostgreSQL). Idempotent;
@@ -71,6 +71,7 @@ def _migrations_data() -> None:
     from django.apps import apps
 
     import_module("stormwater.permits.migrations.0002_append_only_and_defaults").forwards(apps, None)
+    import_module("stormwater.permits.migrations.0004_standard_conditions").forwards(apps, None)
 
 
 @pytest.fixture(autouse=True)

@@ -66,6 +66,7 @@ MENU: tuple[Group, ...] = (
         Item("review_list", "Engineering reviews"),
         Item("bmp_table_list", "BMP performance tables", show=(Perm.BMP_TABLES_LOAD,)),
         Item("rule_hearings", "Rule hearings", show=(Perm.PERMIT_DECIDE,)),
+        Item("permit_standard_conditions", "Standard conditions", show=(Perm.PERMIT_DECIDE,)),
     )),
     Group("field", "Field", resident_label="Construction and upkeep", items=(
         Item("field_today", "Today's inspections (phone)", show=(Perm.INSPECT, Perm.PERMIT_CONSULT)),

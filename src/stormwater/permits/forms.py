@@ -6,7 +6,8 @@ from stormwater.rules.applicability import EXEMPTIONS
 from stormwater.web.forms import CHOOSE, form_auto_id
 
 from .decision import ERR_CONDITIONS_KIND, STANDARDS
-from .models import ConsultantAppeal, DecisionKind, ProjectType
+from .models import ConsultantAppeal, DecisionKind, ProjectType, StandardCondition
+from .standard_conditions import standard_conditions_active, standard_condition_texts
 
 # The longest extension of a clock a form or the API accepts (§ 380-10 I(2) and K set no limit; more than ten
 # years is a typo, and a date past year 9999 cannot be computed; issue 15: days = 10^20 was a 500).
@@ -69,6 +70,10 @@ class ApplicationForm(forms.Form):
                                                  "Ch. 380 § 380-10 B(2).")
 
 
+ERR_STANDARD_NOT_ADDED = ("Ticked standard conditions are not in the conditions yet: press “Add the ticked conditions”, "
+                          "read and edit them there, then record the decision (or untick them).")
+
+
 class DecisionForm(forms.Form):
     """The Director's written action (§ 380-10 I(1)). Issue 16: no kind is preselected on a legal act, and
     conditions typed with a kind that takes none are refused here (and by the service), never dropped."""
@@ -81,6 +86,11 @@ class DecisionForm(forms.Form):
     conditions = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 4}),
                                  label="Conditions, one per line",
                                  help_text="Only with “Approval with conditions, modifications or restrictions”.")
+    # Issue 30: the Director's library; ticked ones are copied into the conditions above (a button of their own)
+    standard = forms.MultipleChoiceField(required=False, widget=forms.CheckboxSelectMultiple,
+                                         label="Standard conditions (§ 380-10 I(1)(b))",
+                                         help_text="Tick, then “Add the ticked conditions”: their text goes into the "
+                                                   "conditions above, to be edited there before recording.")
     order_of_conditions = forms.CharField(required=False, max_length=200,
                                           label="Order of Conditions serving as the permit (§ 380-9 A), if any")
     sheets = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 4}),
@@ -89,12 +99,18 @@ class DecisionForm(forms.Form):
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("auto_id", form_auto_id("decide"))
         super().__init__(*args, **kwargs)
+        self.fields["standard"].choices = [(str(c.pk), f"{c.title} ({c.citation}): {c.text}")
+                                           for c in standard_conditions_active()]
 
     def clean(self):
         d = super().clean()
         kind, conditions = d.get("kind"), (d.get("conditions") or "").strip()
         if kind and conditions and kind != DecisionKind.APPROVE_WITH_CONDITIONS:
             self.add_error("conditions", ERR_CONDITIONS_KIND.format(kind=DecisionKind(kind).label.lower()))
+        typed = {" ".join(x.split()) for x in conditions.splitlines()}
+        if any(" ".join(t.split()) not in typed for t in standard_condition_texts(d.get("standard") or [])):
+            # issue 30: a ticked condition is never slipped into a decision unseen, nor dropped
+            self.add_error("standard", ERR_STANDARD_NOT_ADDED)
         return d
 
 
@@ -131,3 +147,14 @@ class RuleHearingForm(forms.Form):
     advertised_on = forms.DateField(widget=forms.DateInput(attrs={"type": "date"}))
     hearing_at = forms.DateTimeField(widget=forms.DateTimeInput(attrs={"type": "datetime-local"}))
     location = forms.CharField(max_length=300)
+
+
+class StandardConditionForm(forms.ModelForm):
+    """A standard condition of the Director's library (issue 30): the section it comes from is required."""
+
+    class Meta:
+        model = StandardCondition
+        fields = ["title", "citation", "text", "seq", "active"]
+        labels = {"citation": "Section of the rules it comes from", "text": "Text, as the permit states it",
+                  "seq": "Place in the list", "active": "Offered on the decision form"}
+        widgets = {"text": forms.Textarea(attrs={"rows": 3})}

@@ -314,3 +314,23 @@ class RuleHearing(models.Model):
 
     class Meta:
         ordering = ["-hearing_at"]
+
+
+class StandardCondition(models.Model):
+    """A standard permit condition the Director keeps (issue 30; § 380-10 I(1)(b)): ticked on the decision form, its
+    text is copied into the decision's conditions, edited there, and kept as the decision's ``PermitCondition``.
+    ``citation`` names the section of the rules it comes from; a retired one (``active`` off) is no longer offered.
+    ``key`` marks the rows the migration seeds (empty for the Director's own)."""
+
+    key = models.CharField(max_length=60, blank=True, db_index=True)
+    title = models.CharField(max_length=120)
+    text = models.TextField()
+    citation = models.CharField(max_length=80, help_text="the section of the rules it comes from, e.g. § 380-16 B")
+    active = models.BooleanField(default=True)
+    seq = models.PositiveSmallIntegerField(default=0, help_text="its place in the list")
+
+    class Meta:
+        ordering = ["seq", "id"]
+
+    def __str__(self):
+        return f"{self.title} ({self.citation})"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.http import Http404
-from django.shortcuts import get_object_or_404, redirect
+from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.views.decorators.http import require_POST
 
@@ -21,8 +21,9 @@ from stormwater.web.postdata import REFUSALS, date_value, money_value, refused, 
 
 from . import documents, services
 from .checklist import BY_KEY
-from .forms import MAX_EXTENSION_DAYS, ConsultantForm, DecisionForm
-from .models import AccountEntryKind, ProjectChange, Waiver
+from .forms import MAX_EXTENSION_DAYS, ConsultantForm, DecisionForm, StandardConditionForm
+from .models import AccountEntryKind, ProjectChange, StandardCondition, Waiver
+from .standard_conditions import conditions_with_standard, standard_condition_save
 from .selectors import account_entries, account_of, permit_get_for_user
 from .views import _detail_page, _do, _refuse, _to
 
@@ -211,6 +212,19 @@ def permit_decide_view(request, number: str):
 
 @require_POST
 @require_perm(Perm.PERMIT_DECIDE)
+def permit_decide_standard(request, number: str):
+    """Issue 30: the ticked standard conditions copied into the decision form's conditions, everything else as it was
+    typed; nothing is decided — the form comes back to be read, edited and recorded."""
+    app = permit_get_for_user(user=request.user, number=number)
+    p = request.POST
+    initial = {"kind": p.get("kind", ""), "findings": p.get("findings", ""), "standards": p.getlist("standards"),
+               "conditions": conditions_with_standard(p.get("conditions", ""), p.getlist("standard")),
+               "order_of_conditions": p.get("order_of_conditions", ""), "sheets": p.get("sheets", "")}
+    return _detail_page(request, app, decision_form=DecisionForm(initial=initial))
+
+
+@require_POST
+@require_perm(Perm.PERMIT_DECIDE)
 def permit_decide_preview(request, number: str):
     """The decision (and the permit it issues) as the PDF it would be, marked as a preview; nothing is issued
     (cases/preview.py). Refused: the file again with the errors at the fields, as the act itself answers."""
@@ -299,3 +313,23 @@ def permit_waiver_act(request, number: str, waiver_number: str):
     else:
         return _refuse(request, app, "Unknown waiver action.", "action")
     return _do(request, app, fn, "Waiver updated.")
+
+
+@require_perm(Perm.PERMIT_DECIDE)
+def standard_conditions(request, pk: int | None = None):
+    """The Director's library of standard permit conditions (issue 30): the list, a new one, or one changed."""
+    condition = get_object_or_404(StandardCondition, pk=pk) if pk is not None else None
+    form = StandardConditionForm(request.POST or None, instance=condition)
+    if request.method == "POST" and form.is_valid():
+        d = form.cleaned_data
+        try:
+            standard_condition_save(acting_user=request.user, condition=condition, title=d["title"], text=d["text"],
+                                    citation=d["citation"], active=d["active"], seq=d["seq"])
+        except REFUSALS as e:
+            add_refusal(form, e)
+        else:
+            messages.success(request, "Standard condition saved.")
+            return redirect("permit_standard_conditions")
+    return render(request, "permits/standard_conditions.html", {
+        "form": form, "condition": condition, "conditions": StandardCondition.objects.all()},
+        status=400 if form.errors else 200)

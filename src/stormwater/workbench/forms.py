@@ -10,7 +10,12 @@ from .models import Finding
 
 
 class DecideForm(DecisionForm):
-    """The Director's decision from the workbench; conditions pre-filled from the findings."""
+    """The Director's decision from the workbench; conditions pre-filled from the findings. The library of standard
+    conditions (issue 30) is offered on the permit page's decision form, whose button copies them in; not here."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        del self.fields["standard"]
 
 
 class MeetingForm(forms.Form):
