@@ -30,6 +30,7 @@ from decimal import Decimal
 import django_filters
 import django_tables2 as tables
 from django import forms
+from django.conf import settings as django_settings
 from django.core.paginator import Paginator
 from django.db.models import Count, DecimalField, Q, QuerySet
 from django.http import FileResponse, StreamingHttpResponse
@@ -53,6 +54,21 @@ PER_PAGE_CHOICES = (25, 50, 100, 200)
 EXPORT_FORMATS = {"csv": "CSV", "xlsx": "Excel"}
 EXCEL_MAX_ROWS = 1_048_576  # Excel's rows on one worksheet (header included); more continue on a next sheet
 _CHUNK = 2000  # rows read from the database at a time while exporting
+# An Excel download of more rows than settings.LIST_EXPORT_JOB_ROWS is made by a background job (issue 29: a
+# workbook is built whole before its first byte is sent; 400k rows took 233 s, past the server's timeout). The
+# jobs app registers how (``set_large_export``: web imports no domain); a CSV streams row by row and never needs it.
+LIST_EXPORT_JOB_ROWS = 5000
+# The request attribute saying "make the file here": set by the job that makes it (never by a browser), to its
+# ``progress(done, total)``.
+EXPORT_HERE = "_stormwater_export_here"
+_large_export = None
+
+
+def set_large_export(handler) -> None:
+    """``handler(list_page, fmt) -> HttpResponse``: what answers an export too large for a request (the jobs
+    app's ``list_export`` kind: start the job, show its page)."""
+    global _large_export
+    _large_export = handler
 # How a date shows in a list cell: the one date form of every page (web/templatetags/sw.py `day`/`daytime`).
 DATE_FORMAT = DAY  # Dec 2, 2026
 DATETIME_FORMAT = DAYTIME  # Dec 2, 2026, 3:05 PM
@@ -441,8 +457,18 @@ class ListPage:
         fmt = self.request.GET.get(self.param("export"))
         if fmt not in EXPORT_FORMATS:
             return None
+        if fmt == "xlsx" and self.export_in_job:
+            return _large_export(self, fmt)
         name = f"{self.export_name}-{timezone.localdate():%Y-%m-%d}"
         return (self._csv(name) if fmt == "csv" else self._xlsx(name))
+
+    @property
+    def export_in_job(self) -> bool:
+        """An Excel download of more than LIST_EXPORT_JOB_ROWS rows is a job (``set_large_export``), but in the
+        job itself."""
+        limit = getattr(django_settings, "LIST_EXPORT_JOB_ROWS", LIST_EXPORT_JOB_ROWS)
+        return (_large_export is not None and not getattr(self.request, EXPORT_HERE, False)
+                and self.count > limit)
 
     def export_columns(self):
         return [c for c in self.table.columns.iterall() if not c.column.exclude_from_export and c.visible]
@@ -475,6 +501,8 @@ class ListPage:
         header = [safe_cell(h) for h in next(rows)]
         ws, sheets, on_sheet = wb.create_sheet(sheet_name), 1, 1
         ws.append(header)
+        progress = getattr(self.request, EXPORT_HERE, None)  # the job making it: progress(done, total)
+        written = 0
         for row in rows:
             if on_sheet == EXCEL_MAX_ROWS:
                 sheets += 1
@@ -482,11 +510,15 @@ class ListPage:
                 ws.append(header)
             ws.append([safe_cell(v) for v in row])
             on_sheet += 1
+            written += 1
+            if callable(progress) and written % _CHUNK == 0:
+                progress(written, self.count)
         tmp = tempfile.TemporaryFile(prefix="stormwater-list-", suffix=".xlsx")
         wb.save(tmp)
         tmp.seek(0)
         resp = FileResponse(tmp, content_type=CONTENT_TYPES["xlsx"])
         resp["Content-Disposition"] = f'attachment; filename="{name}.xlsx"'
+        resp.export_rows = written
         return resp
 
 
