@@ -48,6 +48,7 @@ def test_a_large_excel_download_is_a_job_that_makes_the_same_workbook(client_for
     want = cells(body(direct))
     assert len(want[0]) > 3  # the header and the accounts past due
     assert not Job.objects.exists()
+    assert "/jobs/start/list_export/" not in c.get(URL.replace("&export=xlsx", "")).content.decode()
 
     settings.LIST_EXPORT_JOB_ROWS = 2  # fewer than the rows: a job
     r = c.get(URL)
@@ -63,9 +64,17 @@ def test_a_large_excel_download_is_a_job_that_makes_the_same_workbook(client_for
     got = c.get(f"/jobs/{job.pk}/file")
     assert got.status_code == 200 and got["Content-Disposition"] == direct["Content-Disposition"]
     assert cells(body(got)) == want
+    # The page's own Excel link is then the job's start button (a POST), with the same params.
+    page = c.get(URL.replace("&export=xlsx", "")).content.decode()
+    assert 'action="/jobs/start/list_export/"' in page and "export=xlsx\" download" not in page
+    assert 'name="query" value="as_of=2026-12-31&amp;past_due=1&amp;sort=-total&amp;export=xlsx"' in page
+    posted = c.post("/jobs/start/list_export/", {"path": "/collections/aging/", "name": "aging",
+                                                  "query": "as_of=2026-12-31&past_due=1&sort=-total&export=xlsx"})
+    second = Job.objects.latest("pk")
+    assert posted.status_code == 302 and posted["Location"] == f"/jobs/{second.pk}/" and second.params == job.params
     # CSV streams whatever the count: never a job.
     csv = c.get(URL.replace("xlsx", "csv"))
-    assert csv.status_code == 200 and getattr(csv, "streaming", False) and Job.objects.count() == 1
+    assert csv.status_code == 200 and getattr(csv, "streaming", False) and Job.objects.count() == 2
 
 
 def test_the_job_is_the_starters_own_and_checks_what_it_is_given(client_for, personas, billed, settings):

@@ -463,6 +463,12 @@ class ListPage:
         return (self._csv(name) if fmt == "csv" else self._xlsx(name))
 
     @property
+    def export_job_params(self) -> dict:
+        """The params of the job that makes this list's Excel file (the page's form posts them; jobs/kinds)."""
+        return {"path": self.request.path_info, "query": self.url(export="xlsx", page=None).partition("?")[2],
+                "name": self.export_name}
+
+    @property
     def export_in_job(self) -> bool:
         """An Excel download of more than LIST_EXPORT_JOB_ROWS rows is a job (``set_large_export``), but in the
         job itself."""

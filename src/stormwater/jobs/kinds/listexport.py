@@ -70,10 +70,10 @@ def list_export(job):
 
 
 def start_list_export(lst, fmt: str):
-    """``web.lists.set_large_export``'s handler: the job started as the person asking, its page shown."""
+    """``web.lists.set_large_export``'s handler for ``?export=xlsx`` (a bookmark, another system; the page's own
+    link is a form posting the same params to ``job_start``): the job started as the person asking, its page shown."""
     request = lst.request
-    job = job_start(kind="list_export", params={"path": request.path_info, "query": request.GET.urlencode(),
-                                                "name": lst.export_name}, acting_user=request.user)
+    job = job_start(kind="list_export", params=lst.export_job_params, acting_user=request.user)
     messages.info(request, f"{lst.noun_count} are too many to download at once: the Excel file is being made "
                            "in the background. Download it here when it is ready; you can go on working.")
     return redirect("job_detail", job_id=job.pk)
