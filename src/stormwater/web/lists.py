@@ -302,11 +302,15 @@ class ListPage:
     def count(self) -> int:
         return self.summary["count"]
 
-    @cached_property
-    def page(self):
+    def _page_asked(self) -> tuple[int, int]:
+        """(rows per page, page number) as the URL asks them."""
         per = page_value(self.request.GET.get(self.param("per_page")), self.per_page)
         per = per if per in PER_PAGE_CHOICES else self.per_page
-        n = page_value(self.request.GET.get(self.param("page")), 1)
+        return per, page_value(self.request.GET.get(self.param("page")), 1)
+
+    @cached_property
+    def page(self):
+        per, n = self._page_asked()
         pages = max(1, -(-self.count // per))
         self.table.paginate(paginator_class=_CountedPaginator, per_page=per, page=min(n, pages), count=self.count)
         return self.table.page
@@ -600,6 +604,21 @@ class ReportListPage(ListPage):
 
     def report_totals(self, totals) -> dict:
         raise NotImplementedError
+
+    @cached_property
+    def page(self):
+        """The page asked for is read first: its one statement brings the totals over every row too (window
+        aggregates), so the count and the totals cost no second run of the report (issue 29: the aging page ran
+        its whole statement twice). A page past the end reads nothing; then the totals are a query of their own."""
+        per, n = self._page_asked()
+        self.report.prefetch((n - 1) * per, n * per)
+        return super().page
+
+    @property
+    def report_figures(self):
+        """The report's own totals over every row (``positions.ReportTotals`` …), read with the page."""
+        _ = self.page
+        return self.report.totals()
 
     @cached_property
     def summary(self) -> dict:
