@@ -93,3 +93,22 @@ def test_the_job_is_the_starters_own_and_checks_what_it_is_given(client_for, per
                 {"path": "https://elsewhere.example/x", "query": "export=xlsx"}):
         with pytest.raises(JobParamError):
             job_start(kind="list_export", params=bad, acting_user=personas["collector"])
+
+
+def test_a_queryset_list_and_an_owner_get_the_same_mechanism(client_for, personas, billed, settings):
+    """Any list page (here the parcels, a queryset list): the job makes the rows the person who asked may see —
+    an owner's file holds their own parcels only, as their direct download does."""
+    from stormwater.jobs.services import job_execute
+
+    for who in ("staff", "owner"):
+        c = client_for(personas[who])
+        settings.LIST_EXPORT_JOB_ROWS = 100_000
+        want = cells(body(c.get("/parcels/?export=xlsx")))
+        settings.LIST_EXPORT_JOB_ROWS = 0
+        r = c.get("/parcels/?export=xlsx")
+        assert r.status_code == 302, who
+        job = job_execute(job_id=int(r["Location"].split("/")[-2]))
+        assert job.state == "succeeded", job.error
+        assert cells(body(c.get(f"/jobs/{job.pk}/file"))) == want and job.result["rows"] == len(want[0]) - 1
+    settings.LIST_EXPORT_JOB_ROWS = 100_000
+    assert len(want[0]) - 1 < len(cells(body(client_for(personas["staff"]).get("/parcels/?export=xlsx")))[0]) - 1

@@ -4,7 +4,7 @@ request (400k rows took 233 s, past the server's timeout), and answers with the 
 downloaded when it is ready.
 
 The job asks the same page for the same download (its path and query), as the person who asked, with the
-request marked "make the file here" (``web.lists.EXPORT_HERE``): the same view, the same selector filtering by
+request marked "make the file here" (``web.listexports.EXPORT_HERE``): the same view, the same selector filtering by
 that person, the same filters, order and columns, the same writer — so the job's workbook and the direct download
 are the same file, and the person's role is checked again when it runs. It writes nothing but its file; run again
 it makes the file again. Only its starter sees the job and its file (``registry.OWN_JOB``)."""
@@ -18,7 +18,7 @@ from django.urls import Resolver404, resolve
 from stormwater.jobs.registry import OWN_JOB, JobParamError, job_kind, only_params
 from stormwater.jobs.services import job_file, job_start
 from stormwater.web.files import CONTENT_TYPES
-from stormwater.web.lists import EXPORT_HERE, set_large_export
+from stormwater.web.listexports import EXPORT_HERE, set_large_export
 
 ERR_NOBODY = "A list's Excel file is made as the person who asked for it; this job names nobody."
 ERR_NOT_A_FILE = "The list page answered {status} ({ctype}), not an Excel file."
@@ -51,7 +51,7 @@ def list_export(job):
     request.path = request.path_info = path
     request.GET = QueryDict(job.params["query"])
     request.user = job.started_by
-    setattr(request, EXPORT_HERE, job.progress)  # web.lists: write the file here, report progress
+    setattr(request, EXPORT_HERE, job.progress)  # web.listexports: write the file here, report progress
     match = resolve(path)
     response = match.func(request, *match.args, **match.kwargs)
     ctype = response.get("Content-Type", "")
@@ -70,7 +70,7 @@ def list_export(job):
 
 
 def start_list_export(lst, fmt: str):
-    """``web.lists.set_large_export``'s handler for ``?export=xlsx`` (a bookmark, another system; the page's own
+    """``web.listexports.set_large_export``'s handler for ``?export=xlsx`` (a bookmark, another system; the page's own
     link is a form posting the same params to ``job_start``): the job started as the person asking, its page shown."""
     request = lst.request
     job = job_start(kind="list_export", params=lst.export_job_params, acting_user=request.user)
