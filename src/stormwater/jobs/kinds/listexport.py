@@ -63,7 +63,10 @@ def list_export(job):
             for chunk in response.streaming_content:
                 out.write(chunk)
     finally:
-        response.close()
+        # Not response.close(): it sends request_finished, which closes this worker's database connection
+        # mid-job. The workbook's temporary file is all there is to close.
+        if getattr(response, "file_to_stream", None) is not None:
+            response.file_to_stream.close()
     rows = getattr(response, "export_rows", None)
     job.log(f"{rows} rows written to {name}.")
     return {"rows": rows, "file": name}
