@@ -298,6 +298,8 @@ PASSWORD_RESET_THROTTLE_REQUESTS = int(os.environ.get("PASSWORD_RESET_THROTTLE_R
 # host; on the same host a dead process is seen at once) is taken over by the next worker that starts.
 TASKS = {"default": {"BACKEND": "django_tasks_db.DatabaseBackend", "QUEUES": ["default"]}}
 JOBS_STALE_SECONDS = int(os.environ.get("JOBS_STALE_SECONDS", "900"))
+# A list's Excel download of more rows than this is made by a job (issue 29; web/listexports.py, docs/lists.md); CSV streams.
+LIST_EXPORT_JOB_ROWS = int(os.environ.get("LIST_EXPORT_JOB_ROWS", "5000"))
 
 EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
 # For EMAIL_BACKEND=django.core.mail.backends.filebased.EmailBackend (one file per message; tests, demos).

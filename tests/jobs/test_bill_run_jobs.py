@@ -159,3 +159,29 @@ def test_the_print_file_holds_every_bill(billed, run_worker, monkeypatch, settin
     run_worker()
     single.refresh_from_db()
     assert single.file.endswith(".pdf") and (settings.MEDIA_ROOT / single.file).read_bytes()[:5] == b"%PDF-"
+
+
+def test_a_large_runs_excel_link_starts_the_export_job(client_for, personas, billed, run_worker, settings, tmp_path):
+    """Issue 29: the run page's "Download Excel" built the workbook inside the request; past LIST_EXPORT_JOB_ROWS
+    installments it starts the export job (the page's job button) and answers with the job's page."""
+    from openpyxl import load_workbook
+
+    from stormwater.jobs.models import Job
+
+    settings.MEDIA_ROOT = tmp_path / "media"
+    run = BillRun.objects.get()
+    c = client_for(personas["collector"])
+    settings.LIST_EXPORT_JOB_ROWS = 10_000_000
+    direct = c.get(f"/bill-runs/{run.pk}/export.xlsx")
+    assert direct.status_code == 200 and not Job.objects.exists()
+    settings.LIST_EXPORT_JOB_ROWS = 1
+    r = c.get(f"/bill-runs/{run.pk}/export.xlsx")
+    job = Job.objects.get()
+    assert r.status_code == 302 and r["Location"] == f"/jobs/{job.pk}/"
+    assert job.kind == "bill_run_export" and job.params == {"run": run.pk, "format": "xlsx"}
+    run_worker()
+
+    def rows(content):
+        return [list(x) for ws in load_workbook(io.BytesIO(content)).worksheets for x in ws.iter_rows(values_only=True)]
+
+    assert rows(b"".join(c.get(f"/jobs/{job.pk}/file").streaming_content)) == rows(b"".join(direct.streaming_content))

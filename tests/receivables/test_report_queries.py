@@ -85,3 +85,18 @@ def test_reports_are_paged_with_totals_over_every_row(client_for, personas, add_
     assert (api["count"], api["pages"], len(api["accounts"])) == (n, 3, 100)
     assert api["totals"]["total"] == f"{total:.2f}" and api["accounts"][0]["account"] == everyone[100].account.number
     assert c.get("/api/collections/aging/", {"page_size": "0"}).status_code == 400
+
+
+@pytest.mark.parametrize("url", PAGES[:4])
+def test_a_report_page_reads_its_rows_and_totals_in_one_statement(url, client_for, personas, add_parcels, resolution):
+    """Issue 29: the aging page ran its whole positions statement twice (the totals, then the page, each computing
+    every account's position); the page's statement carries the totals (window aggregates), so once."""
+    c = client_for(personas["collector"])
+    grow(add_parcels, 4)
+    c.get(url)  # warm: sessions, content types
+    with CaptureQueriesContext(connection) as ctx:
+        r = c.get(url)
+    assert r.status_code == 200
+    positions = [q["sql"] for q in ctx.captured_queries if q["sql"].lstrip().startswith("WITH inst AS")]
+    assert len(positions) == 1, f"{url}: the positions statement ran {len(positions)} times"
+    assert "Total" in r.content.decode()

@@ -21,6 +21,8 @@ class JobParamError(ValueError):
 @dataclass(frozen=True)
 class JobKind:
     name: str
+    # The permission to start a job of this kind and to see every one of them. OWN_JOB (""): anyone signed in may
+    # start one, and only its starter sees it (a list's Excel file, issue 29: the rows that person may see).
     perm: str
     body: Callable
     title: Callable[[dict], str]
@@ -36,6 +38,16 @@ class JobKind:
 
 
 KINDS: dict[str, JobKind] = {}
+OWN_JOB = ""
+
+
+def may_start(user, kind: JobKind) -> bool:
+    return kind.perm == OWN_JOB or user.can(kind.perm)
+
+
+def sees_all(user, kind: JobKind) -> bool:
+    """Whether ``user`` sees every job of ``kind`` (everyone sees their own)."""
+    return kind.perm != OWN_JOB and user.can(kind.perm)
 
 
 def job_kind(name: str, *, perm: str, title: Callable[[dict], str], label: str,

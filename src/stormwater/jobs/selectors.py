@@ -7,13 +7,13 @@ from django.urls import reverse
 from django.utils.timezone import localtime
 
 from .models import Job, JobLogLine
-from .registry import KINDS
+from .registry import KINDS, sees_all
 
 LOG_TAIL = 200  # lines shown on the page and in the JSON (newest last)
 
 
 def _visible(user) -> Q:
-    kinds = [k.name for k in KINDS.values() if user.can(k.perm)]
+    kinds = [k.name for k in KINDS.values() if sees_all(user, k)]
     return Q(kind__in=kinds) | Q(started_by=user)
 
 

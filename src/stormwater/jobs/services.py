@@ -23,7 +23,7 @@ from django.db import transaction
 from stormwater.audit.services import actor_or_none, audit_record
 
 from .models import Job, JobLogLine, JobState
-from .registry import kind_get
+from .registry import kind_get, may_start
 from .runner import job_execute  # noqa: F401 (named here: commands and tests run a job in the foreground)
 
 ERR_MAY_NOT_START = "Your role may not start this job ({perm})."
@@ -38,7 +38,7 @@ def job_start(*, kind: str, params: dict, acting_user, enqueue: bool = True) -> 
     ``enqueue=False``: the caller runs it in the foreground with ``job_execute`` (commands)."""
     k = kind_get(kind)
     actor = actor_or_none(acting_user)
-    if actor is not None and not actor.can(k.perm):
+    if actor is not None and not may_start(actor, k):
         raise PermissionDenied(ERR_MAY_NOT_START.format(perm=k.perm))
     params = k.clean(dict(params or {}))
     job = Job.objects.create(kind=k.name, title=k.title(params)[:200], params=params, subject=k.subject(params),
@@ -62,7 +62,7 @@ def job_rerun(*, job: Job, acting_user) -> Job:
     repeated)."""
     job = Job.objects.select_for_update().get(pk=job.pk)
     actor = actor_or_none(acting_user)
-    if actor is not None and not actor.can(kind_get(job.kind).perm):
+    if actor is not None and not may_start(actor, kind_get(job.kind)):
         raise PermissionDenied(ERR_MAY_NOT_START.format(perm=kind_get(job.kind).perm))
     if job.state != JobState.FAILED:
         raise ValueError(ERR_NOT_FAILED.format(state=job.get_state_display().lower()))

@@ -16,7 +16,7 @@ from stormwater.accounts.access import require_perm
 
 from stormwater.web.confirm import CONFIRM_FIELD, confirm_page, confirmation_needed
 
-from .registry import JobParamError, kind_get
+from .registry import JobParamError, kind_get, may_start
 from .lists import JobList
 from .selectors import job_get_for_user, job_log_tail, jobs_visible
 from .services import job_rerun, job_start
@@ -72,7 +72,7 @@ def job_start_view(request, kind: str):
     params = {k: v for k, v in request.POST.items() if k not in FORM_FIELDS_NOT_PARAMS | {CONFIRM_FIELD}}
     try:
         k = kind_get(kind)
-        if k.confirm is not None and request.user.can(k.perm) and confirmation_needed(request):
+        if k.confirm is not None and may_start(request.user, k) and confirmation_needed(request):
             asked = k.confirm(k.clean(dict(params)))
             if asked is not None:  # issue 25: a bulk act that cannot be taken back is asked first
                 return confirm_page(request, asked)

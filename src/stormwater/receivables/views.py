@@ -426,7 +426,7 @@ def aging_report(request, fmt: str = "html", which: str = "aging"):
     response = lst.export_response()
     if response:
         return response
-    totals = lst.report.totals()
+    totals = lst.report_figures  # with the page's rows: one statement (issue 29)
     peak = max([v for v in totals.buckets.values() if v > 0] + [1])
     bars = [(k, v, int(280 * max(v, 0) / peak)) for k, v in totals.buckets.items()]
     return render(request, "receivables/aging.html", {"as_of": lst.as_of, "which": which, "totals": totals,

@@ -27,6 +27,11 @@ def run_rows(run):
 MONEY_COLUMNS = frozenset({"impervious_sqft", "share_percent", "annual_amount", "installment_amount"})
 
 
+def run_row_count(run) -> int:
+    """The rows of the run's export: one per installment."""
+    return Installment.objects.filter(bill__run=run).count()
+
+
 def run_response(run, fmt: str, *, name: str):
     """The run as a download that streams (issue 15): CSV row by row as the installments are read, Excel
     written in write-only mode to a temporary file and split across sheets at Excel's row limit."""

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from datetime import date
 
+from django.conf import settings
 from django.contrib import messages
 from django.core.paginator import Paginator
 from django.db.models import Sum
@@ -246,6 +247,15 @@ def bill_run_mailed_view(request, run_id: int):
 @require_perm(Perm.BILLING_VIEW_ALL)
 def bill_run_export(request, run_id: int, fmt: str):
     run = get_object_or_404(BillRun, pk=run_id, state=RunState.ISSUED)  # a proof is not exported (issue 16)
+    if fmt == "xlsx" and exports.run_row_count(run) > settings.LIST_EXPORT_JOB_ROWS:
+        # Issue 29: a workbook is whole before its first byte is sent (233 s for 400k rows, past the server's
+        # timeout): a large run's Excel file is the page's export job, the same file (jobs/kinds/exports.py).
+        from stormwater.jobs.services import job_start
+
+        job = job_start(kind="bill_run_export", params={"run": run.pk, "format": "xlsx"}, acting_user=request.user)
+        messages.info(request, "This run is too large to download at once: its Excel file is being made in the "
+                               "background. Download it here when it is ready; you can go on working.")
+        return redirect("job_detail", job_id=job.pk)
     name = f"stormwater-bills-{run.period_label}-run{run.pk}"
     return exports.run_response(run, fmt, name=name)
 

@@ -22,9 +22,7 @@ totals), ``pager.html`` and ``exports.html``; the phone layout is in ``static/st
 """
 from __future__ import annotations
 
-import csv
-import tempfile
-from datetime import date, datetime
+from datetime import datetime
 from decimal import Decimal
 
 import django_filters
@@ -32,27 +30,24 @@ import django_tables2 as tables
 from django import forms
 from django.core.paginator import Paginator
 from django.db.models import Count, DecimalField, Q, QuerySet
-from django.http import FileResponse, StreamingHttpResponse
 from django.template.defaultfilters import date as date_filter
 from django.utils import timezone
 from django.utils.functional import cached_property
-from django.utils.html import format_html, strip_tags
-from django.utils.safestring import SafeData, mark_safe
+from django.utils.html import format_html
+from django.utils.safestring import mark_safe
 from django_tables2.data import TableData
 from django_tables2.rows import BoundRow
 from django_tables2.utils import call_with_appropriate
 
+from stormwater.web.listexports import (EXCEL_MAX_ROWS, EXPORT_FORMATS, EXPORT_HERE,  # noqa: F401 (named here too)
+                                        LIST_EXPORT_JOB_ROWS, ListExports, plain, set_large_export)
 from stormwater.web.listcolumns import amount_range_filters, choose_columns  # noqa: F401 (named here too)
-from stormwater.web.files import CONTENT_TYPES, safe_cell
 from stormwater.web.templatetags.sw import DAY, DAYTIME, WEEKDAY
 from stormwater.web.postdata import page_value
 
 PER_PAGE = 50
 CENT = Decimal("0.01")
 PER_PAGE_CHOICES = (25, 50, 100, 200)
-EXPORT_FORMATS = {"csv": "CSV", "xlsx": "Excel"}
-EXCEL_MAX_ROWS = 1_048_576  # Excel's rows on one worksheet (header included); more continue on a next sheet
-_CHUNK = 2000  # rows read from the database at a time while exporting
 # How a date shows in a list cell: the one date form of every page (web/templatetags/sw.py `day`/`daytime`).
 DATE_FORMAT = DAY  # Dec 2, 2026
 DATETIME_FORMAT = DAYTIME  # Dec 2, 2026, 3:05 PM
@@ -233,7 +228,7 @@ class _CountedPaginator(Paginator):
         return self._known
 
 
-class ListPage:
+class ListPage(ListExports):
     """One list: declare ``table_class``, ``filter_class``, ``noun`` and, where it fits, ``totals`` and
     ``default_sort``; build it with the request and the selector's queryset; ``export_response()`` answers a
     download (or None); render with ``{% include "web/list/list.html" with lst=… %}``."""
@@ -286,11 +281,15 @@ class ListPage:
     def count(self) -> int:
         return self.summary["count"]
 
-    @cached_property
-    def page(self):
+    def _page_asked(self) -> tuple[int, int]:
+        """(rows per page, page number) as the URL asks them."""
         per = page_value(self.request.GET.get(self.param("per_page")), self.per_page)
         per = per if per in PER_PAGE_CHOICES else self.per_page
-        n = page_value(self.request.GET.get(self.param("page")), 1)
+        return per, page_value(self.request.GET.get(self.param("page")), 1)
+
+    @cached_property
+    def page(self):
+        per, n = self._page_asked()
         pages = max(1, -(-self.count // per))
         self.table.paginate(paginator_class=_CountedPaginator, per_page=per, page=min(n, pages), count=self.count)
         return self.table.page
@@ -435,61 +434,6 @@ class ListPage:
     def page_sizes(self) -> list[tuple[int, str, bool]]:
         return [(n, self.url(per_page=n, page=None), n == self.page.paginator.per_page) for n in PER_PAGE_CHOICES]
 
-    # downloads ----------------------------------------------------------------------------------------------
-    def export_response(self):
-        """The download asked for by ``?export=csv|xlsx``, else None: every matching row in the page's order."""
-        fmt = self.request.GET.get(self.param("export"))
-        if fmt not in EXPORT_FORMATS:
-            return None
-        name = f"{self.export_name}-{timezone.localdate():%Y-%m-%d}"
-        return (self._csv(name) if fmt == "csv" else self._xlsx(name))
-
-    def export_columns(self):
-        return [c for c in self.table.columns.iterall() if not c.column.exclude_from_export and c.visible]
-
-    def export_rows(self):
-        """The header, then one row of plain values (numbers, dates, text) per matching record, read in chunks."""
-        cols = self.export_columns()
-        yield [str(c.header) for c in cols]
-        for record in self.queryset.iterator(chunk_size=_CHUNK):
-            row = BoundRow(record, table=self.table)
-            yield [_plain(row.get_cell_value(c.name)) for c in cols]
-
-    def _csv(self, name: str) -> StreamingHttpResponse:
-        class _Echo:
-            def write(self, value):
-                return value
-
-        w = csv.writer(_Echo())
-        chunks = (w.writerow([safe_cell(v) for v in row]).encode() for row in self.export_rows())
-        resp = StreamingHttpResponse(chunks, content_type=CONTENT_TYPES["csv"])
-        resp["Content-Disposition"] = f'attachment; filename="{name}.csv"'
-        return resp
-
-    def _xlsx(self, name: str) -> FileResponse:
-        from openpyxl import Workbook  # only exports need it
-
-        wb = Workbook(write_only=True)
-        sheet_name = self.noun[1].capitalize()[:24]
-        rows = self.export_rows()
-        header = [safe_cell(h) for h in next(rows)]
-        ws, sheets, on_sheet = wb.create_sheet(sheet_name), 1, 1
-        ws.append(header)
-        for row in rows:
-            if on_sheet == EXCEL_MAX_ROWS:
-                sheets += 1
-                ws, on_sheet = wb.create_sheet(f"{sheet_name} ({sheets})"), 1
-                ws.append(header)
-            ws.append([safe_cell(v) for v in row])
-            on_sheet += 1
-        tmp = tempfile.TemporaryFile(prefix="stormwater-list-", suffix=".xlsx")
-        wb.save(tmp)
-        tmp.seek(0)
-        resp = FileResponse(tmp, content_type=CONTENT_TYPES["xlsx"])
-        resp["Content-Disposition"] = f'attachment; filename="{name}.xlsx"'
-        return resp
-
-
 class ReportData(TableData):
     """django-tables2's data over a set-based report (e.g. ``receivables.positions.PositionReport``: raw SQL, a page
     and its totals in one statement, streamed exports) instead of a queryset: its length is the report's count,
@@ -564,6 +508,21 @@ class ReportListPage(ListPage):
         raise NotImplementedError
 
     @cached_property
+    def page(self):
+        """The page asked for is read first: its one statement brings the totals over every row too (window
+        aggregates), so the count and the totals cost no second run of the report (issue 29: the aging page ran
+        its whole statement twice). A page past the end reads nothing; then the totals are a query of their own."""
+        per, n = self._page_asked()
+        self.report.prefetch((n - 1) * per, n * per)
+        return super().page
+
+    @property
+    def report_figures(self):
+        """The report's own totals over every row (``positions.ReportTotals`` …), read with the page."""
+        _ = self.page
+        return self.report.totals()
+
+    @cached_property
     def summary(self) -> dict:
         t = self.report.totals()
         return {"count": t.count, **self.report_totals(t)}
@@ -573,20 +532,9 @@ class ReportListPage(ListPage):
         yield [str(c.header) for c in cols]
         for record in self.report:  # streamed by the report (a server-side cursor on PostgreSQL)
             row = BoundRow(record, table=self.table)
-            yield [_plain(row.get_cell_value(c.name)) for c in cols]
+            yield [plain(row.get_cell_value(c.name)) for c in cols]
 
 
 def report_option(queryset, name, value):
     """The ``method`` of a report's filter that is not a filter of accounts (the as-of date …)."""
     return queryset
-
-
-def _plain(value):
-    """A cell as a spreadsheet takes it: numbers, Decimals, dates and booleans as they are, text as text."""
-    if isinstance(value, datetime) and timezone.is_aware(value):
-        return timezone.localtime(value).replace(tzinfo=None)
-    if value is None or isinstance(value, (int, float, Decimal, date, bool)):
-        return value
-    if isinstance(value, SafeData):  # a cell whose only form is its HTML (render_FOO without value_FOO)
-        return strip_tags(value).strip()
-    return str(value)

@@ -6,7 +6,7 @@
 """
 from django import template
 
-from stormwater.jobs.registry import kind_get
+from stormwater.jobs.registry import kind_get, may_start
 from stormwater.jobs.selectors import jobs_for_subject
 
 register = template.Library()
@@ -16,7 +16,7 @@ register = template.Library()
 def job_button(context, kind: str, note: str = "", **params):
     k = kind_get(kind)
     request = context["request"]
-    return {"show": request.user.can(k.perm), "kind": k.name, "label": k.label, "params": params, "note": note,
+    return {"show": may_start(request.user, k), "kind": k.name, "label": k.label, "params": params, "note": note,
             "request": request, "csrf_token": context.get("csrf_token")}
 
 

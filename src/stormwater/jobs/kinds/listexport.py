@@ -1,0 +1,85 @@
+"""A list's Excel file as a job (issue 29): the Excel download of any list page (``web.lists.ListPage``) with
+more rows than ``settings.LIST_EXPORT_JOB_ROWS`` starts this job instead of building the workbook inside the
+request (400k rows took 233 s, past the server's timeout), and answers with the job's page, where the file is
+downloaded when it is ready.
+
+The job asks the same page for the same download (its path and query), as the person who asked, with the
+request marked "make the file here" (``web.listexports.EXPORT_HERE``): the same view, the same selector filtering by
+that person, the same filters, order and columns, the same writer — so the job's workbook and the direct download
+are the same file, and the person's role is checked again when it runs. It writes nothing but its file; run again
+it makes the file again. Only its starter sees the job and its file (``registry.OWN_JOB``)."""
+from __future__ import annotations
+
+from django.contrib import messages
+from django.http import HttpRequest, QueryDict
+from django.shortcuts import redirect
+from django.urls import Resolver404, resolve
+
+from stormwater.jobs.registry import OWN_JOB, JobParamError, job_kind, only_params
+from stormwater.jobs.services import job_file, job_start
+from stormwater.web.files import CONTENT_TYPES
+from stormwater.web.listexports import EXPORT_HERE, set_large_export
+
+ERR_NOBODY = "A list's Excel file is made as the person who asked for it; this job names nobody."
+ERR_NOT_A_FILE = "The list page answered {status} ({ctype}), not an Excel file."
+
+
+def clean_list_export(params: dict) -> dict:
+    only_params(params, {"path", "query", "name"})
+    path, query = str(params.get("path") or ""), str(params.get("query") or "")
+    if not path.startswith("/") or path.startswith("//"):
+        raise JobParamError(f"path: {path!r} is not a page of this site")
+    try:
+        resolve(path)
+    except Resolver404:
+        raise JobParamError(f"path: {path!r} is not a page of this site") from None
+    q = QueryDict(query)
+    if not any((k == "export" or k.endswith("-export")) and v == "xlsx" for k, v in q.items()):
+        raise JobParamError("query: must ask for the Excel download (export=xlsx)")
+    name = str(params.get("name") or "list")[:60]
+    return {"path": path, "query": query, "name": name}
+
+
+@job_kind("list_export", perm=OWN_JOB, label="Make the Excel file", clean=clean_list_export,
+          title=lambda p: f"Excel file of the list: {p['name']}")
+def list_export(job):
+    if job.started_by_id is None:
+        raise ValueError(ERR_NOBODY)
+    path = job.params["path"]
+    request = HttpRequest()
+    request.method = "GET"
+    request.path = request.path_info = path
+    request.GET = QueryDict(job.params["query"])
+    request.user = job.started_by
+    setattr(request, EXPORT_HERE, job.progress)  # web.listexports: write the file here, report progress
+    match = resolve(path)
+    response = match.func(request, *match.args, **match.kwargs)
+    ctype = response.get("Content-Type", "")
+    if response.status_code != 200 or not ctype.startswith(CONTENT_TYPES["xlsx"]):
+        raise ValueError(ERR_NOT_A_FILE.format(status=response.status_code, ctype=ctype))
+    name = response["Content-Disposition"].split('filename="', 1)[1].rstrip('"')
+    try:
+        with job_file(job, name) as tmp, open(tmp, "wb") as out:
+            for chunk in response.streaming_content:
+                out.write(chunk)
+    finally:
+        # Not response.close(): it sends request_finished, which closes this worker's database connection
+        # mid-job. The workbook's temporary file is all there is to close.
+        if getattr(response, "file_to_stream", None) is not None:
+            response.file_to_stream.close()
+    rows = getattr(response, "export_rows", None)
+    job.log(f"{rows} rows written to {name}.")
+    return {"rows": rows, "file": name}
+
+
+def start_list_export(lst, fmt: str):
+    """``web.listexports.set_large_export``'s handler for ``?export=xlsx`` (a bookmark, another system; the page's own
+    link is a form posting the same params to ``job_start``): the job started as the person asking, its page shown."""
+    request = lst.request
+    job = job_start(kind="list_export", params=lst.export_job_params, acting_user=request.user)
+    messages.info(request, f"{lst.noun_count} are too many to download at once: the Excel file is being made "
+                           "in the background. Download it here when it is ready; you can go on working.")
+    return redirect("job_detail", job_id=job.pk)
+
+
+set_large_export(start_list_export)

@@ -1,0 +1,130 @@
+"""A list's downloads (``web.lists.ListPage`` inherits ``ListExports``): ``?export=csv|xlsx`` answers every
+matching row in the page's order, the columns shown, each cell as a spreadsheet takes it (``plain``) and through
+``web.files.safe_cell``; a CSV streams row by row, a workbook is written in openpyxl's write-only mode (split into
+sheets at Excel's row limit). An Excel download of more than ``settings.LIST_EXPORT_JOB_ROWS`` rows is a job
+(issue 29; ``set_large_export``, registered by the jobs app)."""
+from __future__ import annotations
+
+import csv
+import tempfile
+from datetime import date, datetime
+from decimal import Decimal
+
+from django.conf import settings as django_settings
+from django.http import FileResponse, StreamingHttpResponse
+from django.utils import timezone
+from django.utils.html import strip_tags
+from django.utils.safestring import SafeData
+from django_tables2.rows import BoundRow
+
+from stormwater.web.files import CONTENT_TYPES, safe_cell
+
+EXPORT_FORMATS = {"csv": "CSV", "xlsx": "Excel"}
+EXCEL_MAX_ROWS = 1_048_576  # Excel's rows on one worksheet (header included); more continue on a next sheet
+CHUNK = 2000  # rows read from the database at a time while exporting
+# An Excel download of more rows than settings.LIST_EXPORT_JOB_ROWS is made by a background job (issue 29: a
+# workbook is built whole before its first byte is sent; 400k rows took 233 s, past the server's timeout). The
+# jobs app registers how (``set_large_export``: web imports no domain); a CSV streams row by row and never needs it.
+LIST_EXPORT_JOB_ROWS = 5000
+# The request attribute saying "make the file here": set by the job that makes it (never by a browser), to its
+# ``progress(done, total)``.
+EXPORT_HERE = "_stormwater_export_here"
+_large_export = None
+
+
+def set_large_export(handler) -> None:
+    """``handler(list_page, fmt) -> HttpResponse``: what answers an export too large for a request (the jobs
+    app's ``list_export`` kind: start the job, show its page)."""
+    global _large_export
+    _large_export = handler
+
+
+class ListExports:
+    """The downloads of a list page (a mixin of ``ListPage``: it reads ``request``, ``param``, ``url``, ``count``,
+    ``queryset``, ``table``, ``noun`` and ``export_name``)."""
+
+    def export_response(self):
+        """The download asked for by ``?export=csv|xlsx``, else None: every matching row in the page's order."""
+        fmt = self.request.GET.get(self.param("export"))
+        if fmt not in EXPORT_FORMATS:
+            return None
+        if fmt == "xlsx" and self.export_in_job:
+            return _large_export(self, fmt)
+        name = f"{self.export_name}-{timezone.localdate():%Y-%m-%d}"
+        return (self._csv(name) if fmt == "csv" else self._xlsx(name))
+
+    @property
+    def export_job_params(self) -> dict:
+        """The params of the job that makes this list's Excel file (the page's form posts them; jobs/kinds)."""
+        return {"path": self.request.path_info, "query": self.url(export="xlsx", page=None).partition("?")[2],
+                "name": self.export_name}
+
+    @property
+    def export_in_job(self) -> bool:
+        """An Excel download of more than LIST_EXPORT_JOB_ROWS rows is a job (``set_large_export``), but in the
+        job itself."""
+        limit = getattr(django_settings, "LIST_EXPORT_JOB_ROWS", LIST_EXPORT_JOB_ROWS)
+        return (_large_export is not None and not getattr(self.request, EXPORT_HERE, False)
+                and self.count > limit)
+
+    def export_columns(self):
+        return [c for c in self.table.columns.iterall() if not c.column.exclude_from_export and c.visible]
+
+    def export_rows(self):
+        """The header, then one row of plain values (numbers, dates, text) per matching record, read in chunks."""
+        cols = self.export_columns()
+        yield [str(c.header) for c in cols]
+        for record in self.queryset.iterator(chunk_size=CHUNK):
+            row = BoundRow(record, table=self.table)
+            yield [plain(row.get_cell_value(c.name)) for c in cols]
+
+    def _csv(self, name: str) -> StreamingHttpResponse:
+        class _Echo:
+            def write(self, value):
+                return value
+
+        w = csv.writer(_Echo())
+        chunks = (w.writerow([safe_cell(v) for v in row]).encode() for row in self.export_rows())
+        resp = StreamingHttpResponse(chunks, content_type=CONTENT_TYPES["csv"])
+        resp["Content-Disposition"] = f'attachment; filename="{name}.csv"'
+        return resp
+
+    def _xlsx(self, name: str) -> FileResponse:
+        from openpyxl import Workbook  # only exports need it
+
+        wb = Workbook(write_only=True)
+        sheet_name = self.noun[1].capitalize()[:24]
+        rows = self.export_rows()
+        header = [safe_cell(h) for h in next(rows)]
+        ws, sheets, on_sheet = wb.create_sheet(sheet_name), 1, 1
+        ws.append(header)
+        progress = getattr(self.request, EXPORT_HERE, None)  # the job making it: progress(done, total)
+        written = 0
+        for row in rows:
+            if on_sheet == EXCEL_MAX_ROWS:
+                sheets += 1
+                ws, on_sheet = wb.create_sheet(f"{sheet_name} ({sheets})"), 1
+                ws.append(header)
+            ws.append([safe_cell(v) for v in row])
+            on_sheet += 1
+            written += 1
+            if callable(progress) and written % CHUNK == 0:
+                progress(written, self.count)
+        tmp = tempfile.TemporaryFile(prefix="stormwater-list-", suffix=".xlsx")
+        wb.save(tmp)
+        tmp.seek(0)
+        resp = FileResponse(tmp, content_type=CONTENT_TYPES["xlsx"])
+        resp["Content-Disposition"] = f'attachment; filename="{name}.xlsx"'
+        resp.export_rows = written
+        return resp
+
+
+def plain(value):
+    """A cell as a spreadsheet takes it: numbers, Decimals, dates and booleans as they are, text as text."""
+    if isinstance(value, datetime) and timezone.is_aware(value):
+        return timezone.localtime(value).replace(tzinfo=None)
+    if value is None or isinstance(value, (int, float, Decimal, date, bool)):
+        return value
+    if isinstance(value, SafeData):  # a cell whose only form is its HTML (render_FOO without value_FOO)
+        return strip_tags(value).strip()
+    return str(value)
