@@ -35,6 +35,7 @@ from stormwater.utility.models import Account, Bill, EntryKind
 
 from .appeals import hearing_at as _hearing_at
 from .export import REFUSED, _norm, parse_date, parse_money, row_status
+from .rows import RowRefused
 
 SUBJECTS = {"lien", "16e", "c_83_16e", "mgl_c_83_16e", "committed", "tax_lien", "lien_abatement"}
 TARGETS = ("subject", "committed_on", "assessors_copy_on", "transmitted_on")
@@ -214,14 +215,8 @@ def lien_plan(t, low: dict, today: date, bad: list[str]) -> tuple[list[LienRow],
     return todo, unchanged
 
 
-class _Refused(Exception):
-    def __init__(self, column: str, why: str):
-        super().__init__(why)
-        self.column = column
-
-
 def _act(column: str, fn, **kw):
-    """Run one relief act; its refusal → ``_Refused`` naming the column it concerns."""
+    """Run one relief act; its refusal → ``RowRefused`` naming the column it concerns."""
     from stormwater.cases.services import TransitionError
     from stormwater.relief.acts import ReliefError
 
@@ -230,7 +225,7 @@ def _act(column: str, fn, **kw):
         return fn(**kw)
     except (ReliefError, TransitionError, ValueError) as e:
         field = getattr(e, "field", None)
-        raise _Refused(fields.get(field, column) if field and field != "on" else column, str(e)) from None
+        raise RowRefused(str(e), fields.get(field, column) if field and field != "on" else column) from None
 
 
 def lien_convert(r: LienRow, user, why: str) -> str:
@@ -271,6 +266,6 @@ def lien_convert_all(todo: list[LienRow], user, name: str, low: dict, bad: list[
         try:
             with transaction.atomic():
                 made.append(lien_convert(r, user, f"{name} row {r.n}"))
-        except _Refused as e:
-            bad.append(f"row {r.n} ({low.get(e.column, e.column)}): {e}")
+        except RowRefused as e:
+            bad.append(f"row {r.n} ({low.get(e.field, e.field)}): {e}")
     return made

@@ -32,16 +32,15 @@ from datetime import date
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
-from django.db import transaction
 from django.utils import timezone
 
 from stormwater.audit.services import audit_record
-from stormwater.imports.pipeline import error, refuse_on_errors
 from stormwater.parcels.models import Parcel
 
 from . import permit_more as more
-from .cases import CasesResult, _Rollback
+from .cases import CasesResult
 from .export import REFUSED, _norm, parse_date, row_status
+from .rows import RowRefused, apply_rows, read_case_file
 
 DATES = ("filed_on", "incomplete_on", "cure_by", "items_received_on", "complete_on", "info_requested_on",
          "info_received_on", "decided_on")
@@ -239,10 +238,10 @@ def _convert(r: _Row, user) -> str:
         try:
             act()
         except (TransitionError, ps.PermitError, ValueError) as e:
-            if isinstance(e, more.StepRefused):
+            if isinstance(e, RowRefused):
                 raise
             field = more.FIELDS.get(getattr(e, "field", None) or "")
-            raise more.StepRefused(field or column, str(e)) from None
+            raise RowRefused(str(e), field or column) from None
     audit_record(actor=user, action="golive.permit", obj=app, why=f"row {r.n}")
     return app.case.number
 
@@ -250,24 +249,10 @@ def _convert(r: _Row, user) -> str:
 def permits_convert(*, path: str | Path, acting_user, apply: bool = False, source: str | None = None) -> CasesResult:
     """Convert the old office's open permit files (see the module). Dry run unless ``apply``."""
     from stormwater.cases.services import TransitionError
-    from stormwater.gis.assessor import read_source
     from stormwater.permits.acts import PermitError
     from stormwater.permits.models import PermitApplication
 
-    t = read_source(str(path))
-    name = source or t.name
-    problems = list(t.problems)
-    norm = {_norm(c): c for c in t.columns}
-    low = {}
-    for target in TARGETS:
-        hit = next((norm[a] for a in (target, *ALIASES.get(target, ())) if a in norm), None)
-        if hit:
-            low[target] = hit
-    missing = [c for c in REQUIRED if c not in low]
-    if missing:
-        problems.append(error("missing_column", name, f"the file has no column {', '.join(missing)} (columns: "
-                              f"{', '.join(TARGETS)})"))
-        refuse_on_errors(name, problems)
+    t, name, problems, low = read_case_file(path, source=source, targets=TARGETS, aliases=ALIASES, required=REQUIRED)
     today = timezone.localdate()
     names, other = _statuses()
     col = lambda c: low.get(c, c)  # noqa: E731
@@ -304,26 +289,7 @@ def permits_convert(*, path: str | Path, acting_user, apply: bool = False, sourc
                 res.unchanged += 1
             continue
         todo.append(_Row(n=n, parcel=p, status=v["status"], days=v["days"], get=vals, more=v["more"]))
-    # Every row the checks passed goes through the acts (so their refusals are listed too), then all is rolled back
-    # unless applying with no row refused.
-    try:
-        with transaction.atomic():
-            for r in todo:
-                try:
-                    with transaction.atomic():
-                        res.cases.append(_convert(r, acting_user))
-                        res.created += 1
-                except more.StepRefused as e:  # the consultant's, the waiver's, the extension's act refused
-                    bad.append(f"row {r.n} ({col(e.column)}): {e}")
-                except (TransitionError, PermitError, ValueError) as e:  # the act's own refusal
-                    field = getattr(e, "field", None)
-                    bad.append(f"row {r.n} ({col(field) if field else col('status')}): {e}")
-            if bad or not apply:
-                raise _Rollback
-    except _Rollback:
-        pass
-    if bad:
-        res.created, res.cases = 0, []
-        problems.append(error("bad_row", name, "permit files that cannot be converted: nothing converted", bad))
-    refuse_on_errors(name, problems)
-    return res
+    # Every row the checks passed goes through the acts (the consultant's, the waiver's, the extension's refusals are
+    # RowRefused naming their column), then all is rolled back unless applying with no row refused.
+    return apply_rows(todo, lambda r: _convert(r, acting_user), res=res, bad=bad, col=col, apply=apply, name=name,
+                      problems=problems, what="permit files", refusals=(TransitionError, PermitError, ValueError))

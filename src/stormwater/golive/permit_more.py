@@ -22,6 +22,7 @@ from datetime import date
 from decimal import Decimal
 
 from .export import parse_date, parse_money
+from .rows import RowRefused
 
 DATES = ("consultant_notice_on", "consultant_paid_on", "account_interest_on", "account_expended_on", "extended_on",
          "waiver_requested_on", "waiver_comment_from", "waiver_decided_on")
@@ -90,12 +91,6 @@ def fee_due(days: dict) -> bool:
     return bool(days.get("consultant_notice_on") and not days.get("consultant_paid_on"))
 
 
-class StepRefused(Exception):
-    def __init__(self, column: str, why: str):
-        super().__init__(why)
-        self.column = column
-
-
 def steps(app, d: dict, g: dict, v: dict, user) -> list[tuple]:
     """(day, rank, column, act) of the consultant's, the account's, the waiver's and the extension's acts."""
     from stormwater.permits import services as ps
@@ -138,7 +133,7 @@ def steps(app, d: dict, g: dict, v: dict, user) -> list[tuple]:
 
             def decide():
                 if grant and w["waiver"].public_comment_from is None:
-                    raise StepRefused("waiver_comment_from", ps.ERR_WAIVER_COMMENT)
+                    raise RowRefused(ps.ERR_WAIVER_COMMENT, "waiver_comment_from")
                 ps.waiver_decide(waiver=w["waiver"], grant=grant, findings=(True, True, True) if grant else (),
                                  note="Decided in the old office (converted, issue 32)", acting_user=user,
                                  on=d["waiver_decided_on"])
