@@ -39,6 +39,21 @@ def draft(town, personas):
         disturbance_sqft=Decimal(87120), determination=det, wetlands_jurisdiction=True)
 
 
+@pytest.fixture
+def reviewing(draft, personas, at):
+    """The draft filed on Mar 2, 2026, found complete on Mar 6 and every plan-contents item reviewed: ready for a
+    decision (a test file may define its own ``reviewing``, which then stands instead)."""
+    from stormwater.permits import services as sv
+
+    at(date(2026, 3, 2))
+    complete_package(draft, personas["staff"])
+    sv.permit_file(application=draft, acting_user=personas["owner"])
+    at(date(2026, 3, 6))
+    sv.permit_determine_complete(application=draft, acting_user=personas["staff"])
+    review_every_item(draft, personas["staff"])
+    return draft
+
+
 def complete_package(app, user, *, skip=()):
     """Upload every document item, confirm the paper copies and record the fees paid at the counter (except ``skip``):
     what filing needs (issue 30, § 380-10 B(1), G(1))."""

@@ -10,19 +10,6 @@ import pytest
 from stormwater.cases.services import TransitionError
 from stormwater.permits import services as sv
 
-from .conftest import complete_package, review_every_item
-
-
-@pytest.fixture
-def reviewing(draft, personas, at):
-    at(date(2026, 3, 2))
-    complete_package(draft, personas["staff"])
-    sv.permit_file(application=draft, acting_user=personas["owner"])
-    at(date(2026, 3, 6))
-    sv.permit_determine_complete(application=draft, acting_user=personas["staff"])
-    review_every_item(draft, personas["staff"])
-    return draft
-
 
 def _kind_options(page):
     m = re.search(r'<select[^>]*name="kind"[^>]*>(.*?)</select>', page, re.S)

@@ -2,24 +2,6 @@
 aria-label, before the first section — whose links reach every section of the page and the decision form, each
 link's target an element with that id (plain anchors: no script needed)."""
 import re
-from datetime import date
-
-import pytest
-
-from .conftest import complete_package, review_every_item
-
-
-@pytest.fixture
-def reviewing(draft, personas, at):
-    from stormwater.permits import services as sv
-
-    at(date(2026, 3, 2))
-    complete_package(draft, personas["staff"])
-    sv.permit_file(application=draft, acting_user=personas["owner"])
-    at(date(2026, 3, 6))
-    sv.permit_determine_complete(application=draft, acting_user=personas["staff"])
-    review_every_item(draft, personas["staff"])
-    return draft
 
 
 def _contents(page):
