@@ -39,7 +39,7 @@ from stormwater.audit.services import audit_record
 
 from .cases import CasesResult
 from .export import _norm
-from .rows import RowRefused, apply_rows, dates_of, in_order, read_case_file
+from .rows import RowRefused, apply_rows, case_rows, dates_of, in_order, read_case_file
 
 DATES = ("opened_on", "meeting_on", "pre_start_inspection_on", "plan_on_site_on", "started_on", "last_inspection_on")
 ORDER = ("opened_on", "meeting_on", "pre_start_inspection_on", "plan_on_site_on", "started_on")
@@ -234,13 +234,7 @@ def construction_convert(*, path: str | Path, acting_user, apply: bool = False,
     todo: list[_Row] = []
     res = CasesResult(rows=len(t.rows), problems=problems, dry_run=not apply)
     seen: set = set()
-    for n, raw in zip(t.row_numbers, t.rows):
-        vals = {c: raw.get(low[c], "").strip() for c in low}
-        get = lambda c: vals.get(c, "")  # noqa: E731
-
-        def refuse(c: str, why: str, n=n) -> None:
-            bad.append(f"row {n} ({col(c)}): {why}")
-
+    for n, vals, get, refuse in case_rows(t, low, bad):
         permit = permits.get(get("permit"))
         if get("permit") and permit is None:
             refuse("permit", f"no permit {get('permit')!r} (convert the permit files first: --kind permits)")

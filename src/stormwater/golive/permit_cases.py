@@ -40,7 +40,7 @@ from stormwater.parcels.models import Parcel
 from . import permit_more as more
 from .cases import CasesResult
 from .export import REFUSED, _norm, parse_date, row_status
-from .rows import RowRefused, apply_rows, read_case_file
+from .rows import RowRefused, apply_rows, case_rows, read_case_file
 
 DATES = ("filed_on", "incomplete_on", "cure_by", "items_received_on", "complete_on", "info_requested_on",
          "info_received_on", "decided_on")
@@ -262,13 +262,7 @@ def permits_convert(*, path: str | Path, acting_user, apply: bool = False, sourc
     todo: list[_Row] = []
     res = CasesResult(rows=len(t.rows), problems=problems, dry_run=not apply)
     seen: set = set()
-    for n, raw in zip(t.row_numbers, t.rows):
-        vals = {c: raw.get(low[c], "").strip() for c in low}
-        get = lambda c: vals.get(c, "")  # noqa: E731
-
-        def refuse(c: str, why: str, n=n) -> None:
-            bad.append(f"row {n} ({col(c)}): {why}")
-
+    for n, vals, get, refuse in case_rows(t, low, bad):
         p = parcels.get(get("parcel_id"))
         if get("parcel_id") and p is None:
             refuse("parcel_id", f"no parcel {get('parcel_id')!r}")

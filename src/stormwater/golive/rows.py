@@ -45,6 +45,18 @@ def read_case_file(path: str | Path, *, source: str | None, targets: tuple[str, 
     return t, name, problems, low
 
 
+def case_rows(t, low: dict, bad: list[str]):
+    """For each row of the file read by ``read_case_file``: (its row number, its values by target, ``get(target)``
+    → the value or "", ``refuse(target, why)`` → listed in ``bad`` as ``row N (the file's column): why``)."""
+    for n, raw in zip(t.row_numbers, t.rows):
+        vals = {c: raw.get(low[c], "").strip() for c in low}
+
+        def refuse(c: str, why: str, n=n) -> None:
+            bad.append(f"row {n} ({low.get(c, c)}): {why}")
+
+        yield n, vals, (lambda c, vals=vals: vals.get(c, "")), refuse
+
+
 def dates_of(get, refuse, columns, today) -> dict:
     """Each date column's day (None when blank); refuses one that is not a date or is later than today."""
     days = {}

@@ -35,7 +35,7 @@ from stormwater.parcels.models import Parcel
 
 from .cases import CasesResult
 from .export import parse_date
-from .rows import RowRefused, apply_rows, dates_of, read_case_file
+from .rows import RowRefused, apply_rows, case_rows, dates_of, read_case_file
 
 TARGETS = ("permit", "parcel_id", "site_name", "site_address", "plan_recorded_on", "book", "page", "document_number",
            "earlier_certifications_on", "last_certification_on", "signed_by")
@@ -163,13 +163,7 @@ def sites_convert(*, path: str | Path, acting_user, apply: bool = False, source:
     todo: list[_Row] = []
     res = CasesResult(rows=len(t.rows), problems=problems, dry_run=not apply)
     seen: set = set()
-    for n, raw in zip(t.row_numbers, t.rows):
-        vals = {c: raw.get(low[c], "").strip() for c in low}
-        get = lambda c: vals.get(c, "")  # noqa: E731
-
-        def refuse(c: str, why: str, n=n) -> None:
-            bad.append(f"row {n} ({col(c)}): {why}")
-
+    for n, vals, get, refuse in case_rows(t, low, bad):
         permit, parcel = permits.get(get("permit")), parcels.get(get("parcel_id"))
         if get("permit") and permit is None:
             refuse("permit", f"no permit {get('permit')!r} (convert the permit files first: --kind permits)")
