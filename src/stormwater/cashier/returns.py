@@ -15,9 +15,9 @@ from django.utils import timezone
 
 from stormwater.audit.services import actor_or_none as _user, audit_record
 from stormwater.receivables.models import Payment, PaymentMethod, PaymentReversal
-from stormwater.receivables.services import CollectionError, payment_reverse
+from stormwater.receivables.services import CollectionError, installment_paid_first, payment_reverse
 from stormwater.rules.money import fmt
-from stormwater.utility.models import Component, EntryKind, Installment, LedgerEntry
+from stormwater.utility.models import Component, EntryKind, LedgerEntry
 
 RETURNED_CHECK_MEMO = "Returned check charge (MGL c.60 §57A; town configuration returned_check_charge)"
 
@@ -35,10 +35,7 @@ def returned_check_record(*, payment: Payment, reason: str, reversed_on: date | 
     charge = town_config().returned_check_charge
     entry = None
     if charge > 0:
-        paid = (payment.entries.filter(installment__isnull=False, reverses__isnull=True)
-                .select_related("installment").order_by("installment__due_date", "id").first())
-        inst = paid.installment if paid else (Installment.objects.filter(bill__account=payment.account)
-                                              .order_by("-due_date").first())
+        inst = installment_paid_first(payment)
         if inst is None:
             raise CollectionError(f"Account {payment.account.number} has no bill to add the returned-check charge to.")
         entry = LedgerEntry.objects.create(account=payment.account, kind=EntryKind.DEMAND, component=Component.INTEREST,

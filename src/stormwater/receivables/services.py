@@ -199,6 +199,15 @@ def _withdraw_spent_credit(payment: Payment, on: date, reason: str, user) -> Dec
     return over
 
 
+def installment_paid_first(payment: Payment) -> Installment | None:
+    """The oldest installment ``payment`` paid (else the account's latest): where what its return leaves owed is
+    posted (the returned-check charge, ``cashier.returns``; a credit it left that was refunded, ``_refunded_owed``)."""
+    paid = (payment.entries.filter(installment__isnull=False, reverses__isnull=True)
+            .select_related("installment__bill").order_by("installment__due_date", "id").first())
+    return paid.installment if paid else (Installment.objects.filter(bill__account=payment.account)
+                                          .select_related("bill").order_by("-due_date").first())
+
+
 def _refunded_owed(payment: Payment, amount: Decimal, on: date, reason: str, user) -> None:
     """A credit balance the bounced ``payment`` left was refunded (``cashier.refunds``) before the check came back:
     the owner holds money the town never received, so it is owed again (issue 25: the unapplied credit stayed above
@@ -207,10 +216,7 @@ def _refunded_owed(payment: Payment, amount: Decimal, on: date, reason: str, use
     installment the payment had paid: in its *interest* bucket, as the returned-check charge is
     (``cashier.returns``): paid before the fee itself, earning no interest (billing ¶C charges interest on the fee,
     and this is not a fee), and counted in what a demand and a lien collect (billing ¶D)."""
-    paid = (payment.entries.filter(installment__isnull=False, reverses__isnull=True)
-            .select_related("installment__bill").order_by("installment__due_date", "id").first())
-    inst = paid.installment if paid else (Installment.objects.filter(bill__account=payment.account)
-                                          .select_related("bill").order_by("-due_date").first())
+    inst = installment_paid_first(payment)
     if inst is None:  # a payment on an account with no bill cannot have paid one; nothing to move it to
         return
     memo = (f"Reversal of payment {payment.pk}: {reason} — its credit balance was refunded, and is owed "
