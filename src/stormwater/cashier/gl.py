@@ -145,9 +145,20 @@ def _fees(start: date, end: date):
         yield field, label, r["s"] or ZERO, r["n"]
 
 
+def _permit_fees(start: date, end: date):
+    """Permit application fees paid online (issue 30, Ch. 380 § 380-10 G(1); receivables/online_fees.py): cash in
+    with the processor's file that receipted them, on the day the processor paid (as its bill payments are in the
+    ledger), against their own revenue line (``TownConfig.gl_permit_fees``)."""
+    from stormwater.receivables.models import OnlinePayment
+
+    r = OnlinePayment.objects.filter(settled_file__isnull=False, settled_on__gte=start,
+                                     settled_on__lte=end).aggregate(s=Sum("amount"), n=Count("id"))
+    yield "gl_permit_fees", "Permit application fees paid online (Ch. 380 § 380-10 G(1))", r["s"] or ZERO, r["n"]
+
+
 # The office's cash beyond the ledger, each a function (start, end) → (other side's TownConfig field, description,
 # signed amount: > 0 cash in, entries). Other modules of the office add theirs (fees, lockbox suspense).
-OFFICE_LINES: list = [_fees, _over_short, _lockbox_suspense]
+OFFICE_LINES: list = [_fees, _permit_fees, _over_short, _lockbox_suspense]
 
 
 def gl_rows(*, start: date, end: date, cfg: TownConfig):

@@ -112,10 +112,26 @@ def _item_received(application, key, *, acting_user, on, note) -> ChecklistItem:
     return item
 
 
+ERR_FEE_PAID_ONLINE = ("The application fees were paid online (confirmation {confirmation}, {state}): they are not "
+                       "taken again at the counter (§ 380-10 G(1): the fee is obtained once).")
+
+
 @transaction.atomic
-def permit_fees_paid(*, application: PermitApplication, paid_on: date, receipt: str, acting_user) -> None:
-    """The application, inspection and technical review fees received (§ 380-10 B(1)(e), G(1))."""
+def permit_fees_paid(*, application: PermitApplication, paid_on: date, receipt: str, acting_user,
+                     online_payment=None) -> None:
+    """The application, inspection and technical review fees received (§ 380-10 B(1)(e), G(1)): at the counter, or
+    (issue 30) paid online, when the processor's settlement reaches the Town (``online_payment``: the
+    ``receivables.OnlinePayment`` receipted, receivables/online_fees.py). The counter refuses a fee paid online
+    (pending settlement or settled): one fee, obtained once."""
     app = _lock(application)
+    paid_online = app.online_payments.filter(state="paid")
+    if online_payment is not None:
+        paid_online = paid_online.exclude(pk=online_payment.pk)
+    other = paid_online.order_by("paid_at", "id").first()
+    if other is not None:
+        raise PermitError(ERR_FEE_PAID_ONLINE.format(
+            confirmation=other.confirmation,
+            state=f"settled {other.settled_on}" if other.settled_on else "pending settlement"), field="receipt")
     app.fees_paid_on, app.fees_receipt = paid_on, receipt
     if app.fees_total is None:  # the fee due as paid (issue 30: paid before filing, from the schedule in force)
         app.fees, app.fees_total, app.fee_schedule = fees_due(app, paid_on)

@@ -128,6 +128,27 @@ def permit_file(*, application: PermitApplication, acting_user, on: date | None 
 
 
 @transaction.atomic
+def permit_fee_received_online(*, application: PermitApplication, online_payment, paid_on: date, acting_user) -> None:
+    """Issue 30: the fee paid online reached the Town with the processor's settlement file (receivables/
+    online_fees.py). The fee is recorded paid with the counter's act (``permit_fees_paid``: § 380-10 B(1)(e), G(1)),
+    then the filing proceeds with the filing's act (``permit_file``, by the applicant who paid, on the day the
+    processor paid): the 42-day clock (§ 380-10 I(2)) and the notices start here, not at the processor's return.
+    A filing refused now (withdrawn meanwhile …) leaves the fee recorded and says why on the file's timeline: the
+    applicant files from the page."""
+    app = _lock(application)
+    permit_fees_paid(application=app, paid_on=paid_on, receipt=f"online {online_payment.confirmation}"[:60],
+                     acting_user=acting_user, online_payment=online_payment)
+    if app.case.status != S.DRAFT:
+        return
+    try:
+        with transaction.atomic():
+            permit_file(application=app, acting_user=online_payment.started_by or acting_user, on=paid_on)
+    except TransitionError as e:
+        event_record(case=app.case, kind="fees", acting_user=acting_user, on=paid_on,
+                     why=f"Fee paid online received; the application is not filed yet: {e}")
+
+
+@transaction.atomic
 def permit_determine_complete(*, application: PermitApplication, acting_user, on: date | None = None):
     """§ 380-10 D: complete → review may begin. Every checklist item must be in."""
     app = _lock(application)

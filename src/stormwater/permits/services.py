@@ -22,12 +22,14 @@ from stormwater.cases.services import TransitionError  # the refusal of a status
 
 from . import workflow as wf
 from .acts import ERR_FUTURE_DATE, PermitError
-from .application import (ERR_ABUTTERS_EMPTY, ERR_DRAFT_ONLY, ERR_NOT_YOUR_PARCEL, abutters_mailed, abutters_set,
+from .application import (ERR_ABUTTERS_EMPTY, ERR_DRAFT_ONLY, ERR_FEE_PAID_ONLINE, ERR_NOT_YOUR_PARCEL, abutters_mailed,
+                          abutters_set,
                           checklist_confirm, parse_abutters, permit_application_start, permit_document_upload,
                           permit_fees_paid)
 from .filing import (ERR_CURE_DATE, ERR_CURE_NOT_PASSED, ERR_INCOMPLETE_ITEMS, ERR_ITEMS_STILL_MISSING,
                      ERR_NOTHING_MISSING, ERR_NOT_OWNER, ERR_NO_INFO, filing_recipients, permit_deny_incomplete,
-                     permit_determine_complete, permit_determine_incomplete, permit_extend, permit_file,
+                     permit_determine_complete, permit_determine_incomplete, permit_extend, permit_fee_received_online,
+                     permit_file,
                      permit_information_received, permit_items_received, permit_request_information, permit_withdraw,
                      permittee_check)
 from .consultant_account import (ERR_AMOUNT, ERR_APPEAL_GROUND, ERR_APPEAL_LATE, ERR_EXPENDITURE_NO_ENGAGEMENT,

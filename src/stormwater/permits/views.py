@@ -15,6 +15,7 @@ from django.views.decorators.http import require_POST
 
 from stormwater.accounts.access import public, require_perm
 from stormwater.accounts.roles import Perm
+from stormwater.receivables.online_fees import fee_online_offer
 from stormwater.rules.applicability import EXEMPTIONS, OtherWork, determine, to_sqft
 from stormwater.web.files import document_response, download
 from stormwater.cases.services import DocumentError
@@ -173,6 +174,8 @@ def _detail_page(request, app, *, decision_form: DecisionForm | None = None, con
         "allowed": case.machine.transitions.get(case.status, frozenset()),
         # issue 30: before filing, what is missing and the fee due (the same reading the filing refusal gives)
         "filing": filing_readiness(app, timezone.localdate()) if case.status == wf.Status.DRAFT else None,
+        # issue 30: the fee paid online (the pay-online hand-off of receivables/online_fees.py): offered, or pending
+        "fee_online": fee_online_offer(app) if case.status == wf.Status.DRAFT else None,
         # issue 30: the one approval gate, said beside the decision form before the Director tries
         "approval_problem": (approval_problem(app) if case.status == wf.Status.UNDER_REVIEW and u.can(Perm.PERMIT_DECIDE)
                              else None),

@@ -44,6 +44,7 @@ from stormwater.utility.posting import ALLOCATION_ORDER
 
 from .base import ERR_BEFORE_BOOKS, ERR_CLOSED, ERR_FUTURE, ERR_UNKNOWN_ACCOUNT, CollectionError, payment_amount_check
 from .models import Payment, PaymentBatch, PaymentMethod, SuspenseItem, SuspenseReason
+from .online_fees import fee_refunds_due, fee_rows_split, fee_rows_settle
 from .positions import AccountFilter, installment_figures
 from .selectors import FILE_ROW, PaymentContent, books_open_from, closed_through, payment_duplicates_each
 
@@ -288,11 +289,15 @@ def payment_batch_post(*, filename: str, content: bytes, acting_user, dry_run: b
         new = [r for r in rows if r.line not in skipped]
         new, later = _posted_with_another_amount(new)
         waiting = _not_yet_held(held + later)
+        fees, waiting, fees_before = fee_rows_split(waiting, lock=False)
+        fees, refunds = fee_refunds_due(fees, HeldRow)
+        waiting += refunds
+        skipped |= set(fees_before)
         total = sum((r.amount for r in new), ZERO)
         message = (f"Check only: {len(new)} payment{'s' if len(new) != 1 else ''}, ${fmt(total)}, would post"
                    + (f"; {len(skipped)} row{'s' if len(skipped) != 1 else ''} already posted: rows "
                       + ", ".join(str(n) for n in sorted(skipped)[:SKIPPED_LINES_SHOWN]) if skipped else "") + ".")
-        message += _held_message(waiting, would=True)
+        message += _fees_message(fees, would=True) + _held_message(waiting, would=True)
         return BatchResult(None, len(new), total, message=message + _findings(found),
                            skipped=tuple(sorted(skipped)), problems=found, dry_run=True,
                            held=tuple(h.line for h in waiting))
@@ -326,18 +331,25 @@ def _post_file(*, filename: str, digest: str, rows: list[BatchRow], held: list[H
     rows = [r for r in rows if r.line not in skipped]
     rows, later = _posted_with_another_amount(rows)
     held = _not_yet_held(held + later)
-    if not rows and not held:
-        n = len(all_rows) + len(later)
+    # issue 30: a row that is a permit fee paid online is receipted with the file (or, the fee paid by then, held as
+    # a refund due); one receipted by an earlier file is skipped (receivables/online_fees.py)
+    fees, held, fees_before = fee_rows_split(held)
+    fees, refunds = fee_refunds_due(fees, HeldRow)
+    held += refunds
+    skipped |= set(fees_before)
+    if not rows and not held and not fees:
+        n = len(all_rows) + len(later) + len(fees_before)
         record("unchanged", {"rows": n, "posted": 0, "skipped": len(skipped)},
                {"message": MSG_ALL_POSTED.format(rows=n)})
         return BatchResult(None, 0, ZERO, already_posted=True, message=MSG_ALL_POSTED.format(rows=n),
                            skipped=tuple(sorted(skipped)))
-    total = sum((r.amount for r in rows), ZERO)
+    total = sum((r.amount for r in rows), ZERO) + sum((f.amount for f in fees), ZERO)
     try:
         # The unique SHA-256 is the lock: a second post of the same file at the same moment waits here for
         # the first to commit (PostgreSQL), then fails the insert and is told the file is posted.
         with transaction.atomic():
-            batch = PaymentBatch.objects.create(filename=filename, sha256=digest, rows=len(rows), total=total,
+            batch = PaymentBatch.objects.create(filename=filename, sha256=digest, rows=len(rows) + len(fees),
+                                                total=total,
                                                 posted_by=_user(acting_user))
     except IntegrityError:
         prior = PaymentBatch.objects.filter(sha256=digest).first()
@@ -347,6 +359,7 @@ def _post_file(*, filename: str, digest: str, rows: list[BatchRow], held: list[H
                {"message": "already posted as batch %d" % prior.pk})
         return _already_posted(prior)
     _post_rows(batch, rows, acting_user)
+    fee_rows_settle(batch, fees, acting_user)
     SuspenseItem.objects.bulk_create([
         SuspenseItem(file=batch, line=h.line, account_text=h.account_text, amount=h.amount, received_on=h.received_on,
                      reference=h.reference[:80], method=h.method, reason=h.reason, detail=h.detail[:300])
@@ -355,21 +368,34 @@ def _post_file(*, filename: str, digest: str, rows: list[BatchRow], held: list[H
     audit_record(actor=acting_user, action="payment_batch.post", obj=batch,
                  data={"filename": filename, "rows": len(rows), "total": fmt(total),
                        "skipped_lines": sorted(skipped), "suspense_lines": [h.line for h in held],
-                       "suspense_total": fmt(held_total)})
-    message = f"Posted {len(rows)} payments, ${fmt(total)}." + _held_message(held)
+                       "suspense_total": fmt(held_total), "permit_fee_lines": [f.line for f in fees]})
+    paid = sum((r.amount for r in rows), ZERO)
+    message = f"Posted {len(rows)} payments, ${fmt(paid)}." + _fees_message(fees) + _held_message(held)
     if skipped:
         lines = sorted(skipped)
         shown = ", ".join(str(n) for n in lines[:SKIPPED_LINES_SHOWN]) + (" …" if len(lines) > SKIPPED_LINES_SHOWN
                                                                           else "")
         message += " " + MSG_SKIPPED.format(n=len(lines), s="s" if len(lines) != 1 else "",
                                             were="were" if len(lines) != 1 else "was", lines=shown)
-    counts = {"rows": len(all_rows) + len(held), "posted": len(rows), "skipped": len(skipped), "total": fmt(total)}
+    counts = {"rows": len(all_rows) + len(held) + len(fees), "posted": len(rows), "skipped": len(skipped),
+              "total": fmt(total)}
+    if fees:
+        counts.update(permit_fees=len(fees))
     if held:
         counts.update(suspense=len(held), suspense_total=fmt(held_total))
     record("applied", counts, {"batch": batch.pk, "skipped_lines": sorted(skipped)[:500],
                                "suspense_lines": [h.line for h in held][:500]})
     return BatchResult(batch, len(rows), total, message=message, skipped=tuple(sorted(skipped)),
                        held=tuple(h.line for h in held))
+
+
+def _fees_message(fees, would: bool = False) -> str:
+    if not fees:
+        return ""
+    n = len(fees)
+    return (f" {n} permit fee{'s' if n != 1 else ''} paid online {'would be' if would else 'were' if n != 1 else 'was'}"
+            f" receipted (${fmt(sum((f.amount for f in fees), ZERO))}): "
+            + ", ".join(f.online.permit.case.number for f in fees) + ".")
 
 
 def _held_message(held: list[HeldRow], would: bool = False) -> str:

@@ -123,7 +123,12 @@ class OnlinePayment(models.Model):
     STARTED, PAID = "started", "paid"
 
     reference = models.CharField(max_length=40, unique=True)
-    account = models.ForeignKey(Account, on_delete=models.PROTECT, related_name="online_payments")
+    # What is paid (issue 30): an account's bill or balance, or a permit application's fee (Ch. 380 § 380-10 G(1):
+    # "The DPW shall obtain with each submission an application and inspection fee"), never both (the check below).
+    account = models.ForeignKey(Account, null=True, blank=True, on_delete=models.PROTECT,
+                                related_name="online_payments")
+    permit = models.ForeignKey("permits.PermitApplication", null=True, blank=True, on_delete=models.PROTECT,
+                               related_name="online_payments")
     bill = models.ForeignKey("utility.Bill", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     amount = models.DecimalField(**MONEY)
     processor = models.CharField(max_length=10, help_text="test: the built-in TEST page; hosted: the town's processor")
@@ -132,12 +137,33 @@ class OnlinePayment(models.Model):
     started_at = models.DateTimeField(auto_now_add=True)
     started_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.PROTECT, related_name="+")
     paid_at = models.DateTimeField(null=True, blank=True)
+    # A permit fee has no account to post a payment to: its settlement is the processor file's row that carried it
+    # (receivables/online_fees.py), receipted with that file (its total, daily cash, deposit, GL); a bill's
+    # settlement stays the Payment whose reference is ``confirmation``.
+    settled_file = models.ForeignKey("PaymentBatch", null=True, blank=True, on_delete=models.PROTECT,
+                                     related_name="settled_fees")
+    settled_on = models.DateField(null=True, blank=True, help_text="the day the processor's file says it was paid")
 
     class Meta:
         ordering = ["-started_at", "-id"]
+        constraints = [
+            models.CheckConstraint(condition=(models.Q(account__isnull=False, permit__isnull=True)
+                                              | models.Q(account__isnull=True, permit__isnull=False)),
+                                   name="online_payment_pays_an_account_or_a_permit_fee"),
+            models.CheckConstraint(condition=models.Q(settled_file__isnull=True) | models.Q(permit__isnull=False),
+                                   name="online_payment_settled_file_only_for_a_permit_fee"),
+            # a permit's fee is received once (§ 380-10 G(1)): a second settled online fee is a refund due instead
+            models.UniqueConstraint(fields=["permit"], condition=models.Q(settled_file__isnull=False),
+                                    name="one_settled_online_fee_per_permit"),
+        ]
 
     def __str__(self) -> str:
         return f"Online payment {self.reference} ${self.amount} ({self.state})"
+
+    @property
+    def payee_number(self) -> str:
+        """What the processor is told the payment is for: the account number, or the permit file's number."""
+        return self.account.number if self.account_id else self.permit.case.number
 
 
 class BooksCheck(models.Model):
@@ -160,6 +186,7 @@ class BooksCheck(models.Model):
 class SuspenseReason(models.TextChoices):
     NO_ACCOUNT = "no_account", "No account matches"
     DUPLICATE_REFERENCE = "duplicate_reference", "The same reference on the account with another amount"
+    FEE_ALREADY_PAID = "fee_already_paid", "A permit fee paid online that was already paid: a refund is due"
 
 
 class SuspenseState(models.TextChoices):

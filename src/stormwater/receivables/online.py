@@ -84,25 +84,30 @@ def signature_ok(kind: str, values, signature: str) -> bool:
 
 
 @transaction.atomic
-def online_payment_start(*, account, amount: Decimal, bill=None, acting_user) -> OnlinePayment:
-    """Record the resident's confirmed trip to the processor (a one-time reference); ``ValueError`` without a
-    processor or for an amount that is not positive."""
+def online_payment_start(*, account=None, amount: Decimal, bill=None, permit=None, acting_user) -> OnlinePayment:
+    """Record the payer's confirmed trip to the processor (a one-time reference) for an ``account`` (and ``bill``)
+    or, issue 30, a ``permit`` application's fee (receivables/online_fees.py checks the fee first); ``ValueError``
+    without a processor or for an amount that is not positive."""
     kind = processor()
     if kind is None:
         raise ValueError("Paying online is not available: the town has no payment processor.")
     if amount <= 0:
         raise ValueError("Nothing is due now: there is nothing to pay online.")
+    if (account is None) == (permit is None):
+        raise ValueError("An online payment pays an account or a permit fee, one of the two.")
     op = OnlinePayment.objects.create(reference=f"OP-{secrets.token_hex(10)}", account=account, bill=bill,
-                                      amount=amount, processor=kind,
+                                      permit=permit, amount=amount, processor=kind,
                                       started_by=actor_or_none(acting_user))
     audit_record(actor=acting_user, action="online_payment.start", obj=op,
-                 data={"account": account.number, "amount": str(amount), "processor": kind,
-                       "bill": bill.number if bill else ""})
+                 data={"account": op.payee_number, "amount": str(amount), "processor": kind,
+                       "bill": bill.number if bill else "", "permit": bool(permit)})
     return op
 
 
 def handoff_values(op: OnlinePayment, return_url: str) -> dict[str, str]:
-    return {"account": op.account.number, "amount": f"{op.amount:.2f}", "bill": op.bill.number if op.bill else "",
+    """What the processor is told: ``account`` is the account number or, for a permit fee, the permit file's
+    number (the processor's settlement file carries it back as the row's account)."""
+    return {"account": op.payee_number, "amount": f"{op.amount:.2f}", "bill": op.bill.number if op.bill else "",
             "reference": op.reference, "return_url": return_url}
 
 
@@ -117,7 +122,7 @@ def handoff_url(op: OnlinePayment, *, return_url: str) -> str:
         base = reverse("pay_test") + "?" + urlencode({"account": values["account"], "amount": values["amount"],
                                                       "bill": values["bill"]})
     else:
-        base = town_config().payment_url(account=op.account.number, amount=op.amount, bill=values["bill"])
+        base = town_config().payment_url(account=values["account"], amount=op.amount, bill=values["bill"])
     return base + ("&" if "?" in base else "?") + urlencode(extra)
 
 
@@ -136,7 +141,7 @@ def online_payment_return(params) -> Returned:
     over the reference, the confirmation number, the amount and the status; the reference must be one of ours,
     still waiting, for that amount. Anything else → ``ReturnRefused`` naming why (nothing changes)."""
     g = {f: (params.get(f) or "").strip() for f in (*RETURN_FIELDS, "signature")}
-    op = OnlinePayment.objects.select_related("account", "bill").filter(reference=g["reference"]).first()
+    op = OnlinePayment.objects.select_related("account", "bill", "permit__case").filter(reference=g["reference"]).first()
     if op is None:
         raise ReturnRefused("No online payment of the Town has this reference.")
     if op.processor == TEST and not test_page_on():
@@ -162,7 +167,7 @@ def online_payment_return(params) -> Returned:
             raise ReturnRefused("This return was already used: the payment it names is recorded once.")
         op.refresh_from_db()
         audit_record(actor=None, action="online_payment.paid", obj=op,
-                     data={"account": op.account.number, "amount": str(op.amount), "confirmation": op.confirmation})
+                     data={"account": op.payee_number, "amount": str(op.amount), "confirmation": op.confirmation})
     return Returned(op, True)
 
 

@@ -16,7 +16,7 @@ from stormwater.townconfig import town_config
 from stormwater.utility.models import Bill
 from stormwater.web.postdata import money_value
 
-from . import online, selectors
+from . import online, online_fees, selectors
 from .access import account_get_for_user
 
 
@@ -74,12 +74,44 @@ def pay_return(request):
         return render(request, "receivables/pay_refused.html", {"reason": str(e)}, status=400)
     op = r.online
     test = " (TEST: no money moved)" if op.processor == online.TEST else ""
+    what = f"the fees of permit application {op.payee_number}" if op.permit_id else f"account {op.payee_number}"
     if r.paid:
-        messages.success(request, f"Paid online{test}: {fmt_usd(op.amount)} on account {op.account.number}, "
+        messages.success(request, f"Paid online{test}: {fmt_usd(op.amount)} on {what}, "
                                   f"confirmation {op.confirmation}. It shows as pending settlement until the "
-                                  "processor's payment reaches the Town.")
+                                  "processor's payment reaches the Town"
+                         + (": the application is filed then, and the 42-day clock starts." if op.permit_id
+                            else "."))
     else:
         messages.warning(request, f"The payment of {fmt_usd(op.amount)} was not made{test}: nothing was paid.")
+    if op.permit_id:
+        return redirect("permit_detail", op.payee_number)
     if op.bill_id:
         return redirect("bill_detail", op.bill.number)
     return redirect("account_statement", op.account.number)
+
+
+@require_perm()
+@require_http_methods(["GET", "POST"])
+def fee_pay_confirm(request, number: str):
+    """/pay/permit/<number>/ (issue 30): the permit application's fee (§ 380-10 G(1)), what happens next (pending
+    settlement, then filed), "Continue to the payment page" → the processor's page, as for a bill. The applicant's
+    act: a file reached as for filing it (``permit_get_for_applicant``: 404 for anyone else's, 403 for a viewer)."""
+    from stormwater.permits.selectors import permit_get_for_applicant
+
+    app = permit_get_for_applicant(user=request.user, number=number)
+    offer = online_fees.fee_online_offer(app)
+    if offer is None:
+        raise Http404("Paying online is not available.")
+    error = offer.refusal or ""
+    if request.method == "POST" and not error:
+        try:
+            confirmed = money_value(request.POST.get("amount"), "amount")
+            op = online_fees.fee_payment_start(application=app, acting_user=request.user, amount=confirmed)
+        except ValueError as e:
+            error = str(e)
+            offer = online_fees.fee_online_offer(app)
+        else:
+            return redirect(online.handoff_url(op, return_url=request.build_absolute_uri(reverse("pay_return"))))
+    return render(request, "receivables/fee_pay_confirm.html", {
+        "app": app, "offer": offer, "test": online.processor() == online.TEST, "error": error},
+        status=400 if error and request.method == "POST" else 200)

@@ -41,10 +41,11 @@ class FileReconciliation:
     returned: Decimal
     refunded: Decimal
     matched: Decimal      # the part of ``posted`` that waited in suspense first
+    permit_fees: Decimal = ZERO  # permit fees paid online receipted with the file (issue 30, online_fees.py)
 
     @property
     def balanced(self) -> bool:
-        return self.file_total == self.posted + self.in_suspense + self.returned + self.refunded
+        return self.file_total == self.posted + self.permit_fees + self.in_suspense + self.returned + self.refunded
 
 
 def file_reconciliation(batch: PaymentBatch) -> FileReconciliation:
@@ -54,7 +55,8 @@ def file_reconciliation(batch: PaymentBatch) -> FileReconciliation:
     for r in SuspenseItem.objects.filter(file=batch).values("state").annotate(s=Sum("amount")).order_by():
         by_state[r["state"]] = round_cents(r["s"] or ZERO)
     posted = round_cents(Payment.objects.filter(batch=batch).aggregate(s=Sum("amount"))["s"] or ZERO)
-    return FileReconciliation(file_total=batch.total + sum(by_state.values(), ZERO), posted=posted,
+    fees = round_cents(batch.settled_fees.aggregate(s=Sum("amount"))["s"] or ZERO)
+    return FileReconciliation(file_total=batch.total + sum(by_state.values(), ZERO), posted=posted, permit_fees=fees,
                               in_suspense=by_state[SuspenseState.WAITING], returned=by_state[SuspenseState.RETURNED],
                               refunded=by_state[SuspenseState.REFUNDED], matched=by_state[SuspenseState.MATCHED])
 

@@ -73,8 +73,8 @@ def pay_test_settlement(request):
     mapping = processor_mapping()
     fmt = town_config().processor_date_format
     fields = ("account", "amount", "received_on", "reference")
-    rows = ([op.account.number, f"{op.amount:.2f}", timezone.localdate(op.paid_at).strftime(fmt), op.confirmation]
+    rows = ([op.payee_number, f"{op.amount:.2f}", timezone.localdate(op.paid_at).strftime(fmt), op.confirmation]
             for op in OnlinePayment.objects.filter(processor=online.TEST, state=OnlinePayment.PAID)
-            .select_related("account").order_by("paid_at", "id"))
+            .select_related("account", "permit__case").order_by("paid_at", "id"))
     return csv_response([mapping[f] for f in fields], rows,
                         name=f"test-processor-settlement-{timezone.localdate().isoformat()}")

@@ -7,6 +7,8 @@ urlpatterns = [
     path("pay/return/", payviews.pay_return, name="pay_return"),
     path("pay/test/", testprocessor.pay_test, name="pay_test"),
     path("pay/test/settlement.csv", testprocessor.pay_test_settlement, name="pay_test_settlement"),
+    # issue 30: a permit application's fee, through the same hand-off and return
+    path("pay/permit/<str:number>/", payviews.fee_pay_confirm, name="fee_pay_confirm"),
     path("pay/<str:number>/", payviews.pay_confirm, name="pay_confirm"),
     path("collections/", views.collections_home, name="collections_home"),
     path("accounts/", views.account_list, name="account_list"),

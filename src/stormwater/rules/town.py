@@ -128,6 +128,8 @@ class TownConfig:
     gl_over_short: str = "484100"               # cash over and short (miscellaneous revenue / expense)
     gl_lien_certificate_fees: str = "432000"    # municipal lien certificate fees (MGL c.60 §23)
     gl_lockbox_suspense: str = "259100"         # lockbox receipts in suspense (unidentified), a liability
+    # Issue 30: a permit application fee (Ch. 380 § 380-10 G(1)) paid online, receipted with the processor's file
+    gl_permit_fees: str = "432100"              # stormwater permit application, inspection and review fees
 
     # Payments (issue 17: one lockbox row of $99,999,999,999,999.00 broke the office): a payment above this
     # amount is refused, by row and column in a file, as a keying or file error. The ordinance sets no limit;
