@@ -21,6 +21,7 @@ from django.views.decorators.http import require_POST
 from stormwater.accounts.access import public, require_perm
 from stormwater.accounts.roles import Perm
 from stormwater.cases.services import DocumentError, TransitionError
+from stormwater.receivables.online_fees import fees_paid_online
 from stormwater.rules.applicability import OtherWork, determine, to_sqft
 from stormwater.rules.money import fmt
 from stormwater.web.jsonapi import (BadInput, amount, api_errors, date_field, int_field, json_object, only_fields,
@@ -59,6 +60,9 @@ def permit_json(app, *, detail: bool = False) -> dict:
             "checklist": [{"key": i.key, "done": i.done, "satisfied_on": str(i.satisfied_on) if i.satisfied_on else None,
                            "not_applicable": i.not_applicable_reason} for i in app.checklist.all()],
             "fees": app.fees, "fees_total": fmt(app.fees_total) if app.fees_total is not None else None,
+            "fees_paid_on": str(app.fees_paid_on) if app.fees_paid_on else None, "fees_receipt": app.fees_receipt,
+            # issue 30: the fee paid online (receivables/online_fees.py), pending settlement or receipted
+            "fees_paid_online": fees_paid_online(app),
             "decision": app.decision or None, "decided_on": str(app.decided_on) if app.decided_on else None,
             "conditions": [c.text for c in app.conditions.all()],
             "account": ({k: fmt(v) for k, v in account_of(app).items()} if app.account_entries.exists() else None),

@@ -17,6 +17,7 @@ from stormwater.rules.clocks import length_to_date
 from . import documents
 from . import workflow as wf
 from .acts import ERR_FUTURE_DATE, PermitError, _keep_pdf, _letter, _lock, _send_on_commit, _today
+from .application import permit_fees_paid
 from .decision import _record_decision
 from .models import DecisionKind, FilingNotice, InformationRequest, NoticeRecipient, PermitApplication
 from .selectors import checklist_missing, fees_due, filing_readiness

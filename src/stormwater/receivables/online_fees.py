@@ -66,6 +66,17 @@ def fee_pending(app) -> OnlinePayment | None:
             .order_by("paid_at", "id").first())
 
 
+def fees_paid_online(app) -> list[dict]:
+    """The permit's fees paid online as the API gives them: amount, confirmation, state (``pending_settlement``,
+    ``settled`` with the file that receipted it, or ``refund_due``: the fee was paid by then)."""
+    refunds = set(SuspenseItem.objects.filter(reason=SuspenseReason.FEE_ALREADY_PAID, reference__in=_paid_online(app)
+                                              .values("confirmation")).values_list("reference", flat=True))
+    return [{"amount": fmt(o.amount), "confirmation": o.confirmation, "paid_at": o.paid_at.isoformat(),
+             "state": "settled" if o.settled_file_id else "refund_due" if o.confirmation in refunds
+             else "pending_settlement", "settled_on": str(o.settled_on) if o.settled_on else None}
+            for o in _paid_online(app).order_by("paid_at", "id")]
+
+
 @dataclass(frozen=True)
 class FeeOffer:
     """What the filing page offers: the amount to pay online, or why not (``refusal``)."""
