@@ -171,9 +171,15 @@ def fee_rows_split(held: list, *, lock: bool = True) -> tuple[list[FeeRow], list
 def fee_refunds_due(fees: list[FeeRow], held_row) -> tuple[list[FeeRow], list]:
     """(the fees to receipt, the rows to hold as a refund due): a fee whose permit's fees are paid by now (at the
     counter, or by another online payment already receipted, or by an earlier row of the same file)."""
+    from stormwater.permits.models import PermitApplication
+
+    # the permits' rows locked (id order), as the counter's act locks its permit: a fee recorded at the counter at
+    # the same moment is seen here, and this fee becomes a refund due rather than a second receipt
+    locked = {a.pk: a for a in PermitApplication.objects.select_for_update().select_related("case")
+              .filter(pk__in=sorted({f.online.permit_id for f in fees})).order_by("pk")} if fees else {}
     out, refunds, seen = [], [], set()
     for f in fees:
-        app = f.online.permit
+        app = locked[f.online.permit_id]
         paid = app.fees_paid_on is not None or _paid_online(app, exclude=f.online).filter(
             settled_file__isnull=False).exists() or app.pk in seen
         if paid:
