@@ -108,6 +108,10 @@ def test_the_applicant_pays_online_pending_then_the_settlement_receipts_it_and_f
     coll = client_for(personas["collector"])
     csv = b"".join(coll.get("/pay/test/settlement.csv").streaming_content)
     assert f"{n},2000.00,03/02/2026,{op.confirmation}" in csv.decode()
+    check = processor_file_post(filename="settlement.csv", content=csv, acting_user=personas["collector"],
+                                dry_run=True)
+    assert "permit fee paid online would be receipted ($2000.00): " + n in check.message
+    assert OnlinePayment.objects.get().settled_file_id is None  # a check writes nothing
     res = processor_file_post(filename="settlement.csv", content=csv, acting_user=personas["collector"])
     assert res.batch.total == D("2000.00") and "permit fee paid online was receipted" in res.message
     op.refresh_from_db()
@@ -169,6 +173,8 @@ def test_paying_online_is_refused_when_the_fee_is_paid_or_items_are_missing(draf
     at(DAY)
     n = draft.case.number
     c = client_for(personas["owner"])
+    page = c.get(f"/permits/{n}/").content.decode()
+    assert "Paying online is offered once every other item is in" in page and f"/pay/permit/{n}/" not in page
     r = c.post(f"/pay/permit/{n}/", {"amount": "2000.00"})  # the package is empty: the fee would file nothing
     assert r.status_code == 400 and "Add the missing items first" in r.content.decode()
     complete_package(draft, personas["staff"])  # the fee recorded at the counter too
