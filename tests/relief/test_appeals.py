@@ -315,3 +315,40 @@ def test_a_pending_abatement_named_on_a_reversed_credit_appeal_is_not_abated_twi
     with pytest.raises(sv.ReliefError, match="already"):
         sv.abatement_decide(abatement=ab, decision="grant", reasons="", acting_user=director)
     assert sum(e.amount for e in LedgerEntry.objects.filter(bill=bill, kind=EntryKind.ABATEMENT)) == D("-13.29")
+
+
+def test_a_credit_reversed_on_appeal_abates_only_what_the_grant_in_part_did_not(billed, policy, personas, at):
+    """The abatement named on a credit appeal (appeals ¶A: paid in full "and has also requested an abatement") was
+    granted in part ($5.00 of the $13.29 the credit would take off): the Board's 25 % credit brings that bill's
+    relief to the credit's $13.29, so $8.29 more is abated, not the whole $13.29 again (left-alone note, issue 25)."""
+    owner, director = personas["owner"], personas["director"]
+    bill = house_bill(billed)
+    at(date(2026, 9, 20))
+    payment_post(account=bill.account, amount=D("53.16"), received_on=date(2026, 9, 20), acting_user=None)
+    at(date(2026, 9, 21))
+    ab = sv.abatement_apply(bill=bill, grounds=["credit"], statement="The BMP credit should apply.",
+                            amount_requested=D("13.29"), disposition="refund", acting_user=owner)
+    bmp = CreditType.objects.get(policy=policy, code="BMP")
+    app = sv.credit_apply(parcel=billed["house"], credit_type=bmp, statement="Dry well.", acting_user=owner,
+                          uploads=[(t, pdf_upload(f"{t}.pdf")) for t, _ in bmp.required_documents])
+    sv.credit_determine_complete(application=app, acting_user=personas["staff"])
+    at(date(2026, 10, 2))
+    sv.credit_decide(application=app, decision="deny", reasons="Undersized.", acting_user=director)
+    sv.abatement_decide(abatement=ab, decision="grant_part", amount=D("5.00"), reasons="Part of the roof drains to it.",
+                        acting_user=director)
+    at(date(2026, 10, 5))
+    ap = sv.appeal_file(decided_case=app.case, grounds="The dry well is sized for the roof.", acting_user=owner,
+                        related_abatement=ab)
+    sv.appeal_transmit_record(appeal=ap, acting_user=personas["staff"])
+    sv.appeal_schedule_hearing(appeal=ap, hearing_at=datetime(2026, 11, 10, 19, tzinfo=ET), place="Town Hall",
+                               acting_user=personas["clerk"])
+    at(date(2026, 11, 10))
+    sv.appeal_close_hearing(appeal=ap, acting_user=personas["clerk"])
+    at(date(2026, 11, 20))
+    sv.appeal_decide(appeal=ap, outcome="reverse", credit_percent=D("25"), findings="Sized for the roof.",
+                     acting_user=personas["clerk"])
+    ap.refresh_from_db()
+    assert ap.amount_abated == D("8.29")
+    assert sum(e.amount for e in LedgerEntry.objects.filter(bill=bill, kind=EntryKind.ABATEMENT)) == D("-13.29")
+    assert "abating $8.29, with the $5.00 the Department granted in part $13.29 in all" in pdf_text(
+        ap.case.documents.get(tag="decision"))

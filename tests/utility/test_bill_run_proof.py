@@ -373,3 +373,35 @@ def test_the_state_machine_is_pinned(town, resolution, personas):
     assert list(AuditEvent.objects.filter(object_id=str(run.pk), action__startswith="bill_run.").order_by("id")
                 .values_list("action", flat=True)) \
         == ["bill_run.proof", "bill_run.issue", "bill_run.void"]
+
+
+def test_bills_converted_at_go_live_are_not_last_years_bills_on_the_proof(town, resolution, personas, client_for):
+    """A converted bill (issue 32) is the old system's open balance at the cut-over, not the bill it sent: the first
+    proof after go-live does not compare a parcel's new bill with it (each would read as an increase), counts it
+    apart and says why (left-alone note of issue 32)."""
+    from stormwater.utility.models import CONVERTED_BILL_PREFIX
+    from stormwater.utility.services import resolution_adopt
+
+    house = town["house"]
+    house.public_way = True  # not billed by FY2027's run: its FY2027 bill is the converted one below
+    house.save()
+    issue(None)  # FY2027 at $53.16
+    house.public_way = False
+    house.save()
+    label, s, e = FY
+    conv = BillRun.objects.create(period_label=f"{label} converted", period_start=s, period_end=e, issue_date=ISSUE,
+                                  resolution=resolution, state=RunState.ISSUED, summary={"converted": True})
+    account, _ = Account.objects.get_or_create(parcel=house, unit=None, defaults={"number": house.parcel_id})
+    Bill.objects.create(number=f"{CONVERTED_BILL_PREFIX}OLD-1", run=conv, account=account, parcel=house,
+                        period_start=s, period_end=e, issue_date=ISSUE, owner_name="Olivia Owner",
+                        mailing_address="", property_class="small_residential", impervious_sqft=D(0), erus=0,
+                        gross_fee=D("26.58"), amount=D("26.58"), blocks=[], explanation="converted")
+    resolution_adopt(label="FY2028", adopted_on=date(2027, 5, 1), effective_from=date(2027, 7, 1), eru_sqft=D(3400),
+                     rate_per_eru=D("53.16"), small_residential_rate=D("53.16"), installments=1,
+                     interest_rate_percent=D(12), demand_charge=D(25), blocks=list(__import__(
+                         "stormwater.rules.fees", fromlist=["TABLE_1_BLOCKS"]).TABLE_1_BLOCKS), acting_user=None)
+    run = proof(fy=fiscal_year(2028), issue_date=date(2027, 9, 10))
+    ly = run.summary["last_year"]
+    assert ly["bills"] == 7 and ly["converted"] == 1 and ly["new"] == 1 and ly["increased"] == 0
+    page = client_for(personas["staff"]).get(f"/bill-runs/{run.pk}/").content.decode()
+    assert "1 bill of last year was converted from the old system" in page

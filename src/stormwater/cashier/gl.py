@@ -33,8 +33,9 @@ OTHER_SIDE = {
     EntryKind.ABATEMENT: ("gl_abatements", "Abatements (billing ¶E)"),
     EntryKind.LIEN: ("gl_tax_liens", "Committed to the tax bill as liens (billing ¶D)"),
     EntryKind.CREDIT: ("gl_credit_balances", "Credit balances applied"),
-    # Go-live (issue 32): opening credit balances and interest adjustments from the old system's books.
-    EntryKind.CONVERSION: ("gl_fee_revenue", "Opening balances converted from the old system"),
+    # Go-live (issue 32): opening credit balances and interest adjustments from the old system's books, which the
+    # town's books already carry: a clearing account, not revenue.
+    EntryKind.CONVERSION: ("gl_conversion", "Opening balances converted from the old system"),
 }
 
 

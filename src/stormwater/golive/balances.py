@@ -40,7 +40,8 @@ from stormwater.parcels.models import Parcel
 from stormwater.rules.interest import accrued_interest
 from stormwater.rules.money import ZERO, fmt
 from stormwater.utility.bulk import analyze
-from stormwater.utility.models import (DEAD_STATES, Account, Bill, BillRun, Component, EntryKind, Installment,
+from stormwater.utility.models import (CONVERTED_BILL_PREFIX, DEAD_STATES, Account, Bill, BillRun, Component,
+                                       EntryKind, Installment,
                                        LedgerEntry, RateResolution, RunState)
 from stormwater.utility.selectors import resolution_in_force
 
@@ -159,10 +160,10 @@ def _plan(ex: Export, problems: list[Problem]) -> _Plan:
             refused["changed_since"].append(f"row {r.row} ({', '.join(diff)}): bill {r.bill_number} installment "
                                             f"{r.installment} was converted on {c.conversion.created_at:%Y-%m-%d} "
                                             f"(row {c.row}) with other figures")
-    before = set(Bill.all_objects.filter(number__in={f"CV-{r.bill_number}" for r in new_rows})
+    before = set(Bill.all_objects.filter(number__in={f"{CONVERTED_BILL_PREFIX}{r.bill_number}" for r in new_rows})
                  .values_list("number", flat=True))
     for r in new_rows:
-        if f"CV-{r.bill_number}" in before:
+        if f"{CONVERTED_BILL_PREFIX}{r.bill_number}" in before:
             refused["changed_since"].append(f"row {r.row} (installment): bill {r.bill_number} was converted before "
                                             f"without installment {r.installment} (give every installment of a bill "
                                             "in the one export)")
@@ -198,7 +199,7 @@ def _plan(ex: Export, problems: list[Problem]) -> _Plan:
         if not isinstance(a, Account):
             continue
         b = existing.get((a.pk, fy_bounds(r.fiscal_year)[0]))
-        if b and not b.startswith("CV-"):
+        if b and not b.startswith(CONVERTED_BILL_PREFIX):
             refused["already_billed"].append(f"row {r.row} (fiscal_year): {a.number} is billed for FY{r.fiscal_year} "
                                              f"here already (bill {b})")
     for code, ids in refused.items():
@@ -295,7 +296,8 @@ def _write(plan: _Plan, ex: Export, as_of: date, conversion: Conversion, user) -
         parcel, owner = account.parcel, account.billed_owner
         amount = sum((r.principal for r in rows), ZERO)
         bills[number] = Bill(
-            number=f"CV-{number}", run=runs[r0.fiscal_year], account=account, parcel=parcel, period_start=start,
+            number=f"{CONVERTED_BILL_PREFIX}{number}", run=runs[r0.fiscal_year], account=account, parcel=parcel,
+            period_start=start,
             period_end=end, issue_date=min(r.issue_date for r in rows), owner_name=owner.name if owner else "",
             mailing_address=owner.mailing_address if owner else "", property_class=_class_of(parcel),
             impervious_sqft=ZERO, erus=0, gross_fee=amount, amount=amount, blocks=[],

@@ -55,7 +55,8 @@ from stormwater.imports.pipeline import error, refuse_on_errors
 from stormwater.parcels.models import Parcel
 from stormwater.rules.deadlines import deadline
 from stormwater.rules.money import ZERO, fmt
-from stormwater.utility.models import Account, Bill, Component, EntryKind, Installment, LedgerEntry, RateResolution
+from stormwater.utility.models import (CONVERTED_BILL_PREFIX, Account, Bill, Component, EntryKind, Installment,
+                                       LedgerEntry, RateResolution)
 
 from . import lien_cases
 from .appeals import appeal_convert, appeal_dates_check, clock_from_rule as _clock, owner_party
@@ -254,7 +255,8 @@ def _plan(t, low: dict, name: str, today: date, bad: list[str]) -> tuple[list[_R
         if v is None or len(bad) > mark or parcel is None:
             continue
         fy = fy or _fiscal_year(v["issue_date"])
-        bill = Bill.all_objects.filter(number__in=[f"CV-{number}", number]).select_related("account").first()
+        bill = (Bill.all_objects.filter(number__in=[f"{CONVERTED_BILL_PREFIX}{number}", number])
+                .select_related("account").first())
         if bill is not None:
             if account is not None and bill.account_id != account.pk:
                 refuse("bill_number", f"bill {bill.number} is on account {bill.account.number} here, not "
@@ -306,7 +308,7 @@ def _paid_bill(r: _Row, res: RateResolution, user) -> Bill:
     owner = account.billed_owner
     start = date(r.fiscal_year - 1, 7, 1)
     bill = Bill.objects.create(
-        number=f"CV-{r.bill_number}", run=run, account=account, parcel=r.parcel, period_start=start,
+        number=f"{CONVERTED_BILL_PREFIX}{r.bill_number}", run=run, account=account, parcel=r.parcel, period_start=start,
         period_end=date(r.fiscal_year, 6, 30), issue_date=r.issue, owner_name=owner.name if owner else "",
         mailing_address=owner.mailing_address if owner else "", property_class=_class_of(r.parcel),
         impervious_sqft=ZERO, erus=0, gross_fee=r.amount, amount=r.amount, blocks=[],

@@ -347,7 +347,10 @@ def appeal_decide(*, appeal: Appeal, outcome: str, findings: str, acting_user, a
                              why=f"Credit granted on appeal {ap.case.number}; this application was already "
                                  f"{ra.case.status_label.lower()}: bill {ra.bill.number} not abated again")
             elif ra is not None:
-                retro = min(_retro_credit_amount(ra.bill, ap.credit_percent), bill_abatable(ra.bill))
+                # A grant in part of that same request was the Department's answer to it: the Board's credit brings
+                # the bill's relief up to the credit, it does not add the whole credit again (appeals ¶A).
+                already = ra.amount_granted if ra.case.status == A.GRANTED_PART and ra.amount_granted else ZERO
+                retro = min(_retro_credit_amount(ra.bill, ap.credit_percent) - already, bill_abatable(ra.bill))
                 if retro > 0:
                     abatement_post(bill=ra.bill, amount=retro, on=on, disposition=ra.disposition,
                                    acting_user=acting_user,
@@ -360,7 +363,9 @@ def appeal_decide(*, appeal: Appeal, outcome: str, findings: str, acting_user, a
                                                acting_user=acting_user)
                     paras.append(f"The owner paid bill {ra.bill.number} in full and applied for its abatement "
                                  f"({ra.case.number}): the credit is also applied to that bill, abating "
-                                 f"${fmt_display(retro)} (appeals ¶A).")
+                                 f"${fmt_display(retro)}"
+                                 + (f", with the ${fmt_display(already)} the Department granted in part "
+                                    f"${fmt_display(retro + already)} in all" if already else "") + " (appeals ¶A).")
         else:
             paras.append("The Select Board AFFIRMS the Department's decision.")
     else:

@@ -128,6 +128,10 @@ class TownConfig:
     gl_over_short: str = "484100"               # cash over and short (miscellaneous revenue / expense)
     gl_lien_certificate_fees: str = "432000"    # municipal lien certificate fees (MGL c.60 §23)
     gl_lockbox_suspense: str = "259100"         # lockbox receipts in suspense (unidentified), a liability
+    # Go-live (issue 32): the balances converted at the cut-over are already on the town's books from the old
+    # system, so they move against a clearing account the Town Accountant reconciles with the old system's closing
+    # entries, never against fee revenue (which would count last year's bills as this year's revenue).
+    gl_conversion: str = "329900"               # go-live conversion clearing (opening balances from the old system)
     # Issue 30: a permit application fee (Ch. 380 § 380-10 G(1)) paid online, receipted with the processor's file
     gl_permit_fees: str = "432100"              # stormwater permit application, inspection and review fees
 

@@ -213,6 +213,12 @@ class LiveInstallmentManager(models.Manager):
         return super().get_queryset().filter(bill__run__state=RunState.ISSUED)
 
 
+# A bill converted at go-live (issue 32) is numbered "CV-" + the old system's number: the old system's open balance
+# at the cut-over, not the bill it sent (golive/balances.py, golive/relief_cases.py; the proof leaves it out of
+# "last year", utility/proof.py).
+CONVERTED_BILL_PREFIX = "CV-"
+
+
 class Bill(AppendOnlyModel):
     """A stormwater bill: the period's charge of one account, billed to the record owner (¶B).
 

@@ -16,7 +16,7 @@ from django.db.models import Q
 from stormwater.rules.classes import PropertyClass
 from stormwater.rules.money import CENT, fmt
 
-from .models import Bill, BillRun, RateResolution, RunState
+from .models import CONVERTED_BILL_PREFIX, Bill, BillRun, RateResolution, RunState
 
 BILL = Bill._meta.db_table
 RUN = BillRun._meta.db_table
@@ -70,7 +70,9 @@ def _by_account() -> str:
     """Per account: in this run (and its cents), billed last year by an issued run (and the cents), billed this
     period by any run not voided or discarded. One scan of the bills of the two periods grouped by account: no join between
     bills, so no plan (even on statistics not yet updated after the proof's bulk write) can make it quadratic."""
-    issued = f"r.state = '{RunState.ISSUED.value}'"
+    # Last year's bills: those of an issued run, not the open balances converted at go-live (issue 32), which are
+    # not the bills the old system sent (each would read as an increase).
+    issued = f"r.state = '{RunState.ISSUED.value}' AND b.number NOT LIKE '{CONVERTED_BILL_PREFIX}%%'"
     return (f"(SELECT b.account_id, "
             f"MAX(CASE WHEN b.run_id = %(run)s THEN 1 ELSE 0 END) AS in_run, "
             f"SUM(CASE WHEN b.run_id = %(run)s THEN {_cents('b.amount')} ELSE 0 END) AS this_c, "
@@ -121,6 +123,8 @@ def proof_summary(run: BillRun) -> dict:
             t.format(cond="in_last = 1 AND in_period = 0", what=1),
             t.format(cond="in_last = 1 AND in_period = 0", what="last_c"),
             "SUM(in_last)", "SUM(last_c)"]) + f" FROM {_by_account()} t", _by_account_params(run, prev))
+    converted = Bill.all_objects.filter(period_start=prev, run__state=RunState.ISSUED,
+                                        number__startswith=CONVERTED_BILL_PREFIX).count()
     last_label = (BillRun.objects.filter(period_start=prev, state=RunState.ISSUED)
                   .values_list("period_label", flat=True).first() or _year_before(run.period_label, prev))
     return {
@@ -129,7 +133,7 @@ def proof_summary(run: BillRun) -> dict:
                    "flagged": totals["flagged"]},
         "last_year": {
             "period_start": str(prev), "period_label": last_label,
-            "bills": int(last_n or 0), "total": _money(last_all_c),
+            "bills": int(last_n or 0), "total": _money(last_all_c), "converted": converted,
             "same": int(same or 0), "increased": int(up or 0), "decreased": int(down or 0),
             "changed": int(up or 0) + int(down or 0),
             "matched_last_total": _money(last_c), "matched_this_total": _money(this_c),
@@ -207,7 +211,8 @@ class ProofDifferences:
             return []
         this, last = {}, {}
         for bill in (Bill.all_objects.filter(account_id__in=order)
-                     .filter(Q(run=self.run) | Q(period_start=self.prev, run__state=RunState.ISSUED))
+                     .filter(Q(run=self.run) | (Q(period_start=self.prev, run__state=RunState.ISSUED)
+                                                & ~Q(number__startswith=CONVERTED_BILL_PREFIX)))
                      .select_related("parcel")):
             (this if bill.run_id == self.run.pk else last)[bill.account_id] = bill
         out = []
