@@ -4,22 +4,30 @@ Pure Python apart from the SWMM solver (``swmm-toolkit``, a runtime dependency s
 review re-runs the applicant's own model on the server), imported only where a model is run; no Django.
 
 **Import** (:func:`plan_from_inp`): SWMM's subcatchments become post-development subcatchments
-(``[SUBCATCHMENTS]``, ``[SUBAREAS]``, ``[INFILTRATION]`` with CURVE_NUMBER), its storage units BMPs
+(``[SUBCATCHMENTS]``, ``[SUBAREAS]``, ``[INFILTRATION]``), its storage units BMPs
 (``[STORAGE]`` with a TABULAR or FUNCTIONAL area curve integrated to a stage-storage table, seepage
 ``Ksat`` as the infiltration rate over the bottom area, ``InitDepth`` as the starting level), its
 orifices and weirs their outlets (``[ORIFICES]``/``[WEIRS]`` with ``[XSECTIONS]``; offsets above the
-storage invert as elevations), its outfalls design points; junctions and conduits are followed
-downstream to the next storage unit or outfall (conveyance is not routed). A pre-development model's
-subcatchments become the pre-development ones (same outfall names). What cannot be carried over is
-refused with the reason (a non-CFS model, a non-CN infiltration method) or listed in the conversion
-notes (rating-curve outlets, pumps, rectangular orifices, a conduit leaving a storage unit).
+storage invert as elevations; a link named or tagged ``emergency``/``spillway`` is the emergency overflow),
+its outfalls design points; junctions and conduits are followed downstream to the next storage unit or
+outfall (conveyance is not routed: the conduits are kept as data, ``swmm.conduits``, and listed in the
+notes with their count and length). A pre-development model's subcatchments become the pre-development
+ones (same outfall names). What cannot be carried over is refused with the reason (a non-CFS model, an
+unknown infiltration method, a model cut off: a subcatchment, link or node pointing at a node that is not
+in the model, a subcatchment with no ``[SUBAREAS]`` row, water with no path to an outfall -- each naming the
+element) or listed in the conversion notes (rating-curve outlets, pumps, rectangular orifices, a conduit
+leaving a storage unit).
 
 The conversion choices, each a note on the report:
 - SWMM computes the impervious and pervious subareas separately, so the subcatchment's runoff method
-  is ``separate``: impervious CN 98, pervious the SWMM curve number.
-- Tc from SWMM's plane: flow length L = area ÷ width; TR-55 sheet flow over min(L, 300 ft) with the
-  area-weighted Manning n of the subareas, then shallow concentrated flow (paved if at least half is
-  impervious) over the rest, at SWMM's slope.
+  is ``separate``: impervious CN 98, pervious the SWMM curve number -- or, for HORTON, MODIFIED_HORTON,
+  GREEN_AMPT and MODIFIED_GREEN_AMPT models (issue 31), the curve number fitted to the subarea's runoff
+  with its losses run as SWMM runs them (``swmm_infiltration.py``; both depths per storm in the note).
+- Each subarea has its own flow path (issue 31): flow length L = area ÷ width; TR-55 sheet flow over
+  min(L, 300 ft) at the subarea's Manning n (N-Perv for ``tc``, N-Imperv for ``impervious_tc``), then
+  shallow concentrated flow (paved for the impervious path) over the rest, at SWMM's slope.
+- The hydrologic soil group (for Standard 3 recharge) is the subcatchment's ``[TAGS]`` tag (``HSG-B``), or
+  inferred from Horton's fc / Green-Ampt's Ks, or from a CN model's pervious CN (``swmm_infiltration``).
 
 **Comparison** (:func:`compare`): for each design storm of the review, the applicant's model is run by
 SWMM with its rain gauges fed the same storm (0.1-h intensities of the NRCS distribution at the design
@@ -36,129 +44,20 @@ ch. 3-4; Vol. II -- Hydraulics (storage units, orifices, weirs).
 from __future__ import annotations
 
 import math
-import os
 import re
-import shlex
-import tempfile
 
 from . import swmm_infiltration as si
+from .swmm_read import (NO_EMERGENCY, SwmmInputError, _curves, _is_number, _num, _options,  # noqa: F401
+                        read_inp, title_of)
+from .swmm_run import DIFFERENCES, compare, run_swmm, swmm_version, _with_design_storm  # noqa: F401
+
+__all__ = ["DIFFERENCES", "NO_EMERGENCY", "SwmmInputError", "compare", "conduits_of", "plan_from_inp", "read_inp",
+           "run_swmm", "swmm_version", "title_of", "_with_design_storm"]
 
 SQFT_PER_ACRE = 43560.0
 SHEET_MAX_FT = 300.0
 NODE_SECTIONS = ("JUNCTIONS", "OUTFALLS", "STORAGE", "DIVIDERS")
 LINK_SECTIONS = ("CONDUITS", "ORIFICES", "WEIRS", "OUTLETS", "PUMPS")
-NO_EMERGENCY = "no outlet is marked as the emergency overflow"
-
-DIFFERENCES = [
-    ("Initial abstraction", "SWMM's curve-number infiltration is F = P S / (P + S), the runoff equation with no "
-     "initial abstraction (Ia = 0), and losses before runoff come from depression storage instead; TR-55 takes "
-     "Ia = 0.2 S. Pervious runoff is higher in SWMM for small storms (see docs/engineering.md, EPA SWMM cross-check)."),
-    ("Depression storage", "SWMM holds the subareas' depression storage (S-Imperv, S-Perv) before runoff; the review "
-     "has none on impervious surfaces (CN 98 gives Ia = 0.04 in)."),
-    ("Overland flow", "SWMM routes runoff over a plane by a nonlinear reservoir (width, slope, roughness); the review "
-     "uses the NRCS unit hydrograph with a TR-55 Tc from the same plane. SWMM's peak rises faster with the storm."),
-    ("Conveyance", "SWMM routes conduits (kinematic or dynamic wave); the review passes junctions and pipes through "
-     "without delay or attenuation."),
-    ("Storage seepage", "SWMM's seepage is Green-Ampt over the wetted area; the review infiltrates at the stated rate "
-     "over the bottom only."),
-    ("Outlets", "Partly full orifices: SWMM uses a weir-type equation, the review the wetted circular segment; "
-     "coefficients as given in the model."),
-    ("Infiltration (Horton, Green-Ampt)", "A Horton or Green-Ampt subarea is run by SWMM with its own loss model; the "
-     "review converts it to the one curve number that fits the subarea's runoff on 3, 5 and 8-inch Type III storms "
-     "(each subcatchment's note gives both depths). One CN cannot follow a loss model on every storm: the review "
-     "under-predicts small storms and over-predicts large ones where the fit is poor (Rossman & Huber 2016, Vol. I "
-     "ch. 4)."),
-]
-OUTFALL_TOLERANCE = 0.05  # issue 31: outfall peaks within 5 % of SWMM, or the difference explained
-
-
-class SwmmInputError(ValueError):
-    """The .inp cannot be converted; the message starts with ``swmm:`` and names the section or object."""
-
-
-# --- reading ----------------------------------------------------------------------------------------
-
-def read_inp(text: str) -> dict[str, list[list[str]]]:
-    """Sections of a SWMM .inp: ``{"SUBCATCHMENTS": [[name, gage, outlet, ...], ...], ...}`` (comments dropped)."""
-    sections: dict[str, list[list[str]]] = {}
-    current = None
-    for n, raw in enumerate(text.splitlines(), 1):
-        line = raw.split(";", 1)[0].strip()
-        if not line:
-            continue
-        m = re.fullmatch(r"\[([A-Za-z_]+)\]", line)
-        if m:
-            current = m.group(1).upper()
-            sections.setdefault(current, [])
-            continue
-        if current is None:
-            raise SwmmInputError(f"swmm: line {n}: data before any [SECTION]")
-        try:
-            tokens = shlex.split(line, posix=True)
-        except ValueError:
-            tokens = line.split()
-        sections[current].append(tokens)
-    if "SUBCATCHMENTS" not in sections:
-        raise SwmmInputError("swmm: no [SUBCATCHMENTS] section: not a SWMM 5 input file, or a model without runoff")
-    if current is not None and sections[current] and not text.endswith(("\n", "\r")):
-        _check_not_cut(current, sections[current], n)
-    return sections
-
-
-def _check_not_cut(section: str, rows: list[list[str]], line: int) -> None:
-    """The file ends inside its last line (no final newline): a model cut off in transfer (issue 26: a model cut in
-    half was accepted and reviewed). The last row is compared with its section's other rows as the import
-    pipeline's ``cut_last_value`` compares a CSV's last value: fewer fields than every other row, or a last value
-    shorter or of another pattern than the column's others, refuses the file."""
-    from stormwater.imports.pipeline import cut_last_value
-
-    last, others = rows[-1], rows[:-1]
-    if len(others) < 2:
-        return
-    widths = {len(r) for r in others}
-    if len(last) < min(widths):
-        raise SwmmInputError(f"swmm: line {line} ([{section}]): the file ends inside this line ({len(last)} fields, "
-                             f"the section's other rows have {min(widths)} or more): the model was cut off; upload "
-                             "the complete file")
-    if len(widths) == 1 and len(last) == len(others[0]):
-        cols = [f"field {i + 1}" for i in range(len(last))]
-        cut = cut_last_value(cols, [dict(zip(cols, r)) for r in rows], name="swmm", last_row=line)
-        if cut:
-            raise SwmmInputError(f"swmm: line {line} ([{section}]): the file ends inside its last value "
-                                 f"{last[-1]!r}, unlike the section's other rows: the model was cut off; upload the "
-                                 "complete file")
-
-
-def _num(tokens: list[str], i: int, what: str) -> float:
-    try:
-        x = float(tokens[i])
-    except (IndexError, ValueError):
-        raise SwmmInputError(f"swmm: {what}: expected a number in field {i + 1} of {' '.join(tokens)!r}") from None
-    if not math.isfinite(x):
-        raise SwmmInputError(f"swmm: {what}: not a finite number")
-    return x
-
-
-def _options(sec: dict) -> dict[str, str]:
-    return {t[0].upper(): " ".join(t[1:]) for t in sec.get("OPTIONS", []) if t}
-
-
-def _curves(sec: dict) -> dict[str, list[tuple[float, float]]]:
-    out: dict[str, list[tuple[float, float]]] = {}
-    for t in sec.get("CURVES", []):
-        if len(t) >= 4 and not _is_number(t[1]):  # name type x y
-            out.setdefault(t[0], []).append((_num(t, 2, f"curve {t[0]}"), _num(t, 3, f"curve {t[0]}")))
-        elif len(t) >= 3:
-            out.setdefault(t[0], []).append((_num(t, 1, f"curve {t[0]}"), _num(t, 2, f"curve {t[0]}")))
-    return out
-
-
-def _is_number(s: str) -> bool:
-    try:
-        float(s)
-        return True
-    except ValueError:
-        return False
 
 
 def _stage_storage(name: str, max_depth: float, area_at) -> list[list[float]]:
@@ -473,220 +372,3 @@ def _convert(sec: dict, phase: str, notes: list[str], reference_depths) -> tuple
         if sec.get(kind):
             notes.append(f"{phase}: [{kind}] present; pumps and rating-curve outlets are not converted")
     return subs, bmps, outfalls
-
-
-# --- running SWMM --------------------------------------------------------------------------------------
-
-def _with_design_storm(text: str, rainfall_in: float, storm_type: str) -> str:
-    """The model with every rain gauge fed the NRCS storm: 0.1-h intensities, 72-h simulation."""
-    from stormwater.engineering.rainfall import nrcs_24hr_cumulative_fraction
-
-    cum = [rainfall_in * nrcs_24hr_cumulative_fraction(k * 0.1, storm_type) for k in range(241)]
-    rows = [f"REVIEW_STORM {k * 0.1:.1f} {(b - a) / 0.1:.6f}" for k, (a, b) in enumerate(zip(cum, cum[1:]))]
-    rows.append("REVIEW_STORM 24.0 0.0")
-    read_inp(text)  # refuse a file that is not a model before rewriting it
-    out, current = [], None
-    skip_sections = {"RAINGAGES", "TIMESERIES"}
-    for raw in text.splitlines():
-        line = raw.split(";", 1)[0].strip()
-        m = re.fullmatch(r"\[([A-Za-z_]+)\]", line)
-        if m:
-            current = m.group(1).upper()
-            if current in skip_sections:
-                continue
-            out.append(raw)
-            continue
-        if current in skip_sections:
-            continue
-        if current == "OPTIONS" and line.split()[:1] and line.split()[0].upper() in (
-                "START_DATE", "START_TIME", "REPORT_START_DATE", "REPORT_START_TIME", "END_DATE", "END_TIME",
-                "REPORT_STEP", "WET_STEP"):
-            continue
-        if current == "SUBCATCHMENTS" and line:
-            t = shlex.split(line)
-            t[1] = "REVIEW_GAGE"
-            out.append(" ".join(f'"{x}"' if " " in x else x for x in t))
-            continue
-        out.append(raw)
-    keep_ts = [raw for raw in _section_lines(text, "TIMESERIES")]
-    out += ["[OPTIONS]", "START_DATE 01/01/2024", "START_TIME 00:00:00", "REPORT_START_DATE 01/01/2024",
-            "REPORT_START_TIME 00:00:00", "END_DATE 01/04/2024", "END_TIME 00:00:00", "REPORT_STEP 00:01:00",
-            "WET_STEP 00:01:00",
-            "[RAINGAGES]", "REVIEW_GAGE INTENSITY 0:06 1.0 TIMESERIES REVIEW_STORM",
-            "[TIMESERIES]", *keep_ts, *rows, ""]
-    return "\n".join(out)
-
-
-def _section_lines(text: str, name: str) -> list[str]:
-    out, current = [], None
-    for raw in text.splitlines():
-        m = re.fullmatch(r"\[([A-Za-z_]+)\]", raw.split(";", 1)[0].strip())
-        if m:
-            current = m.group(1).upper()
-            continue
-        if current == name and raw.split(";", 1)[0].strip():
-            out.append(raw)
-    return out
-
-
-def run_swmm(text: str) -> dict:
-    """Run a SWMM 5 model; per element the peak [cfs or ft] and its time [h], volumes [ft³], continuity."""
-    from swmm.toolkit import shared_enum as se, solver
-
-    with tempfile.TemporaryDirectory() as d:
-        inp, rpt, out = (os.path.join(d, f"m.{e}") for e in ("inp", "rpt", "out"))
-        with open(inp, "w", encoding="utf-8") as f:
-            f.write(text)
-        try:
-            solver.swmm_open(inp, rpt, out)
-        except Exception as e:  # the solver's own message (it names the line)
-            msg = open(rpt, encoding="utf-8", errors="replace").read()[-800:] if os.path.exists(rpt) else str(e)
-            raise SwmmInputError(f"swmm: the model does not open in SWMM: {msg.strip()}") from None
-        try:
-            solver.swmm_start(0)
-            ns = solver.project_get_count(se.ObjectType.SUBCATCH)
-            nn = solver.project_get_count(se.ObjectType.NODE)
-            nl = solver.project_get_count(se.ObjectType.LINK)
-            sub_ids = [solver.project_get_id(se.ObjectType.SUBCATCH, i) for i in range(ns)]
-            node_ids = [solver.project_get_id(se.ObjectType.NODE, i) for i in range(nn)]
-            node_types = [solver.node_get_type(i) for i in range(nn)]
-            link_ids = [solver.project_get_id(se.ObjectType.LINK, i) for i in range(nl)]
-            link_from = [solver.link_get_connections(i)[0] for i in range(nl)]
-            peaks: dict[str, list[float]] = {}
-            vols: dict[str, float] = {}
-            prev_t = 0.0
-            prev: dict[str, float] = {}
-
-            def see(key: str, value: float, t_hr: float) -> None:
-                p = peaks.setdefault(key, [0.0, 0.0])
-                if value > p[0]:
-                    p[0], p[1] = value, t_hr
-
-            while True:
-                days = solver.swmm_step()
-                if days <= 0:
-                    break
-                t = days * 24.0
-                now: dict[str, float] = {}
-                for i, sid in enumerate(sub_ids):
-                    now[f"sub:{sid}"] = solver.subcatch_get_result(i, se.SubcatchResult.RUNOFF)
-                for i, nid in enumerate(node_ids):
-                    if node_types[i] == se.NodeType.OUTFALL:
-                        now[f"outfall:{nid}"] = solver.node_get_result(i, se.NodeResult.TOTAL_INFLOW)
-                    elif node_types[i] == se.NodeType.STORAGE:
-                        see(f"depth:{nid}", solver.node_get_result(i, se.NodeResult.DEPTH), t)
-                        now[f"storage_out:{nid}"] = sum(solver.link_get_result(j, se.LinkResult.FLOW)
-                                                        for j in range(nl) if link_from[j] == i)
-                for k, v in now.items():
-                    see(k, v, t)
-                    vols[k] = vols.get(k, 0.0) + (prev.get(k, 0.0) + v) / 2.0 * (t - prev_t) * 3600.0
-                prev, prev_t = now, t
-            runoff_err, _flow_err, routing_err = (float(x) for x in solver.swmm_get_mass_balance()[:3])
-            solver.swmm_end()
-        finally:
-            solver.swmm_close()
-    return {"peaks": {k: {"value": round(v[0], 3), "time_hr": round(v[1], 2)} for k, v in peaks.items()},
-            "volumes_cuft": {k: round(v) for k, v in vols.items()},
-            "continuity_error_pct": {"runoff": round(runoff_err, 2), "routing": round(routing_err, 2)},
-            "links": link_ids}
-
-
-def title_of(text: str) -> str:
-    """The first line of the model's [TITLE] section, if any."""
-    lines = _section_lines(text, "TITLE")
-    return lines[0].strip()[:200] if lines else ""
-
-
-def swmm_version() -> str:
-    from swmm.toolkit import solver
-
-    v = solver.swmm_version_info()
-    return str(v)
-
-
-def compare(plan_swmm: dict, results: dict, depths_in: dict[int, float], storm_type: str) -> dict:
-    """The applicant's model re-run by SWMM on the review's design storms, beside the review's numbers."""
-    post = plan_swmm["post_inp"]
-    pre = plan_swmm.get("pre_inp")
-    as_submitted = run_swmm(post)
-    topics_post, topics_pre = _topics(post), (_topics(pre) if pre else [])
-    storms = {}
-    for y, depth in depths_in.items():
-        s_post = run_swmm(_with_design_storm(post, depth, storm_type))
-        s_pre = run_swmm(_with_design_storm(pre, depth, storm_type)) if pre else None
-        rows = []
-        ys = str(y)
-        for sub in results["subcatchments"]:
-            sw = (s_post if sub["phase"] == "post" else s_pre)
-            if sw is None:
-                continue
-            key = f"sub:{sub['id']}"
-            if key not in sw["peaks"]:
-                continue
-            st = sub["storms"][ys]
-            rows.append(_cmp_row(f"{sub['phase']} {sub['id']}", "subcatchment runoff", st["peak_cfs"], st["peak_time_hr"],
-                                 st["volume_cuft"], sw["peaks"][key], sw["volumes_cuft"].get(key)))
-        for b in results["bmps"]:
-            st = b["storms"].get(ys, {})
-            if f"storage_out:{b['id']}" not in s_post["peaks"] or "peak_stage_ft" not in st:
-                continue
-            rows.append(_cmp_row(b["id"], "storage outflow", st["outflow_peak_cfs"], st.get("outflow_peak_time_hr"),
-                                 st.get("outflow_volume_cuft"), s_post["peaks"][f"storage_out:{b['id']}"],
-                                 s_post["volumes_cuft"].get(f"storage_out:{b['id']}")))
-            d = s_post["peaks"].get(f"depth:{b['id']}")
-            if d:
-                rows.append({"node": b["id"], "what": "storage peak depth (ft)", "ours": st["peak_stage_ft"],
-                             "ours_time_hr": st.get("peak_stage_time_hr"), "swmm": d["value"], "swmm_time_hr": d["time_hr"],
-                             "ratio": round(d["value"] / st["peak_stage_ft"], 3) if st["peak_stage_ft"] else None})
-        for dp in results["design_points"]:
-            st = dp["storms"][ys]
-            key = f"outfall:{dp['id']}"
-            if key in s_post["peaks"]:
-                rows.append(_outfall_row(_cmp_row(dp["id"], "post-development outfall", st["post_peak_cfs"],
-                                                  st["post_peak_time_hr"], st["post_volume_cuft"], s_post["peaks"][key],
-                                                  s_post["volumes_cuft"].get(key)), topics_post))
-            if s_pre and key in s_pre["peaks"]:
-                rows.append(_outfall_row(_cmp_row(dp["id"], "pre-development outfall", st["pre_peak_cfs"],
-                                                  st["pre_peak_time_hr"], st["pre_volume_cuft"], s_pre["peaks"][key],
-                                                  s_pre["volumes_cuft"].get(key)), topics_pre))
-        storms[ys] = {"rainfall_in": round(depth, 3), "rows": rows,
-                      "continuity_error_pct": s_post["continuity_error_pct"]}
-    outfalls = {k.split(":", 1)[1]: v for k, v in as_submitted["peaks"].items() if k.startswith("outfall:")}
-    marked = {b["id"] for b in results["bmps"] if any(o.get("emergency") for o in b.get("outlets") or [])}
-    notes = [n for n in plan_swmm.get("notes") or []
-             if not (NO_EMERGENCY in n and n.split(":", 1)[0].removeprefix("storage ") in marked)]
-    return {"name": plan_swmm.get("name", ""), "engine": f"EPA SWMM {swmm_version()} (swmm-toolkit)",
-            "conversion_notes": notes, "has_pre": bool(pre),
-            "as_submitted": {"outfall_peaks": outfalls, "continuity_error_pct": as_submitted["continuity_error_pct"]},
-            "storms": storms, "differences": [{"topic": a, "explanation": b} for a, b in DIFFERENCES]}
-
-
-def _cmp_row(node: str, what: str, ours: float | None, ours_t: float | None, ours_v: float | None, sw: dict,
-             sw_v: float | None) -> dict:
-    ratio = round(sw["value"] / ours, 3) if ours else None
-    vr = round(sw_v / ours_v, 3) if ours_v and sw_v is not None else None
-    return {"node": node, "what": what, "ours": ours, "ours_time_hr": ours_t, "swmm": sw["value"],
-            "swmm_time_hr": sw["time_hr"], "ratio": ratio, "ours_volume_cuft": ours_v, "swmm_volume_cuft": sw_v,
-            "volume_ratio": vr}
-
-
-def _topics(text: str) -> list[str]:
-    """The DIFFERENCES that apply to this model (what it contains), for explaining an outfall difference."""
-    sec = read_inp(text)
-    infil = _options(sec).get("INFILTRATION", "HORTON").upper()
-    out = ["Overland flow", "Depression storage",
-           "Initial abstraction" if infil == "CURVE_NUMBER" else "Infiltration (Horton, Green-Ampt)"]
-    if sec.get("CONDUITS"):
-        out.append("Conveyance")
-    if sec.get("STORAGE"):
-        out.append("Outlets")
-        ksat = [t[(6 if len(t) > 4 and t[4].upper() == "TABULAR" else 8) + 3: ][:1] for t in sec["STORAGE"]]
-        if any(k and _is_number(k[0]) and float(k[0]) > 0 for k in ksat):
-            out.append("Storage seepage")
-    return out
-
-
-def _outfall_row(row: dict, topics: list[str]) -> dict:
-    """An outfall row: within 5 % of SWMM's peak, or the reasons it differs (DIFFERENCES topics that apply)."""
-    ok = row["ratio"] is not None and abs(row["ratio"] - 1.0) <= OUTFALL_TOLERANCE
-    return {**row, "within_5pct": ok, "explained_by": [] if ok else topics}
