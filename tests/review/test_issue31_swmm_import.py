@@ -186,3 +186,19 @@ def test_every_import_is_compared_with_swmm_and_the_outfall_difference_explained
         assert set(row["explained_by"]) <= topics
     else:
         assert row["within_5pct"] and row["explained_by"] == []
+
+
+def test_the_impervious_flow_path_and_the_conduits_survive_the_plan_form(example_data):
+    """An import without the pre-development model opens the plan form: the impervious subarea's own flow path
+    and the conduits are fields of it (JSON, from the model) and come back into the plan."""
+    from stormwater.review.planform import layout, plan_dict_from_state, state_from_plan_dict, state_from_post
+
+    plan, _ = plan_from_inp(POST, pre_text=PRE)
+    state = state_from_plan_dict(plan)
+    f = layout(state, {}, cover_choices=[], sheet_surfaces=[])
+    s1 = next(s for ph in f["phases"] if ph["phase"] == "post" for s in ph["subs"] if s["path"] == "post[0]")
+    posted = {fld["name"]: str(fld["value"]) for fld in s1["fields"] + f["swmm"]}
+    assert "post[0].impervious_tc" in posted and "swmm.conduits" in posted
+    back = plan_dict_from_state(state_from_post({**posted, "swmm.post_inp": POST}))
+    assert back["post"][0]["impervious_tc"] == plan["post"][0]["impervious_tc"]
+    assert back["swmm"]["conduits"] == plan["swmm"]["conduits"]
