@@ -202,3 +202,15 @@ def test_the_impervious_flow_path_and_the_conduits_survive_the_plan_form(example
     back = plan_dict_from_state(state_from_post({**posted, "swmm.post_inp": POST}))
     assert back["post"][0]["impervious_tc"] == plan["post"][0]["impervious_tc"]
     assert back["swmm"]["conduits"] == plan["swmm"]["conduits"]
+
+
+def test_the_horton_and_green_ampt_example_models_convert(example_data):
+    """docs/examples/swmm/small-site-post-{horton,green-ampt}.inp: a tagged spillway and a tagged soil group."""
+    horton, notes = plan_from_inp((EXAMPLES / "small-site-post-horton.inp").read_text(), pre_text=PRE)
+    assert next(o for o in horton["bmps"][0]["outlets"] if o["name"] == "W2")["emergency"] is True
+    assert {c["hsg"] for s in horton["post"] for c in s["cover"]} == {"A"}
+    ga, notes = plan_from_inp((EXAMPLES / "small-site-post-green-ampt.inp").read_text(), pre_text=PRE)
+    assert {c["hsg"] for s in ga["post"] for c in s["cover"]} == {"B"}
+    assert any("post S1: soil group B: stated in [TAGS]" in n for n in notes)
+    for plan in (horton, ga):
+        plan_from_dict(_complete(plan, example_data))

@@ -251,8 +251,7 @@ def _convert(sec: dict, phase: str, notes: list[str], reference_depths) -> tuple
                          + f"); converted to the curve number {cn:g} that fits best (least squares) [{si.SRC}]")
             if not hsg:
                 hsg, why = si.hsg_from_params(method, params)
-        if pimp < 1 or phase == "pre":
-            notes.append(f"{phase} {sid}: soil group {hsg}: {why}")
+        notes.append(f"{phase} {sid}: soil group {hsg}: {why}")
         target = downstream(t[2])
         if phase == "pre" and target in storages:
             raise SwmmInputError(f"swmm: pre-development subcatchment {sid} drains to storage unit {target}")
