@@ -214,3 +214,12 @@ def test_the_horton_and_green_ampt_example_models_convert(example_data):
     assert any("post S1: soil group B: stated in [TAGS]" in n for n in notes)
     for plan in (horton, ga):
         plan_from_dict(_complete(plan, example_data))
+
+
+def test_an_impervious_flow_path_needs_the_separate_runoff_method(example_data):
+    from stormwater.review.plan import PlanError
+
+    plan, _ = plan_from_inp(POST, pre_text=PRE)
+    plan["post"][0]["runoff_method"] = "weighted_cn"
+    with pytest.raises(PlanError, match=r"post\[0\]\.impervious_tc: only with runoff_method separate"):
+        plan_from_dict(_complete(plan, example_data))
