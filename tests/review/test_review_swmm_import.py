@@ -87,6 +87,8 @@ def test_the_import_page_runs_the_review_and_shows_the_comparison(client_for, pe
     assert review.results["swmm"]["storms"]["10"]["rows"]
     page = c.get(r.url).content.decode()
     assert "EPA SWMM model, re-run" in page and "Why the numbers differ" in page
+    # Issue 31: each outfall row says whether its peak is within 5 % of SWMM's, or why not.
+    assert "peak more than 5 % from SWMM&#x27;s; why: Overland flow" in page or "peak within 5 % of SWMM" in page
     # Without the pre-development model, the plan form opens with what was read.
     r = c.post("/reviews/import/swmm/", {"post_file": SimpleUploadedFile("small-site-post.inp", POST.encode())})
     assert r.status_code == 200 and 'value="POND1"' in r.content.decode() and "pre-development subcatchments" in r.content.decode()
