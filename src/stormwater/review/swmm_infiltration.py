@@ -32,6 +32,7 @@ model, as the group whose TR-55 Table 2-2a "open space, good condition" CN is ne
 """
 from __future__ import annotations
 
+import functools
 import math
 
 # Reference storms for the conversion [in, 24-hour]: round depths spanning the 2- to 100-year storms
@@ -183,6 +184,14 @@ class _GreenAmpt:
         return dF / dt
 
 
+@functools.lru_cache(maxsize=4)
+def _fractions(storm_type: str) -> tuple[float, ...]:
+    """The NRCS 24-hour storm's cumulative fraction at every step."""
+    from stormwater.engineering.rainfall import nrcs_24hr_cumulative_fraction
+
+    return tuple(nrcs_24hr_cumulative_fraction(k * STEP_HR, storm_type) for k in range(int(round(24.0 / STEP_HR)) + 1))
+
+
 def pervious_runoff_in(method: str, params: tuple[float, ...], depression_in: float, rainfall_in: float,
                        storm_type: str = "III", *, n_perv: float = 0.1, length_ft: float = 0.0,
                        slope: float = 0.01) -> float:
@@ -191,8 +200,7 @@ def pervious_runoff_in(method: str, params: tuple[float, ...], depression_in: fl
     With ``length_ft`` (= area / width) the ponded water leaves through SWMM's nonlinear reservoir,
     q = 1.49 / n (d - ds)^(5/3) s^(1/2) / L per unit area (Vol. I ch. 3), and keeps infiltrating meanwhile;
     without it, water above the depression storage runs off at once."""
-    from stormwater.engineering.rainfall import nrcs_24hr_cumulative_fraction
-
+    fractions = _fractions(storm_type)
     if "HORTON" in method:
         loss = _Horton(*params, modified=method == "MODIFIED_HORTON")
     else:
@@ -202,7 +210,7 @@ def pervious_runoff_in(method: str, params: tuple[float, ...], depression_in: fl
     n = int(round(24.0 / dt))
     ponded = runoff = prev = 0.0
     for k in range(1, int(round(48.0 / dt)) + 1):
-        cum = rainfall_in * nrcs_24hr_cumulative_fraction(min(k * dt, 24.0), storm_type) if k <= n else rainfall_in
+        cum = rainfall_in * fractions[k] if k <= n else rainfall_in
         rain, prev = cum - prev, cum
         if k > n and ponded <= depression_in + 1e-6:
             break
@@ -253,12 +261,12 @@ def equivalent_cn(method: str, params: tuple[float, ...], depression_in: float,
     from stormwater.engineering.runoff import runoff_depth_in
 
     target = [(p, pervious_runoff_in(method, params, depression_in, p, **plane)) for p in depths_in]
-    best, best_err = 30.0, float("inf")
-    for i in range(300, 990):
-        cn = i / 10.0
-        err = sum((runoff_depth_in(p, cn) - q) ** 2 for p, q in target)
-        if err < best_err:
-            best, best_err = cn, err
+
+    def err(cn: float) -> float:
+        return sum((runoff_depth_in(p, cn) - q) ** 2 for p, q in target)
+
+    best = min(range(30, 99), key=err)  # whole numbers, then tenths around the best
+    best = min((i / 10.0 for i in range(max(300, best * 10 - 10), min(989, best * 10 + 10) + 1)), key=err)
     return best, [(p, q, runoff_depth_in(p, best)) for p, q in target]
 
 
