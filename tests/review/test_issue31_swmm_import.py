@@ -223,3 +223,14 @@ def test_an_impervious_flow_path_needs_the_separate_runoff_method(example_data):
     plan["post"][0]["runoff_method"] = "weighted_cn"
     with pytest.raises(PlanError, match=r"post\[0\]\.impervious_tc: only with runoff_method separate"):
         plan_from_dict(_complete(plan, example_data))
+
+
+def test_the_cn_is_fitted_on_the_review_s_design_storms_when_the_pfds_file_comes_with_the_model(example_data):
+    from stormwater.review.swmm_infiltration import design_depths_from_pfds
+
+    depths = design_depths_from_pfds(example_data["rainfall"]["pfds_csv"])
+    assert depths and len(depths) == 3 and depths[0] < depths[1] < depths[2]
+    _, notes = plan_from_inp(HORTON, pre_text=PRE, reference_depths_in=depths)
+    conv = next(n for n in notes if n.startswith("post S1: pervious losses"))
+    assert all(f"{p:g} in: runoff" in conv for p in depths)
+    assert design_depths_from_pfds("not a PFDS file") is None

@@ -231,6 +231,19 @@ def pervious_runoff_in(method: str, params: tuple[float, ...], depression_in: fl
     return runoff
 
 
+def design_depths_from_pfds(text: str, years=(2, 10, 100)) -> tuple[float, ...] | None:
+    """The review's design depths from a NOAA PFDS file (0.9 × the 24-hour upper 90 % bound, § 380-11 A(2)),
+    to fit the curve number on the storms the review will run; None if the file cannot be read."""
+    from stormwater.engineering.rainfall import noaa_plus_design_rainfall_in, read_pfds_csv
+
+    try:
+        data = read_pfds_csv(text)
+        return tuple(round(noaa_plus_design_rainfall_in(data.depth_in(duration="24-hr", ari_years=y,
+                                                                       statistic="upper")), 3) for y in years)
+    except (ValueError, KeyError):
+        return None
+
+
 def read_params(method: str, row: list[str], sid: str) -> tuple[float, ...]:
     """The [INFILTRATION] row's parameters: Horton f0 fc kd drytime [fmax]; Green-Ampt suction Ks IMD."""
     want = 5 if "HORTON" in method else 3

@@ -27,8 +27,9 @@ DIFFERENCES = [
     ("Outlets", "Partly full orifices: SWMM uses a weir-type equation, the review the wetted circular segment; "
      "coefficients as given in the model."),
     ("Infiltration (Horton, Green-Ampt)", "A Horton or Green-Ampt subarea is run by SWMM with its own loss model; the "
-     "review converts it to the one curve number that fits the subarea's runoff on 3, 5 and 8-inch Type III storms "
-     "(each subcatchment's note gives both depths). One CN cannot follow a loss model on every storm (the notes show "
+     "review converts it to the one curve number that fits the subarea's runoff on Type III storms (the review's "
+     "design storms when the PFDS file came with the model, else 3, 5 and 8 in; each subcatchment's note gives both "
+     "depths per storm). One CN cannot follow a loss model on every storm (the notes show "
      "where the fit is poor), and it matches volume, not timing: the CN's losses shrink smoothly through the storm, "
      "while Horton's and Green-Ampt's fall to fc or Ks, so nearly all of the most intense rain runs off and SWMM's "
      "peaks are higher (the small-site example: outfall volumes within 0-13 %, peaks 1.25-1.66 times the review's). "
