@@ -25,7 +25,9 @@ def test_the_small_site_converts_into_a_plan(example_data):
     """POND1's TABULAR curve (0/1/2/3/4 ft: 4,200/5,100/6,050/7,050/8,100 ft²) integrates by the trapezoid
     rule: 1 ft → (4,200 + 5,100)/2 = 4,650 ft³; 4 ft → 4,650 + 5,575 + 6,550 + 7,575 = 24,350 ft³.
     S1: 2.0 ac at 65 % impervious → 1.3 ac CN 98 and 0.7 ac CN 61, computed separately (as SWMM does);
-    flow length 2.0 × 43,560 / 400 = 217.8 ft of sheet flow at n = 0.65 × 0.012 + 0.35 × 0.15 = 0.0603."""
+    flow length 2.0 × 43,560 / 400 = 217.8 ft of sheet flow, each subarea at its own n (issue 31: not one
+    area-weighted 0.0603): pervious 0.15, impervious 0.012. HSG B: the pervious CN 61 is TR-55 open space (good)
+    on B."""
     plan, notes = plan_from_inp(POST, pre_text=PRE, name="small-site-post.inp")
     pond = plan["bmps"][0]
     assert pond["id"] == "POND1" and pond["to"] == "OF1"
@@ -35,8 +37,9 @@ def test_the_small_site_converts_into_a_plan(example_data):
     assert pond["outlets"][0]["diameter_in"] == 6.0 and pond["outlets"][1]["crest_ft"] == 2.6
     s1 = plan["post"][0]
     assert s1["runoff_method"] == "separate" and s1["cover"] == [
-        {"cn": 98, "area_acres": 1.3, "impervious": True}, {"cn": 61.0, "area_acres": 0.7}]
-    assert s1["tc"] == [{"flow": "sheet", "manning_n": 0.0603, "length_ft": 217.8, "slope": 0.015}]
+        {"cn": 98, "area_acres": 1.3, "impervious": True, "hsg": "B"}, {"cn": 61.0, "area_acres": 0.7, "hsg": "B"}]
+    assert s1["tc"] == [{"flow": "sheet", "manning_n": 0.15, "length_ft": 217.8, "slope": 0.015}]
+    assert s1["impervious_tc"] == [{"flow": "sheet", "manning_n": 0.012, "length_ft": 217.8, "slope": 0.015}]
     assert [s["id"] for s in plan["pre"]] == ["E1"] and plan["design_points"] == [{"id": "OF1", "description": "SWMM outfall"}]
     assert any("emergency" in n for n in notes)
     plan["project"] = {"name": "small site", "disturbance_acres": 2.6, "previously_developed_with_impervious": False}
@@ -45,8 +48,8 @@ def test_the_small_site_converts_into_a_plan(example_data):
 
 
 def test_models_the_review_cannot_read_are_refused_with_the_reason():
-    with pytest.raises(SwmmInputError, match="CURVE_NUMBER"):
-        plan_from_inp(POST.replace("INFILTRATION         CURVE_NUMBER", "INFILTRATION HORTON"))
+    with pytest.raises(SwmmInputError, match="PHILIP"):  # Horton and Green-Ampt are read since issue 31
+        plan_from_inp(POST.replace("INFILTRATION         CURVE_NUMBER", "INFILTRATION PHILIP"))
     with pytest.raises(SwmmInputError, match="CFS"):
         plan_from_inp(POST.replace("FLOW_UNITS           CFS", "FLOW_UNITS CMS"))
     with pytest.raises(SwmmInputError, match="SUBCATCHMENTS"):
@@ -84,6 +87,8 @@ def test_the_import_page_runs_the_review_and_shows_the_comparison(client_for, pe
     assert review.results["swmm"]["storms"]["10"]["rows"]
     page = c.get(r.url).content.decode()
     assert "EPA SWMM model, re-run" in page and "Why the numbers differ" in page
+    # Issue 31: each outfall row says whether its peak is within 5 % of SWMM's, or why not.
+    assert "peak more than 5 % from SWMM&#x27;s; why: Overland flow" in page or "peak within 5 % of SWMM" in page
     # Without the pre-development model, the plan form opens with what was read.
     r = c.post("/reviews/import/swmm/", {"post_file": SimpleUploadedFile("small-site-post.inp", POST.encode())})
     assert r.status_code == 200 and 'value="POND1"' in r.content.decode() and "pre-development subcatchments" in r.content.decode()

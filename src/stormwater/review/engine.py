@@ -225,7 +225,7 @@ def review_compute(plan: Plan, *, tables=(), town: TownConfig | None = None, swm
         raise ReviewError(str(e)) from None
     for s in subs:
         notes.extend(s.notes)
-    dt = min(unit_hydrograph_time_step_hr(s.tc_hr) for s in subs)
+    dt = min(unit_hydrograph_time_step_hr(t) for s in subs for t in (s.tc_hr, s.imp_tc_hr) if t is not None)
     series: dict[int, dict[str, dict[str, tuple[float, ...]]]] = {y: {} for y in years}
 
     # Hydrographs of every subcatchment and storm (one common step so they can be summed).
@@ -239,6 +239,9 @@ def review_compute(plan: Plan, *, tables=(), town: TownConfig | None = None, swm
                "impervious_sqft": round(s.impervious_sqft), "tc_hr": _r(s.tc_hr, 3),
                "tc_computed_hr": _r(s.tc_computed_hr, 4), "tc_raised": s.tc_computed_hr < s.tc_hr,
                "tc_segments": s.tc_segments, "storms": {}}
+        if s.imp_tc_hr is not None:  # the impervious parts' own flow path (issue 31)
+            row.update(impervious_tc_hr=_r(s.imp_tc_hr, 3), impervious_tc_computed_hr=_r(s.imp_tc_computed_hr, 4),
+                       impervious_tc_segments=s.imp_tc_segments)
         for y in years:
             try:
                 h = s.hydrograph(depth[y], storm_type, dt)

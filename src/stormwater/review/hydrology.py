@@ -66,6 +66,14 @@ class SubResult:
     tc_computed_hr: float
     tc_segments: list[dict]
     notes: list[str] = field(default_factory=list)
+    # The impervious parts' own flow path ("separate" with impervious_tc; issue 31), else None / [].
+    imp_tc_hr: float | None = None
+    imp_tc_computed_hr: float | None = None
+    imp_tc_segments: list[dict] = field(default_factory=list)
+
+    def tc_of(self, label: str) -> float:
+        """Tc of a runoff part: the impervious path for the impervious part when it has one."""
+        return self.imp_tc_hr if label == "impervious" and self.imp_tc_hr is not None else self.tc_hr
 
     @property
     def runoff_method(self) -> str:
@@ -76,10 +84,10 @@ class SubResult:
         return sum(x * runoff_depth_in(rainfall_in, cn) for _, x, cn in self.runoff_parts) / a
 
     def hydrograph(self, rainfall_in: float, storm_type: str, dt_hr: float) -> Hydrograph:
-        """The subcatchment's runoff hydrograph; with separate parts, their hydrographs (same Tc) added."""
-        hs = [scs_unit_hydrograph_runoff(drainage_area_acres=a, curve_number=cn, tc_hr=self.tc_hr,
+        """The subcatchment's runoff hydrograph; with separate parts, their hydrographs (each at its Tc) added."""
+        hs = [scs_unit_hydrograph_runoff(drainage_area_acres=a, curve_number=cn, tc_hr=self.tc_of(label),
                                          rainfall_in=rainfall_in, storm_type=storm_type, dt_hr=dt_hr)
-              for _, a, cn in self.runoff_parts]
+              for label, a, cn in self.runoff_parts]
         return hs[0] if len(hs) == 1 else hydrograph_sum(*hs)
 
     def graphical_peak(self, rainfall_in: float, storm_type: str) -> tuple[float | None, str]:
@@ -96,7 +104,8 @@ class SubResult:
             return None, str(e)
         notes = []
         if self.runoff_method == "separate":
-            notes.append("TR-55 graphical method with the area-weighted CN (it takes one CN)")
+            notes.append("TR-55 graphical method with the area-weighted CN (it takes one CN)"
+                         + (" and the pervious flow path's Tc" if self.imp_tc_hr is not None else ""))
         if gp.runoff_in > 0 and gp.ia_over_p_used != gp.ia_over_p:
             lo, hi = ia_over_p_limits(storm_type)
             side = "largest" if gp.ia_over_p > hi else "smallest"
@@ -232,20 +241,24 @@ def _segment_working(g, p2_in: float) -> tuple[object, dict]:
                "hydraulic_radius_ft": _r(r, 4), "travel_time_hr": tt, "velocity_fps": v}
 
 
-def time_of_concentration(s: Subcatchment, path: str, p2_in: float) -> tuple[float, float, list[dict], list[str]]:
-    """Tc used [h] (at least 0.1 h), Tc computed [h], the segments with their working, notes."""
+def time_of_concentration(s: Subcatchment, path: str, p2_in: float, *,
+                          impervious: bool = False) -> tuple[float, float, list[dict], list[str]]:
+    """Tc used [h] (at least 0.1 h), Tc computed [h], the segments with their working, notes.
+
+    ``impervious``: the impervious parts' own flow path (``impervious_tc``) instead of ``tc``."""
     notes: list[str] = []
-    if s.tc_hr is not None:
+    segments, path = (s.impervious_tc, f"{path}.impervious_tc") if impervious else (s.tc, f"{path}.tc")
+    if s.tc_hr is not None and not impervious:
         tc = s.tc_hr
         segs = [{"flow": "as stated", "travel_time_hr": _r(tc, 4), "formula": "Tc as stated in the plan",
                  "working": f"{tc:g} h"}]
     else:
         objs, segs = [], []
-        for i, g in enumerate(s.tc):
+        for i, g in enumerate(segments):
             try:
                 o, w = _segment_working(g, p2_in)
             except ValueError as e:
-                raise HydrologyError(f"{path}.tc[{i}]: {e}") from None
+                raise HydrologyError(f"{path}[{i}]: {e}") from None
             objs.append(o)
             flag = ""
             if g.flow == "shallow" and shallow_concentrated_outside_figure(g.slope_ft_per_ft):
@@ -262,11 +275,17 @@ def time_of_concentration(s: Subcatchment, path: str, p2_in: float) -> tuple[flo
         tc = time_of_concentration_hr(objs)
     used = max(tc, TC_MIN_HR)
     if tc < TC_MIN_HR:
-        notes.append(f"{s.id}: Tc {tc:.3f} h raised to the TR-55 minimum of 0.1 h.")
+        notes.append(f"{s.id}: {'impervious flow path ' if impervious else ''}Tc {tc:.3f} h raised to the TR-55 "
+                     "minimum of 0.1 h.")
     return used, tc, segs, notes
 
 
 def subcatchment_compute(s: Subcatchment, path: str, p2_in: float) -> SubResult:
     cn, method, working, parts, imp, by_hsg, rows, n1 = curve_number(s, path)
     tc, tc_raw, segs, n2 = time_of_concentration(s, path, p2_in)
-    return SubResult(s, cn, method, working, parts, imp, by_hsg, rows, tc, tc_raw, segs, n1 + n2)
+    r = SubResult(s, cn, method, working, parts, imp, by_hsg, rows, tc, tc_raw, segs, n1 + n2)
+    if s.impervious_tc and any(label == "impervious" for label, _, _ in parts):
+        r.imp_tc_hr, r.imp_tc_computed_hr, r.imp_tc_segments, n3 = time_of_concentration(s, path, p2_in,
+                                                                                          impervious=True)
+        r.notes.extend(n3)
+    return r

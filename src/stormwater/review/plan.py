@@ -74,6 +74,9 @@ class Subcatchment:
     runoff_method: str = "weighted_cn"
     # Only (non-metal) roof runoff: MassDEP needs no pretreatment before infiltrating it.
     roof_runoff: bool = False
+    # "separate" only: the impervious parts' own flow path (issue 31: SWMM's impervious subarea has its own
+    # roughness); ``tc`` is then the pervious parts' path.
+    impervious_tc: tuple[TcSegment, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -414,7 +417,7 @@ def _tc_segment(raw: Any, path: str) -> TcSegment:
 
 def _subcatchment(raw: Any, path: str, phase: str) -> Subcatchment:
     o = _Obj(raw, path, {"id", "description", "area_acres", "cn", "impervious_acres", "hsg", "cover", "tc_hr",
-                         "tc", "to", "runoff_method", "roof_runoff"})
+                         "tc", "to", "runoff_method", "roof_runoff", "impervious_tc"})
     sid = o.str("id", required=True)
     area = o.num("area_acres", required=True, positive=True, hi=2000 * 640)
     cn = o.num("cn", lo=30, hi=100)
@@ -453,10 +456,17 @@ def _subcatchment(raw: Any, path: str, phase: str) -> Subcatchment:
         if any(p.impervious and not p.connected for p in cover):
             raise PlanError(f"{o.at('runoff_method')}: separate treats every impervious part as connected; for "
                             "unconnected impervious area use weighted_cn (TR-55 Fig. 2-4 is a composite-CN method)")
+    imp_tc = tuple(_tc_segment(g, f"{path}.impervious_tc[{i}]") for i, g in enumerate(o.list("impervious_tc")))
+    if imp_tc:
+        if method != "separate" or not tc:
+            raise PlanError(f"{o.at('impervious_tc')}: only with runoff_method separate and tc segments (tc is then "
+                            "the pervious parts' flow path)")
+        if any(g.flow == "sheet" for g in imp_tc[1:]):
+            raise PlanError(f"{o.at('impervious_tc')}: sheet flow can only be the first segment (TR-55 ch. 3)")
     return Subcatchment(phase=phase, id=sid, area_acres=area, to=o.str("to", required=True),
                         description=o.str("description"), cn=cn, impervious_acres=imp,
                         hsg=_hsg(o.str("hsg"), o.at("hsg"), required=False), cover=cover, tc_hr=tc_hr, tc=tc,
-                        runoff_method=method, roof_runoff=o.bool("roof_runoff"))
+                        runoff_method=method, roof_runoff=o.bool("roof_runoff"), impervious_tc=imp_tc)
 
 
 def _outlet(raw: Any, path: str) -> OutletSpec:
@@ -738,7 +748,7 @@ def plan_from_dict(data: dict) -> Plan:
     massdep = _massdep(top.raw["massdep"]) if top.has("massdep") else MassDep()
     swmm = {}
     if top.has("swmm"):
-        o = _Obj(top.raw["swmm"], "swmm", {"name", "post_inp", "pre_inp", "notes"})
+        o = _Obj(top.raw["swmm"], "swmm", {"name", "post_inp", "pre_inp", "notes", "conduits"})
         notes = o.raw.get("notes") or []
         if isinstance(notes, str):
             notes = [x.strip() for x in notes.splitlines() if x.strip()]
@@ -751,6 +761,12 @@ def plan_from_dict(data: dict) -> Plan:
             if not isinstance(o.raw["pre_inp"], str) or "[SUBCATCHMENTS]" not in o.raw["pre_inp"].upper():
                 raise PlanError("swmm.pre_inp: the text of the pre-development SWMM 5 .inp file")
             swmm["pre_inp"] = o.raw["pre_inp"]
+        if o.has("conduits"):  # the model's conduits, kept as data (review/swmm.py conduits_of); not routed
+            cs = o.raw["conduits"]
+            if not isinstance(cs, list) or not all(isinstance(c, dict) and c.get("name") for c in cs):
+                raise PlanError("swmm.conduits: a list of conduits (name, from, to, length_ft, roughness, shape, "
+                                "geom1_ft, slope)")
+            swmm["conduits"] = cs
     return Plan(project, rainfall, pre, post, bmps, tuple(dps), massdep, swmm, _sheets(top.raw.get("sheets")))
 
 

@@ -11,6 +11,8 @@ the form works without JavaScript.
 """
 from __future__ import annotations
 
+import json
+
 import re
 from typing import Any, Mapping
 
@@ -143,6 +145,13 @@ def state_from_plan_dict(d: dict) -> dict:
                     g["slope"] = g.pop("slope_ft_per_ft")
     if isinstance((s.get("swmm") or {}).get("notes"), list):
         s["swmm"]["notes"] = "\n".join(s["swmm"]["notes"])
+    # Carried from a SWMM import as JSON fields (issue 31): the impervious subarea's flow path, the conduits.
+    for phase in ("pre", "post"):
+        for sub in s.get(phase) or []:
+            if isinstance(sub.get("impervious_tc"), list):
+                sub["impervious_tc"] = json.dumps(sub["impervious_tc"])
+    if isinstance((s.get("swmm") or {}).get("conduits"), list):
+        s["swmm"]["conduits"] = json.dumps(s["swmm"]["conduits"])
     rf = s.get("rainfall") or {}
     if isinstance(rf.get("pfds_csv"), list):
         rf["pfds_csv"] = "\n\n".join(rf["pfds_csv"])
@@ -183,6 +192,15 @@ def _inlet_choices() -> list[tuple[str, str]]:
     from stormwater.engineering.culvert import inlet_types
 
     return [("", "—")] + [(k, f"{t.shape}, {t.description}") for k, t in inlet_types().items()]
+
+
+def _json_list(text: str):
+    """A JSON list typed in a field; the text itself when it is not one (plan.py then names the field)."""
+    try:
+        v = json.loads(text)
+    except ValueError:
+        return text
+    return v if isinstance(v, list) else text
 
 
 def _clean(d: dict, *, drop: tuple[str, ...] = ()) -> dict:
@@ -231,6 +249,8 @@ def plan_dict_from_state(state: dict) -> dict:
             tc = [_clean(g) for g in s.get("tc") or [] if not _blank({k: v for k, v in g.items() if k != "flow"})]
             if tc:
                 sub["tc"] = tc
+            if isinstance(sub.get("impervious_tc"), str):
+                sub["impervious_tc"] = _json_list(sub["impervious_tc"])
             subs.append(sub)
         out[phase] = subs
     bmps = []
@@ -265,6 +285,8 @@ def plan_dict_from_state(state: dict) -> dict:
         out["swmm"] = {"name": sw.get("name") or "", "post_inp": sw["post_inp"],
                        **({"pre_inp": sw["pre_inp"]} if (sw.get("pre_inp") or "").strip() else {}),
                        "notes": [x.strip() for x in (sw.get("notes") or "").splitlines() if x.strip()]}
+        if (sw.get("conduits") or "").strip():
+            out["swmm"]["conduits"] = _json_list(sw["conduits"])
     md = state.get("massdep") or {}
     statements = {k: _clean(v) for k, v in (md.get("statements") or {}).items()
                   if isinstance(v, dict) and v.get("answer")}
@@ -395,6 +417,9 @@ def layout(state: dict, errors: dict[str, str], *, cover_choices: list[tuple[str
                       f(f"{p}.tc_hr", "Tc (h), instead of flow segments", widget=num)]
             if phase == "post":
                 fields.append(f(f"{p}.roof_runoff", "Its impervious area is non-metal roof only", widget="checkbox"))
+            if s.get("impervious_tc"):
+                fields.append(f(f"{p}.impervious_tc", "Impervious flow path (JSON segments, from the SWMM model)",
+                                widget="textarea", rows=2))
             cover = [{"path": f"{p}.cover[{j}]", "id": _fid(f"{p}.cover[{j}]"), "error": L.group_error(f"{p}.cover[{j}]"), "fields": [
                 f(f"{p}.cover[{j}].cover", "Cover (TR-55 Table 2-2)", widget="select", choices=cover_choices, hide_label=True),
                 f(f"{p}.cover[{j}].hsg", "Soil group", widget="select", choices=HSG_CHOICES, hide_label=True),
@@ -472,6 +497,9 @@ def layout(state: dict, errors: dict[str, str], *, cover_choices: list[tuple[str
                 f("swmm.post_inp", "Post-development model (.inp)", widget="textarea", rows=4),
                 f("swmm.pre_inp", "Pre-development model (.inp)", widget="textarea", rows=4),
                 f("swmm.notes", "Conversion notes (one a line; shown on the report)", widget="textarea", rows=3)]
+        if (state.get("swmm") or {}).get("conduits"):
+            swmm.append(f("swmm.conduits", "Conduits (JSON, from the model; kept, not routed)", widget="textarea",
+                          rows=3))
     top = [L.group_error(k) for k in ("project", "rainfall", "design_points", "bmps", "massdep", "file", "swmm")]
     return {"project": project, "rainfall": rainfall, "design_points": dps, "dp_error": L.group_error("design_points"),
             "phases": phases, "bmps": bmps, "facts": facts, "statements": statements, "swmm": swmm,

@@ -26,6 +26,7 @@ from .planform import (apply_row_action, blank_state, error_name, layout, plan_d
                        state_from_post)
 from .plots import PlotNotFound, hydrograph_svg
 from .swmm import SwmmInputError, plan_from_inp
+from .swmm_infiltration import design_depths_from_pfds
 from .swmm import title_of as swmm_title_of
 from .present import report_view
 from .selectors import bmp_tables_in_force, review_get_for_user, reviews_for_user
@@ -119,8 +120,12 @@ def review_import_swmm(request):
     if request.method == "POST" and form.is_valid():
         d = form.cleaned_data
         try:
+            # A Horton / Green-Ampt subarea's CN is fitted on the review's own design storms when the PFDS file
+            # comes with the model (issue 31), else on 3, 5 and 8 in.
+            depths = design_depths_from_pfds(d["pfds_file"]) if d["pfds_file"] else None
             data, notes = plan_from_inp(d["post_file"], pre_text=d["pre_file"] or None,
-                                        name=request.FILES["post_file"].name)
+                                        name=request.FILES["post_file"].name,
+                                        **({"reference_depths_in": depths} if depths else {}))
         except SwmmInputError as e:
             form.add_error("post_file", str(e))
         else:
