@@ -3,14 +3,14 @@ from __future__ import annotations
 
 from stormwater.utility.documents import render_pdf
 
-from .plots import PlotNotFound, hydrograph_svg, svg_data_uri
+from .plots import PlotNotFound, plot_svg, svg_data_uri
 from .present import report_view
 
 
 def _plot_uri(results: dict):
     def src(storm: str, node: str) -> str:
         try:
-            return svg_data_uri(hydrograph_svg(results, storm, node))
+            return svg_data_uri(plot_svg(results, storm, node))
         except PlotNotFound:
             return ""
     return src

@@ -24,7 +24,7 @@ from .models import BmpTable
 from .plan import PlanError, plan_check, plan_load_text
 from .planform import (apply_row_action, blank_state, error_name, layout, plan_dict_from_state, state_from_plan_dict,
                        state_from_post)
-from .plots import PlotNotFound, hydrograph_svg
+from .plots import PlotNotFound, plot_svg
 from .swmm import SwmmInputError, plan_from_inp
 from .swmm import title_of as swmm_title_of
 from .present import report_view
@@ -179,7 +179,7 @@ def review_plot(request, review_id: int, storm: str, node: str):
     """One node's hydrographs for one storm, as SVG (drawn from the stored results; deterministic)."""
     review = review_get_for_user(user=request.user, review_id=review_id)
     try:
-        svg = hydrograph_svg(review.results, storm, node)
+        svg = plot_svg(review.results, storm, node)
     except PlotNotFound:
         raise Http404("no such plot") from None
     resp = HttpResponse(svg, content_type="image/svg+xml; charset=utf-8")
