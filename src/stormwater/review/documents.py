@@ -5,6 +5,7 @@ from stormwater.utility.documents import render_pdf
 
 from .plots import PlotNotFound, plot_svg, svg_data_uri
 from .present import report_view
+from .selectors import applicant_comparison
 
 
 def _plot_uri(results: dict):
@@ -30,4 +31,5 @@ def reviewer_contact(user) -> dict | None:
 def review_pdf(review) -> bytes:
     view = report_view(review.results, plot_src=_plot_uri(review.results))
     return render_pdf("review/report_pdf.html", {"review": review, "r": review.results, "v": view,
-                                                 "reviewer": reviewer_contact(review.created_by)})
+                                                 "reviewer": reviewer_contact(review.created_by),
+                                                 "cmp": applicant_comparison(review=review)})

@@ -28,7 +28,7 @@ from .plots import PlotNotFound, plot_svg
 from .swmm import SwmmInputError, plan_from_inp
 from .swmm import title_of as swmm_title_of
 from .present import report_view
-from .selectors import bmp_tables_in_force, review_get_for_user, reviews_for_user
+from .selectors import applicant_comparison, bmp_tables_in_force, review_get_for_user, reviews_for_user
 from .services import ReviewInputError, bmp_table_load, bmp_table_retire, review_run
 
 
@@ -165,7 +165,7 @@ def review_detail(request, review_id: int):
         "review_plot", kwargs={"review_id": review.pk, "storm": storm, "node": node}))
     docs = list(review.case.documents.filter(tag="hydrocad_report")) if review.case else []
     return render(request, "review/detail.html", {"review": review, "r": review.results, "v": view,
-                                                  "hydrocad_docs": docs})
+                                                  "hydrocad_docs": docs, "cmp": applicant_comparison(review=review)})
 
 
 @require_perm(Perm.REVIEW_RUN)
