@@ -10,7 +10,8 @@ import yaml
 from stormwater.review.elevations import check_stages, datum_of, level
 from stormwater.review.engine import review_compute
 from stormwater.review.plan import PlanError, plan_from_dict
-from stormwater.review.plots import PlotNotFound, plot_svg
+from stormwater.review.plots import PlotNotFound
+from stormwater.review.stageplots import plot_svg
 from stormwater.review.present import report_view
 
 

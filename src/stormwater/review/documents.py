@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from stormwater.utility.documents import render_pdf
 
-from .plots import PlotNotFound, plot_svg, svg_data_uri
+from .plots import PlotNotFound, svg_data_uri
+from .stageplots import plot_svg
 from .present import report_view
 from .selectors import applicant_comparison
 

@@ -135,12 +135,3 @@ def _window(named: tuple, step_hr: float) -> tuple[float, float]:
 def svg_data_uri(svg: str) -> str:
     return "data:image/svg+xml;base64," + base64.b64encode(svg.encode("utf-8")).decode("ascii")
 
-
-def plot_svg(results: dict, storm: str, node: str) -> str:
-    """Any plot of the report by its node name: ``stage:<BMP>`` a water level (review/stageplots.py), else
-    the node's hydrographs."""
-    if node.startswith("stage:"):
-        from .stageplots import stage_svg  # it draws with this module's style
-
-        return stage_svg(results, storm, node)
-    return hydrograph_svg(results, storm, node)

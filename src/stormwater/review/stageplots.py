@@ -14,7 +14,7 @@ from functools import lru_cache
 import matplotlib
 
 from .elevations import datum_of, level
-from .plots import STYLE, PlotNotFound
+from .plots import STYLE, PlotNotFound, hydrograph_svg
 
 matplotlib.use("Agg")
 
@@ -22,6 +22,12 @@ from matplotlib.figure import Figure  # noqa: E402
 
 PREFIX = "stage:"
 LEVEL_COLOUR, OUTLET_COLOUR, TOP_COLOUR = "#0072B2", "#D55E00", "#555555"   # Okabe-Ito, as the hydrographs
+
+
+def plot_svg(results: dict, storm: str, node: str) -> str:
+    """Any plot of the report by its node name: ``stage:<BMP>`` a water level, else the node's hydrographs
+    (review/plots.py); the one the plot address and the PDF call."""
+    return stage_svg(results, storm, node) if node.startswith(PREFIX) else hydrograph_svg(results, storm, node)
 
 
 def stage_svg(results: dict, storm: str, node: str) -> str:

@@ -24,7 +24,8 @@ from .models import BmpTable
 from .plan import PlanError, plan_check, plan_load_text
 from .planform import (apply_row_action, blank_state, error_name, layout, plan_dict_from_state, state_from_plan_dict,
                        state_from_post)
-from .plots import PlotNotFound, plot_svg
+from .plots import PlotNotFound
+from .stageplots import plot_svg
 from .swmm import SwmmInputError, plan_from_inp
 from .swmm import title_of as swmm_title_of
 from .present import report_view
