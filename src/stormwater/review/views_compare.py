@@ -99,7 +99,8 @@ def review_applicant_figures(request, review_id: int):
                     csv_problems = e.problems
                 except Exception as e:  # noqa: BLE001 — forms.ValidationError from the upload's reading
                     csv_problems = [("file", "", " ".join(getattr(e, "messages", [str(e)])))]
-            values = {k: v for k, v in values.items() if not k.startswith("n")} or _values_from(latest, results)
+            # the form below keeps the figures last kept (the CSV's are not applied), with the tolerances as typed
+            values = {**_values_from(latest, results), **{k: v for k, v in values.items() if not k.startswith("n")}}
         else:
             lookup = node_lookup(results)
             for node in _layout(results, {}, {}):
