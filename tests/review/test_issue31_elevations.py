@@ -82,3 +82,11 @@ def test_a_bottom_elevation_must_be_a_number(example_data):
     example_data["bmps"][1]["bottom_elevation_ft"] = "two hundred"
     with pytest.raises(PlanError, match=r"bmps\[1\]\.bottom_elevation_ft"):
         plan_from_dict(example_data)
+
+
+def test_the_plan_form_carries_the_bottom_elevation(example_data):
+    from stormwater.review.planform import plan_dict_from_state, state_from_plan_dict
+
+    example_data["bmps"][1]["bottom_elevation_ft"] = 212.5
+    back = plan_dict_from_state(state_from_plan_dict(example_data))
+    assert plan_from_dict(back).bmps[1].bottom_elevation_ft == 212.5
