@@ -18,7 +18,8 @@ def _all_plots_loaded(page):
         img.evaluate("i => i.complete || new Promise(done => { i.addEventListener('load', done); "
                      "i.addEventListener('error', done); })")
     assert page.evaluate("() => [...document.querySelectorAll('main img')].filter(i => !i.naturalWidth).length") == 0
-    assert page.locator("main img").count() == 3 * 9  # 3 storms × (4 subcatchments + 4 BMPs + 1 design point)
+    # 3 storms × (4 subcatchments + 4 BMPs + 1 design point) hydrographs + 3 × 2 routed BMPs' water levels (issue 31)
+    assert page.locator("main img").count() == 3 * 9 + 3 * 2
 
 
 def test_a_reviewer_uploads_the_example_plan_and_reads_the_report(page, live_server, transactional_db, shot):
@@ -48,3 +49,14 @@ def test_a_reviewer_uploads_the_example_plan_and_reads_the_report(page, live_ser
     with page.expect_download() as dl:
         page.get_by_role("link", name="Plan file as uploaded").click()
     assert Path(dl.value.path()).read_text() == EXAMPLE.read_text()
+    # Issue 31: the applicant's HydroCAD figures typed on a phone, then shown beside the review's numbers.
+    page.set_viewport_size({"width": 390, "height": 900})
+    page.get_by_role("link", name="Enter the applicant's HydroCAD/SWMM figures").click()
+    page.get_by_role("heading", name="The applicant's figures for review").wait_for()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    page.locator("input[name$='-peak_cfs']").first.fill("99")
+    shot("review-03-applicant-390")
+    page.get_by_role("button", name="Keep the figures and compare").click()
+    page.get_by_role("heading", name="The applicant's figures beside the review").wait_for()
+    assert "Flagged" in page.locator("#rv-applicant ~ .rv-scroll").first.inner_text()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390

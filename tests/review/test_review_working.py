@@ -184,7 +184,8 @@ def test_the_report_page_of_a_plan_on_each_soil_group_shows_every_row_with_its_w
         for part in (("outlets", "stage-storage-discharge", "routing", "removal") if b["routed"] else ("routing", "removal")):
             assert f'aria-label="{b["id"]} {part}"' in page, (b["id"], part)
     n_nodes = len(r["subcatchments"]) + len(r["bmps"]) + len(r["design_points"])
-    assert page.count('<img src="/reviews/') == 3 * n_nodes
+    n_routed = sum(1 for b in r["bmps"] if b["routed"])   # and each routed BMP's water level (issue 31)
+    assert page.count('<img src="/reviews/') == 3 * n_nodes + 3 * n_routed
     assert "Time step, starting levels and assumptions" in page and "Drainage network" in page
 
 

@@ -3,14 +3,16 @@ from __future__ import annotations
 
 from stormwater.utility.documents import render_pdf
 
-from .plots import PlotNotFound, hydrograph_svg, svg_data_uri
+from .plots import PlotNotFound, svg_data_uri
+from .stageplots import plot_svg
 from .present import report_view
+from .selectors import applicant_comparison
 
 
 def _plot_uri(results: dict):
     def src(storm: str, node: str) -> str:
         try:
-            return svg_data_uri(hydrograph_svg(results, storm, node))
+            return svg_data_uri(plot_svg(results, storm, node))
         except PlotNotFound:
             return ""
     return src
@@ -30,4 +32,5 @@ def reviewer_contact(user) -> dict | None:
 def review_pdf(review) -> bytes:
     view = report_view(review.results, plot_src=_plot_uri(review.results))
     return render_pdf("review/report_pdf.html", {"review": review, "r": review.results, "v": view,
-                                                 "reviewer": reviewer_contact(review.created_by)})
+                                                 "reviewer": reviewer_contact(review.created_by),
+                                                 "cmp": applicant_comparison(review=review)})

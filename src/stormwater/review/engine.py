@@ -50,6 +50,7 @@ from stormwater.engineering.runoff import potential_retention_in
 from stormwater.rules.town import TownConfig
 
 from . import massdep as md
+from .elevations import datum_of, stage_plot_series
 from .hydraulics import (INFILTRATION, dead_storage_cuft, lowest_outlet_ft, outlet_rows, retention_cuft, route,
                          with_tailwater,
                          ssd_table, stage_storage, starting_stage)
@@ -227,6 +228,7 @@ def review_compute(plan: Plan, *, tables=(), town: TownConfig | None = None, swm
         notes.extend(s.notes)
     dt = min(unit_hydrograph_time_step_hr(t) for s in subs for t in (s.tc_hr, s.imp_tc_hr) if t is not None)
     series: dict[int, dict[str, dict[str, tuple[float, ...]]]] = {y: {} for y in years}
+    stages: dict[int, dict[str, tuple[float, ...]]] = {y: {} for y in years}   # routed BMPs' water levels [ft]
 
     # Hydrographs of every subcatchment and storm (one common step so they can be summed).
     hydro: dict[tuple[str, str, int], Hydrograph] = {}
@@ -311,6 +313,8 @@ def review_compute(plan: Plan, *, tables=(), town: TownConfig | None = None, swm
                "tss_removal_pct": b.tss_removal_pct,
                "routed": bool(b.stage_storage), "outlets": outlet_rows(b) if b.stage_storage else [],
                "top_stage_ft": b.stage_storage[-1][0] if b.stage_storage else None,
+               "bottom_elevation_ft": b.bottom_elevation_ft,
+               "datum": datum_of(b.stage_storage[0][0] if b.stage_storage else None, b.bottom_elevation_ft),
                "tailwater_ft": b.tailwater_ft, "tailwater_basis": tw_basis,
                "storms": {}, "removal": {}}
         if b.stage_storage:
@@ -331,7 +335,7 @@ def review_compute(plan: Plan, *, tables=(), town: TownConfig | None = None, swm
                   "inflow_volume_cuft": round(inflow.volume_cuft)}
             if b.stage_storage:
                 try:
-                    rst, out, per, _stages = route(b, inflow)
+                    rst, out, per, stages[y][bid] = route(b, inflow)
                 except ValueError as e:
                     raise ReviewError(f"bmps {bid}, {y}-year storm: {e}") from None
                 if rst["overtops"]:
@@ -664,6 +668,7 @@ def review_compute(plan: Plan, *, tables=(), town: TownConfig | None = None, swm
             "tables_used": used, "sources": sources,
             "notes": notes, "overall": overall, "overall_label": STATUS_LABELS[overall], "provisional": provisional,
             "counts": {k: decided.count(k) for k in (PASS, FAIL, NOT_ASSESSABLE, INFO, NOT_APPLICABLE)}}
+    out["stages"] = {str(y): stage_plot_series(stages[y], dt, out["hydrographs"][str(y)]) for y in years}
     if plan.swmm:
         if swmm_compare is None:
             out["swmm"] = {"error": "the SWMM comparison was not run here (no solver)", "name": plan.swmm.get("name", "")}

@@ -28,6 +28,7 @@ from stormwater.engineering.hydrograph import Hydrograph
 from stormwater.engineering.routing import (BROAD_CRESTED_C, OVER_TOP, SHARP_CRESTED_C, Exfiltration, Orifice,
                                             RectangularWeir, StageStorage, storage_indication_route)
 
+from .elevations import check_stages
 from .plan import Bmp
 
 INFILTRATION = "infiltration"  # the name of the infiltration outlet in every routed BMP
@@ -168,19 +169,21 @@ def starting_stage(b: Bmp) -> tuple[float, str]:
 
 
 def ssd_table(b: Bmp) -> dict:
-    """The stage-storage-discharge table: every stage of the plan's table and every outlet's elevation,
-    with the storage and each outlet's flow [cfs] there."""
+    """The stage-storage-discharge table: every stage of the plan's table, every outlet's elevation and the
+    check step between them (review/elevations.py: ≤ 0.1 ft, ≥ 20 rows), with the storage and each
+    outlet's flow [cfs] there."""
     ss = stage_storage(b)
     devs = outlet_devices(b)
-    stages = sorted({*ss.stages_ft, *(o.elevation_ft for o in b.outlets
-                                      if ss.stages_ft[0] <= o.elevation_ft <= ss.stages_ft[-1])})
+    elevs = {o.elevation_ft for o in b.outlets if ss.stages_ft[0] <= o.elevation_ft <= ss.stages_ft[-1]}
+    stages = sorted({*ss.stages_ft, *elevs, *(h for h in check_stages(ss.stages_ft[0], ss.stages_ft[-1])
+                                               if all(abs(h - x) > 1e-6 for x in (*ss.stages_ft, *elevs)))})
     rows = []
     for h in stages:
         flows = {n: round(d.discharge_cfs(h), 3) for n, d in devs.items()}
         rows.append({"stage_ft": round(h, 3), "storage_cuft": round(ss.storage_cuft(h)), "flows_cfs": flows,
                      "total_cfs": round(sum(flows.values()), 3),
                      "controls": {n: d.control_at(h) for n, d in devs.items() if isinstance(d, Culvert)},
-                     "from_plan": h in ss.stages_ft})
+                     "from_plan": h in ss.stages_ft, "outlet": h in elevs})
     return {"columns": list(devs), "rows": rows, "tailwater_ft": b.tailwater_ft}
 
 

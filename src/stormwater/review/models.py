@@ -147,3 +147,30 @@ class CommentResponse(AppendOnlyModel):
 
     class Meta:
         ordering = ["comment", "created_at", "id"]
+
+
+class ApplicantFigures(models.Model):
+    """The applicant's own HydroCAD/SWMM figures for a review (issue 31): peak, volume and peak elevation per
+    node and storm, typed or imported, with the tolerances they are compared at. Never edited: entering them
+    again makes the next row, and the latest is the one the report shows (review/compare.py)."""
+
+    class Source(models.TextChoices):
+        FORM = "form", "typed on the form"
+        CSV = "csv", "imported from CSV"
+
+    review = models.ForeignKey(Review, on_delete=models.PROTECT, related_name="applicant_figures")
+    rows = models.JSONField(default=list, help_text="[{node, storm, peak_cfs, volume_cf, peak_elev_ft}]")
+    peak_tol_pct = models.FloatField()
+    volume_tol_pct = models.FloatField()
+    elev_tol_ft = models.FloatField()
+    source = models.CharField(max_length=10, choices=Source.choices)
+    file_name = models.CharField(max_length=255, blank=True)
+    entered_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT,
+                                   related_name="+")
+    entered_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["review", "-entered_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"applicant's figures for review {self.review_id}"

@@ -114,10 +114,9 @@ class Bmp:
     # Water level when the storm begins [ft]; None = the review's default (empty if the BMP
     # infiltrates, else full to its lowest outlet: the permanent pool a wet BMP keeps).
     starting_stage_ft: float | None = None
-    # MassDEP TSS removal credit the applicant claims for this BMP (Handbook Vol. 1 ch. 1), in percent.
-    tss_removal_pct: float | None = None
-    # Tailwater at its outlets [ft]: a fixed elevation, or "downstream" (the level of the BMP it discharges to
-    # when the storm begins); None = free outfall.
+    tss_removal_pct: float | None = None  # MassDEP TSS credit claimed (Handbook Vol. 1 ch. 1), in percent
+    bottom_elevation_ft: float | None = None  # grading plan's elevation of the table's first stage (review/elevations.py)
+    # Tailwater at its outlets [ft]: fixed, or "downstream" (the starting level of the BMP it feeds); None = free outfall.
     tailwater_ft: float | None = None
     tailwater_from: str = ""   # "" (fixed or none) | "downstream"
 
@@ -518,7 +517,7 @@ def _outlet(raw: Any, path: str) -> OutletSpec:
 def _bmp(raw: Any, path: str) -> Bmp:
     o = _Obj(raw, path, {"id", "type", "description", "to", "infiltration_rate_in_hr", "bottom_area_sqft",
                          "stage_storage", "outlets", "treatment_storage_cuft", "starting_stage_ft", "tss_removal_pct",
-                         "tailwater_ft"})
+                         "tailwater_ft", "bottom_elevation_ft"})
     rate = o.num("infiltration_rate_in_hr", positive=True, hi=100)
     bottom = o.num("bottom_area_sqft", positive=True)
     if (rate is None) != (bottom is None):
@@ -566,7 +565,8 @@ def _bmp(raw: Any, path: str) -> Bmp:
                description=o.str("description"), infiltration_rate_in_hr=rate, bottom_area_sqft=bottom,
                stage_storage=tuple(ss), outlets=outlets,
                treatment_storage_cuft=o.num("treatment_storage_cuft", positive=True), starting_stage_ft=start,
-               tss_removal_pct=o.num("tss_removal_pct", lo=0, hi=100), tailwater_ft=tw, tailwater_from=tw_from)
+               tss_removal_pct=o.num("tss_removal_pct", lo=0, hi=100), tailwater_ft=tw, tailwater_from=tw_from,
+               bottom_elevation_ft=o.num("bottom_elevation_ft", lo=-500, hi=30000))
 
 
 def _rainfall(raw: Any) -> Rainfall:

@@ -449,6 +449,8 @@ def layout(state: dict, errors: dict[str, str], *, cover_choices: list[tuple[str
                   f(f"{p}.description", "Description"), f(f"{p}.to", "Flows to (design point or BMP)", required=True),
                   f(f"{p}.infiltration_rate_in_hr", "Infiltration rate (in/hr)", widget=num),
                   f(f"{p}.bottom_area_sqft", "Bottom area (ft²)", widget=num),
+                  f(f"{p}.bottom_elevation_ft", "Bottom elevation (ft, grading plan)", widget=num,
+                    help="The grading plan's elevation of the table's first stage; the report then gives elevations."),
                   f(f"{p}.starting_stage_ft", "Starting water level (ft)", widget=num,
                     help="Leave blank: empty if it infiltrates, else full to its lowest outlet."),
                   f(f"{p}.tailwater_ft", "Tailwater (ft), or downstream",

@@ -134,3 +134,4 @@ def _window(named: tuple, step_hr: float) -> tuple[float, float]:
 
 def svg_data_uri(svg: str) -> str:
     return "data:image/svg+xml;base64," + base64.b64encode(svg.encode("utf-8")).decode("ascii")
+

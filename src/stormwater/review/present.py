@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Callable
 
 from .diagram import network_svg
+from .elevations import datum_of, level
 
 
 def _alt(title: str, storm: str, peaks: list[str]) -> str:
@@ -62,8 +63,21 @@ def report_view(results: dict, *, plot_src: Callable[[str, str], str] | None) ->
             return out
 
         ssd = b.get("ssd")
-        bmps.append({**b, "storm_list": [(y, st[y]) for y in storms if y in st],
-                     "ssd_rows": [{**row, "flow_list": [_flow_cell(row, c) for c in ssd["columns"]]}
+        datum = b.get("datum") or datum_of(b["ssd"]["rows"][0]["stage_ft"] if ssd else None, None)
+        stage_plots = [{"storm": y, "src": plot_src(y, f"stage:{b['id']}"),
+                        "alt": f"Water level of BMP {b['id']}, {y}-year storm: peak {level(st[y].get('peak_stage_ft'), datum)} "
+                               f"ft at {st[y].get('peak_stage_time_hr')} h ({datum['label']})"}
+                       for y in storms if have_plots and b["id"] in (results.get("stages", {}).get(y) or {}).get("bmps", {})
+                       and y in st]
+        bmps.append({**b, "storm_list": [(y, {**st[y], "peak_level": level(st[y].get("peak_stage_ft"), datum)})
+                                         for y in storms if y in st],
+                     "datum": datum, "stage_plots": stage_plots,
+                     "outlet_list": [{**o, "level": level(o.get("elevation_ft"), datum)} for o in b.get("outlets", [])],
+                     "start_level": level(b.get("starting_stage_ft"), datum), "top_level": level(b.get("top_stage_ft"), datum),
+                     "lowest_level": level(b.get("lowest_outlet_ft"), datum),
+                     "ssd_rows": [{**row, "level": level(row["stage_ft"], datum),
+                                   "above_bottom": round(row["stage_ft"] - ssd["rows"][0]["stage_ft"], 3),
+                                   "flow_list": [_flow_cell(row, c) for c in ssd["columns"]]}
                                   for row in ssd["rows"]] if ssd else [],
                      "ssd_columns": ssd["columns"] if ssd else [],
                      "has_culvert": any(o.get("kind") == "culvert" for o in b.get("outlets", [])),

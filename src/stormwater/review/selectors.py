@@ -9,7 +9,7 @@ from django.http import Http404
 from stormwater.accounts.roles import Perm
 from stormwater.engineering.water_quality import PerformanceCurveTable, load_performance_table
 
-from .models import BmpTable, Review
+from .models import ApplicantFigures, BmpTable, Review
 
 
 def bmp_tables_in_force() -> list[BmpTable]:
@@ -70,3 +70,19 @@ def case_get_for_review(*, user, number: str):
     if not user.can(Perm.PERMIT_VIEW_ALL):
         qs = qs.filter(Q(parties__user=user) | Q(permit__in=permits_for_user(user).values("pk")))
     return qs.first()
+
+
+def applicant_figures_latest(*, review: Review) -> ApplicantFigures | None:
+    """The applicant's figures the report shows for a review: the latest entered (issue 31)."""
+    return review.applicant_figures.select_related("entered_by").first()
+
+
+def applicant_comparison(*, review: Review) -> dict | None:
+    """The latest applicant's figures beside the review's numbers (review/compare.py), or None."""
+    from .compare import Tolerances, compare
+
+    figs = applicant_figures_latest(review=review)
+    if figs is None:
+        return None
+    cmp = compare(review.results, figs.rows, Tolerances(figs.peak_tol_pct, figs.volume_tol_pct, figs.elev_tol_ft))
+    return {**cmp, "figures": figs}

@@ -13,7 +13,7 @@ from stormwater.engineering.water_quality import load_performance_table
 from stormwater.townconfig import town_config
 
 from .engine import ReviewError, review_compute
-from .models import BmpTable, Review
+from .models import ApplicantFigures, BmpTable, Review
 from .plan import PlanError, plan_parse
 from .selectors import case_get_for_review, performance_tables_in_force
 from .swmm import compare as swmm_compare
@@ -115,3 +115,18 @@ def review_run(*, input_text: str, acting_user, input_name: str = "", title: str
                          f"{' (provisional)' if review.provisional else ''}",
                      data={"review": review.pk, "overall": review.overall})
     return review
+
+
+@transaction.atomic
+def applicant_figures_keep(*, review: Review, rows: list[dict], tolerances, source: str, acting_user,
+                           file_name: str = "") -> ApplicantFigures:
+    """Keep the applicant's HydroCAD/SWMM figures for a review (issue 31): ``rows`` already checked
+    (review/compare.py ``check_row`` / ``figures_from_csv``), ``tolerances`` a ``compare.Tolerances``.
+    A new row each time; the latest is the one shown."""
+    figs = ApplicantFigures.objects.create(
+        review=review, rows=rows, peak_tol_pct=tolerances.peak_pct, volume_tol_pct=tolerances.volume_pct,
+        elev_tol_ft=tolerances.elev_ft, source=source, file_name=file_name[:255], entered_by=_user(acting_user))
+    audit_record(actor=acting_user, action="review.applicant_figures", obj=review, why=f"{len(rows)} rows ({source})",
+                 data={"figures": figs.pk, "rows": len(rows), "source": source, "file": file_name,
+                       "tolerances": [tolerances.peak_pct, tolerances.volume_pct, tolerances.elev_ft]})
+    return figs

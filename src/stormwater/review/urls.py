@@ -2,7 +2,7 @@
 stays a plain URLPattern that tests/test_access.py checks for its guard."""
 from django.urls import path, re_path
 
-from . import api, views, views_sheets
+from . import api, views, views_compare, views_sheets
 
 urlpatterns = [
     path("reviews/", views.review_list, name="review_list"),
@@ -12,6 +12,7 @@ urlpatterns = [
     path("reviews/<int:review_id>/form/", views.review_form, name="review_form_from"),
     path("reviews/<int:review_id>/", views.review_detail, name="review_detail"),
     re_path(r"^reviews/(?P<review_id>\d+)/report\.pdf$", views.review_report_pdf, name="review_pdf"),
+    path("reviews/<int:review_id>/applicant/", views_compare.review_applicant_figures, name="review_applicant_figures"),
     path("reviews/<int:review_id>/input/", views.review_input, name="review_input"),
     path("reviews/<int:review_id>/plots/<str:storm>/<str:node>.svg", views.review_plot, name="review_plot"),
     re_path(r"^reviews/(?P<review_id>\d+)/results\.json$", views.review_results_json, name="review_results_json"),

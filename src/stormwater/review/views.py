@@ -24,12 +24,13 @@ from .models import BmpTable
 from .plan import PlanError, plan_check, plan_load_text
 from .planform import (apply_row_action, blank_state, error_name, layout, plan_dict_from_state, state_from_plan_dict,
                        state_from_post)
-from .plots import PlotNotFound, hydrograph_svg
+from .plots import PlotNotFound
+from .stageplots import plot_svg
 from .swmm import SwmmInputError, plan_from_inp
 from .swmm_infiltration import design_depths_from_pfds
 from .swmm import title_of as swmm_title_of
 from .present import report_view
-from .selectors import bmp_tables_in_force, review_get_for_user, reviews_for_user
+from .selectors import applicant_comparison, bmp_tables_in_force, review_get_for_user, reviews_for_user
 from .services import ReviewInputError, bmp_table_load, bmp_table_retire, review_run
 
 
@@ -170,7 +171,7 @@ def review_detail(request, review_id: int):
         "review_plot", kwargs={"review_id": review.pk, "storm": storm, "node": node}))
     docs = list(review.case.documents.filter(tag="hydrocad_report")) if review.case else []
     return render(request, "review/detail.html", {"review": review, "r": review.results, "v": view,
-                                                  "hydrocad_docs": docs})
+                                                  "hydrocad_docs": docs, "cmp": applicant_comparison(review=review)})
 
 
 @require_perm(Perm.REVIEW_RUN)
@@ -184,7 +185,7 @@ def review_plot(request, review_id: int, storm: str, node: str):
     """One node's hydrographs for one storm, as SVG (drawn from the stored results; deterministic)."""
     review = review_get_for_user(user=request.user, review_id=review_id)
     try:
-        svg = hydrograph_svg(review.results, storm, node)
+        svg = plot_svg(review.results, storm, node)
     except PlotNotFound:
         raise Http404("no such plot") from None
     resp = HttpResponse(svg, content_type="image/svg+xml; charset=utf-8")
