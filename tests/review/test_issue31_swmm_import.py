@@ -234,3 +234,11 @@ def test_the_cn_is_fitted_on_the_review_s_design_storms_when_the_pfds_file_comes
     conv = next(n for n in notes if n.startswith("post S1: pervious losses"))
     assert all(f"{p:g} in: runoff" in conv for p in depths)
     assert design_depths_from_pfds("not a PFDS file") is None
+
+
+def test_a_storage_units_invert_is_its_bottom_elevation_in_the_plans_datum():
+    """[STORAGE] gives each storage unit its invert elevation (SWMM 5 User's Manual, Appendix D): it becomes the
+    BMP's bottom elevation, so the report's levels are elevations of the model's own datum (issue 31)."""
+    plan, _ = plan_from_inp(POST, pre_text=PRE)
+    pond = next(b for b in plan["bmps"] if b["id"] == "POND1")
+    assert pond["bottom_elevation_ft"] == 100.0

@@ -301,6 +301,8 @@ def _convert(sec: dict, phase: str, notes: list[str], reference_depths) -> tuple
         ss = _stage_storage(sid, max_depth, area_at)
         bmp = {"id": sid, "type": "storage_unit", "description": f"SWMM storage unit {sid} (max depth {max_depth:g} ft)",
                "stage_storage": ss, "outlets": []}
+        if _is_number(t[1]):  # the invert elevation (User's Manual App. D): the plan's datum for the report's levels
+            bmp["bottom_elevation_ft"] = float(t[1])
         # seepage: SurDepth Fevap Psi Ksat IMD (SWMM 5.1.013+): Ksat at index 3 of the rest
         if len(rest) >= 4 and _is_number(rest[3]) and float(rest[3]) > 0:
             bmp["infiltration_rate_in_hr"] = float(rest[3])
