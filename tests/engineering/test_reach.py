@@ -62,7 +62,6 @@ def test_a_small_wave_on_a_long_channel_matches_the_linear_diffusion_wave_of_its
     out = res.outflow.flows_cfs
     peak_mc = max(out[:len(resp)]) - Q0
     lag_mc = out.index(max(out[:len(resp)])) * dt - 4.0
-    print(peak_exact, peak_mc, lag_exact, lag_mc, L / c / 3600, res.subreaches, res.substeps)
     assert lag_exact == pytest.approx(L / c / 3600, abs=0.15)          # translation at the kinematic celerity
     assert peak_exact < 0.9 * AMP                                     # and attenuation to check
     assert peak_mc == pytest.approx(peak_exact, rel=0.03)

@@ -21,7 +21,9 @@ from .culvert import Culvert
 from .hydrograph import Hydrograph
 from .routing import OVER_TOP, RoutingResult, StageStorage
 
-CULVERT_RATING_POINTS = 300
+CULVERT_RATING_POINTS = 200
+_COLUMNS: dict[tuple, dict] = {}   # tabulated columns by (outlets, stage grid, Δt, step), kept across calls
+_COLUMNS_MAX = 32
 
 
 def _culvert_column(dev: Culvert, stages: list[float], q_top: float) -> list[float]:
@@ -55,7 +57,10 @@ class _Columns:
         self.stages, self.storage, self.outlets, self.dt_s, self.step = stages, storage, outlets, dt_s, tw_step
         self.names = list(outlets)
         self.q_top = {n: d.discharge_cfs(stages[-1]) for n, d in outlets.items() if isinstance(d, Culvert)}
-        self.cache: dict[int, tuple[list[list[float]], list[float], list[float]]] = {}
+        key = (tuple(outlets.items()), tuple(stages), dt_s, tw_step)
+        if key not in _COLUMNS and len(_COLUMNS) >= _COLUMNS_MAX:
+            _COLUMNS.pop(next(iter(_COLUMNS)))
+        self.cache: dict[int, tuple[list[list[float]], list[float], list[float]]] = _COLUMNS.setdefault(key, {})
 
     def at(self, j: int):
         if j not in self.cache:
@@ -91,7 +96,7 @@ def _solve(cols, out, si, stages, storage, rhs: float, inflow_cfs: float) -> tup
 
 def storage_indication_route_tailwater(inflow: Hydrograph, stage_storage: StageStorage, outlets: dict,
                                        tailwater_ft: Sequence[float], *, initial_stage_ft: float,
-                                       tail_hr: float = 72.0, subdivisions: int = 100, extend_ft: float = 0.0,
+                                       tail_hr: float = 72.0, subdivisions: int = 50, extend_ft: float = 0.0,
                                        tw_step_ft: float = 0.05) -> RoutingResult:
     """Route ``inflow`` through a basin whose outlets discharge against ``tailwater_ft[k]`` at step k (the last
     value holds after the series ends).
@@ -118,20 +123,22 @@ def storage_indication_route_tailwater(inflow: Hydrograph, stage_storage: StageS
     tws = list(tailwater_ft) or [0.0]
 
     def step(k: int, rhs: float | None, q_in: float = 0.0):
-        tw = tws[min(k, len(tws) - 1)]
+        tw = tws[k] if k < len(tws) else tws[-1]
         j = math.floor(tw / tw_step_ft)
         w = tw / tw_step_ft - j
-        a, b = grid.at(j), grid.at(j + 1)
+        a = grid.at(j)
         if rhs is None:   # the starting state: the stage given, flows at the first tailwater
-            hh = initial_stage_ft
-            ra = [hh, table.storage_cuft(hh), [_interp(stages, c, hh) for c in a[0]], 0.0]
-            rb = [hh, ra[1], [_interp(stages, c, hh) for c in b[0]], 0.0]
+            ra = (initial_stage_ft, table.storage_cuft(initial_stage_ft),
+                  [_interp(stages, c, initial_stage_ft) for c in a[0]], 0.0)
+            rb = (ra[0], ra[1], [_interp(stages, c, initial_stage_ft) for c in grid.at(j + 1)[0]], 0.0)
         else:
             ra = _solve(*a, stages, storage, rhs, q_in)
-            rb = _solve(*b, stages, storage, rhs, q_in)
-        mix = [(1 - w) * ra[0] + w * rb[0], (1 - w) * ra[1] + w * rb[1],
-               [(1 - w) * x + w * y for x, y in zip(ra[2], rb[2])], (1 - w) * ra[3] + w * rb[3]]
-        return mix
+            if w < 1e-12:
+                return ra
+            rb = _solve(*grid.at(j + 1), stages, storage, rhs, q_in)
+        v = 1.0 - w
+        return (v * ra[0] + w * rb[0], v * ra[1] + w * rb[1], [v * x + w * y for x, y in zip(ra[2], rb[2])],
+                v * ra[3] + w * rb[3])
 
     h, s1, flows_now, over = step(0, None)
     names = list(outlets) + [OVER_TOP]
