@@ -155,19 +155,22 @@ class ReachResult:
     capacity_cfs: float
     exceeds_capacity: bool
     end_storage_cuft: float = 0.0
+    routing_step_hr: float = 0.0
 
     def lag_hr(self, inflow: Hydrograph) -> float:
         """Time of peak out − time of peak in [h]."""
         return self.outflow.peak_time_hr - inflow.peak_time_hr
 
 
-def muskingum_cunge_route(inflow: Hydrograph, sec: ReachSection, *, tail_hr: float = 72.0) -> ReachResult:
+def muskingum_cunge_route(inflow: Hydrograph, sec: ReachSection, *, tail_hr: float = 72.0,
+                          coarsen: bool = True) -> ReachResult:
     """Route ``inflow`` through the reach (Muskingum–Cunge, variable parameters).
 
     Δx and Δt are fixed for the run from the reference flow Q_r = Q_min + ½ (Q_peak − Q_min) (Ponce 1989): Δx ≤
-    ½ (c Δt + Q_r / (T S c)) (accuracy), then Δt split into m sub-steps so that the Courant number c Δt / Δx ≤ 1 at the
-    fastest celerity reached (C2 ≥ 0: no oscillation). Inflow is linear between its ordinates; the outflow is
-    returned at the inflow's step, routed on until the reach holds less than 10⁻⁴ of the inflow volume (at most
+    ½ (c Δt + Q_r / (T S c)) (accuracy) or, where longer, c_max Δt (Courant number 1), then for a reach shorter than
+    that Δt is split into m sub-steps so that the Courant number c Δt / Δx ≤ 1 at the fastest celerity reached
+    (C2 ≥ 0: no oscillation). Inflow is linear between its ordinates; the outflow is
+    returned at the inflow's step, routed on until the reach holds less than 0.05 % of the inflow volume (at most
     ``tail_hr`` after the inflow ends; ``end_storage_cuft`` is what it still holds).
     At each sub-step and sub-reach, with X (and c, T) at (I_j + I_j+1 + O_j)/3, the sub-reach stores
     S = Δx A(X I + (1 − X) O) (A the normal-flow area, so dS = K [X dI + (1 − X) dO] with K = Δx/c: the Muskingum
@@ -178,29 +181,59 @@ def muskingum_cunge_route(inflow: Hydrograph, sec: ReachSection, *, tail_hr: flo
     variable-parameter form loses or gains volume (Tang, Knight and Samuels, J. Hydraulic Engineering
     125(6) (1999) 610-620; Todini, Hydrol. Earth Syst. Sci. 11 (2007) 1645-1659, whose remedy this follows in
     spirit, not his MCT scheme).
+    The routing step Δt may be a whole multiple of the inflow's (``coarsen``): at most a tenth of the
+    inflow's final rise (half-rise to peak) and the fastest travel time through the reach (``routing_step_hr``).
     A pipe carrying more than its capacity is routed at the celerity of its fullest normal flow (it surcharges:
     ``exceeds_capacity``; the Muskingum–Cunge wave is then only an estimate).
     """
     flows = inflow.flows_cfs
-    dt_s = inflow.dt_hr * 3600.0
-    peak, low = max(flows, default=0.0), min(flows, default=0.0)
+    peak = max(flows, default=0.0)
     cap = sec.capacity_cfs
     if peak <= 0:
         return ReachResult(Hydrograph(inflow.dt_hr, tuple(0.0 for _ in flows)), 1, 1, 0.0, 0.0, cap, False)
     rating = Rating(sec, peak)
+    # The routing step: the inflow's, or a whole multiple of it up to a tenth of the hydrograph's final rise (from
+    # half the rise above the lowest flow to the peak) and no longer than the fastest travel time through the reach; the inflow is carried to
+    # it and the outflow back by weights that keep the volume (hat-weighted means; linear between ordinates).
+    ipk = flows.index(peak)
+    i0 = ipk
+    low = min(flows)
+    while i0 > 0 and flows[i0 - 1] >= low + 0.5 * (peak - low):
+        i0 -= 1
+    c_fast = max(c for q, c in zip(rating.qs, rating.cs) if q <= peak) if peak > rating.qs[0] else rating.cs[0]
+    span_hr = min((ipk - i0) * inflow.dt_hr / 10.0, sec.length_ft / c_fast / 3600.0)
+    kf = max(1, int(span_hr / inflow.dt_hr)) if coarsen else 1
+    if kf == 1:
+        return _route(flows, inflow.dt_hr, sec, rating, tail_hr)
+    n_co = (len(flows) - 1) // kf + 2
+    co = [sum((kf - abs(j)) / (kf * kf) * (flows[i] if 0 <= (i := max(k * kf + j, 0)) < len(flows) else 0.0)
+              for j in range(1 - kf, kf)) for k in range(n_co)]
+    r = _route(co, inflow.dt_hr * kf, sec, rating, tail_hr)
+    o = r.outflow.flows_cfs
+    fine = tuple(o[f // kf] + (o[f // kf + 1] - o[f // kf]) * (f % kf) / kf if f // kf + 1 < len(o) else o[-1]
+                 for f in range((len(o) - 1) * kf + 1))
+    return ReachResult(Hydrograph(inflow.dt_hr, fine), r.subreaches, r.substeps, r.celerity_ft_s,
+                       r.travel_time_hr, r.capacity_cfs, r.exceeds_capacity, r.end_storage_cuft, inflow.dt_hr * kf)
+
+
+def _route(flows, dt_hr: float, sec: ReachSection, rating: Rating, tail_hr: float) -> ReachResult:
+    dt_s = dt_hr * 3600.0
+    peak, low = max(flows), min(flows)
+    cap = sec.capacity_cfs
     s, length = sec.slope, sec.length_ft
     q_ref = low + 0.5 * (peak - low)
     c_ref, t_ref, _ = rating.at(q_ref)
-    dx_max = 0.5 * (c_ref * dt_s + q_ref / (t_ref * s * c_ref))
-    n = min(MAX_SUBREACHES, max(1, math.ceil(length / dx_max)))
-    dx = length / n
     c_max = max(c for q, c in zip(rating.qs, rating.cs) if q <= max(peak, rating.qs[0])) if peak > rating.qs[0] \
         else rating.cs[0]
     c_max = max(c_max, rating.at(peak)[0])
+    # Δx: Ponce's ½ (c Δt + Q/(T S c)), or c_max Δt where that is longer (Courant number ≤ 1 without sub-steps)
+    dx_max = max(0.5 * (c_ref * dt_s + q_ref / (t_ref * s * c_ref)), c_max * dt_s)
+    n = min(MAX_SUBREACHES, max(1, int(length / dx_max)))
+    dx = length / n
     m = min(MAX_SUBSTEPS, max(1, math.ceil(c_max * dt_s / dx)))
     h = dt_s / m
-    floor = 1e-6 * peak
-    tail = int(math.ceil(tail_hr / inflow.dt_hr))
+    floor, steady = 1e-6 * peak, 1e-6 * peak
+    tail = int(math.ceil(tail_hr / dt_hr))
     ext = list(flows) + [0.0] * tail
     state = [flows[0]] * (n + 1)      # flow at each node (0 = inflow end) at the current sub-step
     store = [0.0] + [dx * rating.area(flows[0])] * n   # storage of each sub-reach [ft³]: steady at the first flow
@@ -213,6 +246,10 @@ def muskingum_cunge_route(inflow: Hydrograph, sec: ReachSection, *, tail_hr: flo
             state[0] = a + (b - a) * j / m
             for i in range(1, n + 1):
                 i_j, i_j1, o_j = prev[i - 1], state[i - 1], prev[i]
+                if abs(i_j1 - o_j) <= steady and abs(i_j - o_j) <= steady:   # steady: passes on (by continuity)
+                    store[i] += h / 2.0 * (i_j - o_j)
+                    state[i] = i_j1
+                    continue
                 q = max((i_j + i_j1 + o_j) / 3.0, floor)
                 c, t, _ = rating.at(q)
                 x = min(0.5, max(0.0, 0.5 * (1.0 - q / (t * s * c * dx))))
@@ -229,12 +266,12 @@ def muskingum_cunge_route(inflow: Hydrograph, sec: ReachSection, *, tail_hr: flo
                 state[i] = o
                 store[i] = pred - h / 2.0 * o
             fine.append(state[-1])
-        if k >= len(flows) and sum(store) <= 1e-4 * vol_in:
+        if k >= len(flows) and sum(store) <= 5e-4 * vol_in:
             break
     # Back to the inflow's step: each ordinate the hat-weighted mean of the sub-step outflows around it (weights
     # (m − |j|)/m², which add up to one across ordinates), so the volume at the inflow's step is the sub-steps'.
     last = len(fine) - 1
     out = [sum((m - abs(j)) / (m * m) * fine[min(max(k * m + j, 0), last)] for j in range(1 - m, m))
            for k in range(last // m + 1)]
-    return ReachResult(Hydrograph(inflow.dt_hr, tuple(out)), n, m, c_ref, length / c_ref / 3600.0, cap,
-                       peak > cap * (1 + 1e-9) if sec.shape == "circular" else False, sum(store))
+    return ReachResult(Hydrograph(dt_hr, tuple(out)), n, m, c_ref, length / c_ref / 3600.0, cap,
+                       peak > cap * (1 + 1e-9) if sec.shape == "circular" else False, sum(store), dt_hr)
