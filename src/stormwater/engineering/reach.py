@@ -255,7 +255,7 @@ def _route(flows, dt_hr: float, sec: ReachSection, rating: Rating, tail_hr: floa
                 x = min(0.5, max(0.0, 0.5 * (1.0 - q / (t * s * c * dx))))
                 pred = store[i] + h / 2.0 * (i_j + i_j1 - o_j)
                 o = o_j
-                for _ in range(6):   # Newton on Δx A(X I + (1 − X) O) + Δt/2 O = pred
+                for _ in range(2):   # Newton on Δx A(X I + (1 − X) O) + Δt/2 O = pred
                     qw = x * i_j1 + (1.0 - x) * o
                     aw, cw = rating.area_celerity(qw)
                     f = dx * aw + h / 2.0 * o - pred
