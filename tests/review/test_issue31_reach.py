@@ -109,3 +109,24 @@ def test_a_bad_reach_is_refused_naming_the_field(change, message):
 def test_two_reaches_from_one_node_are_refused():
     with pytest.raises(PlanError, match="reaches\\[1\\].from: B1 already has a reach"):
         plan_from_dict(_plan(PIPE, dict(PIPE, name="C2")))
+
+
+def test_reaches_round_trip_through_the_plan_form_and_are_drawn_in_it():
+    """A stored review opened in the web form keeps its reaches (and the form draws a row for each)."""
+    from django.http import QueryDict
+
+    from stormwater.review.planform import (layout, plan_dict_from_state, post_from_state, state_from_plan_dict,
+                                            state_from_post)
+
+    data = _plan(PIPE, CHANNEL)
+    data["rainfall"] = {"storm_type": "III", "storms_years": [2, 10, 100], "design_in": {2: 3.0, 10: 4.5, 100: 7.0}}
+    post = post_from_state(state_from_plan_dict(copy.deepcopy(data)))
+    q = QueryDict(mutable=True)
+    for k, v in post.items():
+        q.setlist(k, v if isinstance(v, list) else [v])
+    state = state_from_post(q)
+    back = plan_dict_from_state(state)
+    assert plan_from_dict(back).reaches == plan_from_dict(data).reaches
+    drawn = layout(state, {}, cover_choices=[], sheet_surfaces=[])
+    assert [fld["name"] for fld in drawn["reaches"][1]["fields"]][:4] == [
+        "reaches[1].name", "reaches[1].from", "reaches[1].to", "reaches[1].shape"]
