@@ -69,6 +69,7 @@ def test_the_node_downstream_receives_the_routed_hydrographs(report):
     assert dp["post_peak_time_hr"] > dp0["post_peak_time_hr"]    # P2's peak arrives later (closer to B1's)
     assert dp["post_peak_cfs"] != dp0["post_peak_cfs"]
     assert dp["post_volume_cuft"] == pytest.approx(dp0["post_volume_cuft"], rel=2e-3)
+    assert report["design_points"][0]["post_from"] == ["P2 via reach S1", "B1 outflow via reach C1"]
 
 
 def test_the_report_shows_a_table_of_reaches_with_peak_in_peak_out_and_lag(report):

@@ -375,8 +375,8 @@ def review_compute(plan: Plan, *, tables=(), town: TownConfig | None = None, swm
     for d in plan.design_points:
         drow = {"id": d.id, "description": d.description, "storms": {},
                 "pre_from": [s.spec.id for s in subs if s.spec.phase == "pre" and s.spec.to == d.id],
-                "post_from": [s.spec.id for s in post_subs if s.spec.to == d.id] +
-                             [f"{b.id} outflow" for b in plan.bmps if b.to == d.id]}
+                "post_from": [s.spec.id + reach_routing.via(s.spec.id) for s in post_subs if s.spec.to == d.id] +
+                             [f"{b.id} outflow{reach_routing.via(b.id)}" for b in plan.bmps if b.to == d.id]}
         for y in years:
             pre = [hydro[("pre", s.spec.id, y)] for s in subs if s.spec.phase == "pre" and s.spec.to == d.id]
             post = [hydro[("post", s.spec.id, y)] for s in post_subs if s.spec.to == d.id]

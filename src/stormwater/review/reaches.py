@@ -113,6 +113,11 @@ class ReachRouting:
         self.reaches = reaches
         self.storms: dict[tuple[str, int], dict] = {}
 
+    def via(self, node: str) -> str:
+        """" via reach C1" when the flow leaving ``node`` takes a reach, else ""."""
+        r = self.by_from.get(node)
+        return f" via reach {r.name}" if r else ""
+
     def carry(self, node: str, year: int, h: Hydrograph) -> Hydrograph:
         """The hydrograph leaving ``node`` as it reaches the node downstream (unchanged without a reach)."""
         r = self.by_from.get(node)
