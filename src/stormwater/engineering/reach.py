@@ -193,8 +193,9 @@ def muskingum_cunge_route(inflow: Hydrograph, sec: ReachSection, *, tail_hr: flo
         return ReachResult(Hydrograph(inflow.dt_hr, tuple(0.0 for _ in flows)), 1, 1, 0.0, 0.0, cap, False)
     rating = Rating(sec, peak)
     # The routing step: the inflow's, or a whole multiple of it up to a tenth of the hydrograph's final rise (from
-    # half the rise above the lowest flow to the peak) and no longer than the fastest travel time through the reach; the inflow is carried to
-    # it and the outflow back by weights that keep the volume (hat-weighted means; linear between ordinates).
+    # half the rise above the lowest flow to the peak) and no longer than the fastest travel time through the reach;
+    # the inflow is carried to it and the outflow back by weights that keep the volume (hat-weighted means; linear
+    # between ordinates).
     ipk = flows.index(peak)
     i0 = ipk
     low = min(flows)

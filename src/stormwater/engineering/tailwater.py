@@ -104,7 +104,8 @@ def storage_indication_route_tailwater(inflow: Hydrograph, stage_storage: StageS
     ``outlets``: named devices; those with a ``tailwater_ft`` field (orifice, weir, culvert) take the tailwater of
     each step. ``extend_ft``: the table continued this far above its top at the top's surface area (a basin with an
     emergency spillway); above that (or with 0) a full basin is held at its top and what its outlets do not pass
-    leaves as the route ``OVER_TOP`` (outflow = inflow while full, as the fixed-tailwater routing's "spill"). Returns the same :class:`RoutingResult` as the fixed-tailwater routing.
+    leaves as the route ``OVER_TOP`` (outflow = inflow while full, as the fixed-tailwater routing's "spill").
+    Returns the same :class:`RoutingResult` as the fixed-tailwater routing.
     """
     hs, ss = list(stage_storage.stages_ft), list(stage_storage.storages_cuft)
     top = hs[-1]
