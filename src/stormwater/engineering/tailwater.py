@@ -111,8 +111,10 @@ def storage_indication_route_tailwater(inflow: Hydrograph, stage_storage: StageS
     top = hs[-1]
     if extend_ft > 0:
         area = (ss[-1] - ss[-2]) / (hs[-1] - hs[-2])
-        hs.append(top + extend_ft)
-        ss.append(ss[-1] + area * extend_ft)
+        s_top = ss[-1]
+        for k in range(1, 9):   # in eight intervals, each tabulated as finely as the table's own
+            hs.append(top + extend_ft * k / 8)
+            ss.append(s_top + area * extend_ft * k / 8)
     table = StageStorage(tuple(hs), tuple(ss))
     stages: list[float] = []
     for h0, h1 in zip(hs, hs[1:]):
