@@ -131,3 +131,11 @@ def test_reaches_round_trip_through_the_plan_form_and_are_drawn_in_it():
     drawn = layout(state, {}, cover_choices=[], sheet_surfaces=[])
     assert [fld["name"] for fld in drawn["reaches"][1]["fields"]][:4] == [
         "reaches[1].name", "reaches[1].from", "reaches[1].to", "reaches[1].shape"]
+
+
+def test_the_network_diagram_draws_each_reach_on_its_link(report):
+    from stormwater.review.diagram import network_svg
+
+    svg = network_svg(report["network"], "post")
+    assert "B1 flows to DP1 through reach C1" in svg and "P2 flows to DP1 through reach S1" in svg
+    assert svg.count('stroke-dasharray="6 3"') == 2 and ">C1</text>" in svg
