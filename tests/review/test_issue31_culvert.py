@@ -88,7 +88,9 @@ def test_the_tailwater_raises_the_peak_stage():
     assert _b1(free)["tailwater_basis"] == ""
 
 
-def test_tailwater_from_the_downstream_basin_is_its_starting_level():
+def test_tailwater_from_the_downstream_basin_follows_its_level():
+    """B2 is big and its riser passes what it gets, so its level barely moves: B1 routes as against a fixed 0.9 ft
+    (the coupled case where B2 rises is tests/review/test_issue31_tailwater.py)."""
     data = _plan(to="B2", tailwater_ft="downstream")
     data["bmps"].append({"id": "B2", "type": "wet_basin", "to": "DP1", "starting_stage_ft": 0.9,
                          "stage_storage": [[-2.0, 0], [0.0, 20000], [2.0, 60000]],
@@ -96,8 +98,9 @@ def test_tailwater_from_the_downstream_basin_is_its_starting_level():
                                       "weir_type": "sharp", "end_contractions": 2}]})
     r = review_compute(plan_from_dict(data))
     b = _b1(r)
-    assert b["tailwater_ft"] == 0.9 and "starting level of B2" in b["tailwater_basis"]
-    assert b["storms"]["2"]["peak_stage_ft"] == _b1(review_compute(plan_from_dict(_plan())))["storms"]["2"]["peak_stage_ft"]
+    assert b["tailwater_ft"] == 0.9 and "water level of B2" in b["tailwater_basis"]
+    fixed = _b1(review_compute(plan_from_dict(_plan())))["storms"]["2"]["peak_stage_ft"]
+    assert fixed <= b["storms"]["2"]["peak_stage_ft"] <= fixed + 0.05
     riser = next(x for x in r["bmps"] if x["id"] == "B2")["outlets"][0]
     assert "2 end contractions" in riser["size"] and "Francis" in riser["equation"]
 

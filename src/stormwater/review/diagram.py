@@ -75,7 +75,8 @@ def network_svg(network: dict, phase: str, *, id_prefix: str = "net") -> str:
     mid = f"{id_prefix}-{phase}-arrow"
     label = {n["id"]: n["label"] for n in nodes}
     title = f"{'Pre' if phase == 'pre' else 'Post'}-development drainage network"
-    desc = "; ".join(f"{label.get(e['from'], e['from'])} flows to {label.get(e['to'], e['to'])}" for e in edges)
+    desc = "; ".join(f"{label.get(e['from'], e['from'])} flows to {label.get(e['to'], e['to'])}"
+                     + (f" through reach {e['reach']}" if e.get("reach") else "") for e in edges)
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w} {h}" width="{w}" height="{h}" role="img" '
              f'aria-labelledby="{id_prefix}-{phase}-t {id_prefix}-{phase}-d" class="rv-network" '
              f'preserveAspectRatio="xMinYMin meet">',
@@ -91,8 +92,12 @@ def network_svg(network: dict, phase: str, *, id_prefix: str = "net") -> str:
         dist = max((dx * dx + dy * dy) ** 0.5, 1.0)
         sx, sy = x1 + dx / dist * (R + 4), y1 + dy / dist * (R + 4)
         ex, ey = x2 - dx / dist * (R + 6), y2 - dy / dist * (R + 6)
+        dash = ' stroke-dasharray="6 3"' if e.get("reach") else ""   # a pipe or channel (a plan's reach)
         parts.append(f'<line x1="{sx:.1f}" y1="{sy:.1f}" x2="{ex:.1f}" y2="{ey:.1f}" stroke="#3e4c59" '
-                     f'stroke-width="1.4" marker-end="url(#{mid})"/>')
+                     f'stroke-width="1.4"{dash} marker-end="url(#{mid})"/>')
+        if e.get("reach"):
+            parts.append(f'<text x="{(sx + ex) / 2 + 4:.1f}" y="{(sy + ey) / 2 - 4:.1f}" font-family="DejaVu Sans, Arial, '
+                         f'sans-serif" font-size="10" fill="#3e4c59">{escape(e["reach"])}</text>')
     for n in nodes:
         x, y = xy[n["id"]]
         parts.append(_shape(n["kind"], x, y))

@@ -50,6 +50,7 @@ from stormwater.engineering.runoff import potential_retention_in
 from stormwater.rules.town import TownConfig
 
 from . import massdep as md
+from .coupling import TailwaterIteration
 from .elevations import datum_of, stage_plot_series
 from .hydraulics import (INFILTRATION, dead_storage_cuft, lowest_outlet_ft, outlet_rows, retention_cuft, route,
                          with_tailwater,
@@ -62,6 +63,7 @@ from .plan import SQFT_PER_ACRE, Plan
 from .quality import (CAPTURE_MIN_FRACTION, FAIL, INFO, NOT_APPLICABLE, NOT_ASSESSABLE, PASS,
                       RAPID_INFILTRATION_IN_HR, RECHARGE_F_SOURCE, recharge_required, removal, storage_capacity,
                       tss_credit)
+from .reaches import ReachRouting
 from .rows import STATUS_LABELS, _r, row as _row, worst  # noqa: F401  (worst: re-exported for callers)
 
 ENGINE_VERSION = "review-3"  # issue 31: Type III always, overtopping routed, one storage per BMP
@@ -228,7 +230,6 @@ def review_compute(plan: Plan, *, tables=(), town: TownConfig | None = None, swm
         notes.extend(s.notes)
     dt = min(unit_hydrograph_time_step_hr(t) for s in subs for t in (s.tc_hr, s.imp_tc_hr) if t is not None)
     series: dict[int, dict[str, dict[str, tuple[float, ...]]]] = {y: {} for y in years}
-    stages: dict[int, dict[str, tuple[float, ...]]] = {y: {} for y in years}   # routed BMPs' water levels [ft]
 
     # Hydrographs of every subcatchment and storm (one common step so they can be summed).
     hydro: dict[tuple[str, str, int], Hydrograph] = {}
@@ -261,6 +262,10 @@ def review_compute(plan: Plan, *, tables=(), town: TownConfig | None = None, swm
                                      "graphical_peak_cfs": _r(graphical, 2), "graphical_note": graphical_note}
         sub_rows.append(row)
     post_subs = [s for s in subs if s.spec.phase == "post"]
+    reach_routing = ReachRouting(plan.reaches)
+    for s in post_subs:   # a subcatchment's runoff through its reach, if it has one, to the node it drains to
+        for y in years:
+            hydro[("post", s.spec.id, y)] = reach_routing.carry(s.spec.id, y, hydro[("post", s.spec.id, y)])
 
     # BMP network, upstream first.
     bmps = {b.id: b for b in plan.bmps}
@@ -296,83 +301,91 @@ def review_compute(plan: Plan, *, tables=(), town: TownConfig | None = None, swm
     for bid in order:
         contrib_imp[bid] = direct_imp[bid] + sum(contrib_imp[u] for u in upstream_of[bid])
 
-    outflow: dict[tuple[str, int], Hydrograph | None] = {}
-    bmp_rows: dict[str, dict] = {}
-    overtopped: dict[str, list[int]] = {b.id: [] for b in plan.bmps}
-    overtop_notes: dict[tuple[str, int], str] = {}
-    for bid in order:
-        b, tw_basis = with_tailwater(bmps[bid], bmps)
-        retention = retention_cuft(b)
-        cap, cap_basis = storage_capacity(b)
-        imp = contrib_imp[bid]
-        row = {"id": bid, "type": b.type, "description": b.description, "to": b.to,
-               "infiltration_rate_in_hr": b.infiltration_rate_in_hr, "bottom_area_sqft": b.bottom_area_sqft,
-               "contributing_impervious_sqft": round(imp), "retention_cuft": round(retention),
-               "storage_cuft": _r(cap, 0), "storage_basis": cap_basis,
-               "storage_depth_in": _r(cap / imp * 12.0, 4) if cap is not None and imp else None,
-               "tss_removal_pct": b.tss_removal_pct,
-               "routed": bool(b.stage_storage), "outlets": outlet_rows(b) if b.stage_storage else [],
-               "top_stage_ft": b.stage_storage[-1][0] if b.stage_storage else None,
-               "bottom_elevation_ft": b.bottom_elevation_ft,
-               "datum": datum_of(b.stage_storage[0][0] if b.stage_storage else None, b.bottom_elevation_ft),
-               "tailwater_ft": b.tailwater_ft, "tailwater_basis": tw_basis,
-               "storms": {}, "removal": {}}
-        if b.stage_storage:
-            h0, basis = starting_stage(b)
-            row.update(starting_stage_ft=h0, starting_basis=basis,
-                       starting_storage_cuft=round(stage_storage(b).storage_cuft(h0)),
-                       dead_storage_cuft=round(dead_storage_cuft(b)), lowest_outlet_ft=lowest_outlet_ft(b),
-                       ssd=ssd_table(b))
-        for y in years:
-            ins = [hydro[("post", s.spec.id, y)] for s in post_subs if s.spec.to == bid]
-            ins += [outflow[(u, y)] for u in upstream_of[bid] if outflow[(u, y)] is not None]
-            if not ins:
-                outflow[(bid, y)] = None
-                row["storms"][str(y)] = {"inflow_peak_cfs": 0.0, "outflow_peak_cfs": 0.0, "routes": []}
-                continue
-            inflow = hydrograph_sum(*ins)
-            st = {"inflow_peak_cfs": _r(inflow.peak_cfs, 2), "inflow_peak_time_hr": _r(inflow.peak_time_hr, 2),
-                  "inflow_volume_cuft": round(inflow.volume_cuft)}
+    coupling = TailwaterIteration(plan.bmps, years)
+    while True:   # one pass, or passes until a tailwater from the basin downstream agrees (review/coupling.py)
+        stages_of: dict[tuple[str, int], tuple[float, ...]] = {}
+        outflow: dict[tuple[str, int], Hydrograph | None] = {}
+        bmp_rows: dict[str, dict] = {}
+        overtopped: dict[str, list[int]] = {b.id: [] for b in plan.bmps}
+        overtop_notes: dict[tuple[str, int], str] = {}
+        for bid in order:
+            b, tw_basis = with_tailwater(bmps[bid], bmps)
+            retention = retention_cuft(b)
+            cap, cap_basis = storage_capacity(b)
+            imp = contrib_imp[bid]
+            row = {"id": bid, "type": b.type, "description": b.description, "to": b.to,
+                   "infiltration_rate_in_hr": b.infiltration_rate_in_hr, "bottom_area_sqft": b.bottom_area_sqft,
+                   "contributing_impervious_sqft": round(imp), "retention_cuft": round(retention),
+                   "storage_cuft": _r(cap, 0), "storage_basis": cap_basis,
+                   "storage_depth_in": _r(cap / imp * 12.0, 4) if cap is not None and imp else None,
+                   "tss_removal_pct": b.tss_removal_pct,
+                   "routed": bool(b.stage_storage), "outlets": outlet_rows(b) if b.stage_storage else [],
+                   "top_stage_ft": b.stage_storage[-1][0] if b.stage_storage else None,
+                   "bottom_elevation_ft": b.bottom_elevation_ft,
+                   "datum": datum_of(b.stage_storage[0][0] if b.stage_storage else None, b.bottom_elevation_ft),
+                   "tailwater_ft": b.tailwater_ft, "tailwater_basis": tw_basis,
+                   "storms": {}, "removal": {}}
             if b.stage_storage:
-                try:
-                    rst, out, per, stages[y][bid] = route(b, inflow)
-                except ValueError as e:
-                    raise ReviewError(f"bmps {bid}, {y}-year storm: {e}") from None
-                if rst["overtops"]:
-                    overtopped[bid].append(y)
-                    overtop_notes[(bid, y)] = rst["note"]
-                st.update(rst)
-                outflow[(bid, y)] = out
-                named = {"inflow": inflow.flows_cfs, "outflow": out.flows_cfs}
-                if INFILTRATION in per:
-                    named["infiltration"] = per[INFILTRATION]
-                series[y][f"bmp:{bid}"] = named
+                h0, basis = starting_stage(b)
+                row.update(starting_stage_ft=h0, starting_basis=basis,
+                           starting_storage_cuft=round(stage_storage(b).storage_cuft(h0)),
+                           dead_storage_cuft=round(dead_storage_cuft(b)), lowest_outlet_ft=lowest_outlet_ft(b),
+                           ssd=ssd_table(b))
+            for y in years:
+                ins = [hydro[("post", s.spec.id, y)] for s in post_subs if s.spec.to == bid]
+                ins += [outflow[(u, y)] for u in upstream_of[bid] if outflow[(u, y)] is not None]
+                if not ins:
+                    outflow[(bid, y)] = None
+                    row["storms"][str(y)] = {"inflow_peak_cfs": 0.0, "outflow_peak_cfs": 0.0, "routes": []}
+                    continue
+                inflow = hydrograph_sum(*ins)
+                st = {"inflow_peak_cfs": _r(inflow.peak_cfs, 2), "inflow_peak_time_hr": _r(inflow.peak_time_hr, 2),
+                      "inflow_volume_cuft": round(inflow.volume_cuft)}
+                if b.stage_storage:
+                    try:
+                        rst, out, per, stages_of[(bid, y)] = route(b, inflow, coupling.tailwater(bid, y))
+                    except ValueError as e:
+                        raise ReviewError(f"bmps {bid}, {y}-year storm: {e}") from None
+                    if rst["overtops"]:
+                        overtopped[bid].append(y)
+                        overtop_notes[(bid, y)] = rst["note"]
+                    st.update(rst)
+                    outflow[(bid, y)] = reach_routing.carry(bid, y, out)
+                    named = {"inflow": inflow.flows_cfs, "outflow": out.flows_cfs}
+                    if INFILTRATION in per:
+                        named["infiltration"] = per[INFILTRATION]
+                    series[y][f"bmp:{bid}"] = named
+                else:
+                    st.update(outflow_peak_cfs=_r(inflow.peak_cfs, 2), outflow_peak_time_hr=_r(inflow.peak_time_hr, 2),
+                              note="not routed (no stage-storage table): passes its inflow on", routes=[])
+                    outflow[(bid, y)] = reach_routing.carry(bid, y, inflow)
+                    series[y][f"bmp:{bid}"] = {"inflow": inflow.flows_cfs}
+                row["storms"][str(y)] = st
+            for pol in wq.POLLUTANTS:
+                row["removal"][pol] = removal(b, pol, imp, tables)
+            credit, credit_src = tss_credit(b, row["removal"]["TSS"])
+            row["tss_credit"] = {"rate": _r(credit, 4), "source": credit_src}
+            if b.infiltration_rate_in_hr and retention > 0:
+                dd = wq.drawdown_time_hr(retention, b.infiltration_rate_in_hr, b.bottom_area_sqft)
+                row["drawdown_hr"] = _r(dd, 1)
+                row["drawdown_working"] = (f"{retention:,.0f} ft³ / ({b.infiltration_rate_in_hr:g}/12 ft/h × "
+                                           f"{b.bottom_area_sqft:,.0f} ft²) = {dd:.1f} h")
             else:
-                st.update(outflow_peak_cfs=_r(inflow.peak_cfs, 2), outflow_peak_time_hr=_r(inflow.peak_time_hr, 2),
-                          note="not routed (no stage-storage table): passes its inflow on", routes=[])
-                outflow[(bid, y)] = inflow
-                series[y][f"bmp:{bid}"] = {"inflow": inflow.flows_cfs}
-            row["storms"][str(y)] = st
-        for pol in wq.POLLUTANTS:
-            row["removal"][pol] = removal(b, pol, imp, tables)
-        credit, credit_src = tss_credit(b, row["removal"]["TSS"])
-        row["tss_credit"] = {"rate": _r(credit, 4), "source": credit_src}
-        if b.infiltration_rate_in_hr and retention > 0:
-            dd = wq.drawdown_time_hr(retention, b.infiltration_rate_in_hr, b.bottom_area_sqft)
-            row["drawdown_hr"] = _r(dd, 1)
-            row["drawdown_working"] = (f"{retention:,.0f} ft³ / ({b.infiltration_rate_in_hr:g}/12 ft/h × "
-                                       f"{b.bottom_area_sqft:,.0f} ft²) = {dd:.1f} h")
-        else:
-            row["drawdown_hr"] = None
-        bmp_rows[bid] = row
+                row["drawdown_hr"] = None
+            bmp_rows[bid] = row
+        if not coupling.next_pass(stages_of):
+            break
+    stages: dict[int, dict[str, tuple[float, ...]]] = {y: {} for y in years}   # routed BMPs' water levels [ft]
+    for (bid, y), levels in stages_of.items():
+        stages[y][bid] = levels
 
     # Design points: pre vs post.
     dp_rows = []
     for d in plan.design_points:
         drow = {"id": d.id, "description": d.description, "storms": {},
                 "pre_from": [s.spec.id for s in subs if s.spec.phase == "pre" and s.spec.to == d.id],
-                "post_from": [s.spec.id for s in post_subs if s.spec.to == d.id] +
-                             [f"{b.id} outflow" for b in plan.bmps if b.to == d.id]}
+                "post_from": [s.spec.id + reach_routing.via(s.spec.id) for s in post_subs if s.spec.to == d.id] +
+                             [f"{b.id} outflow{reach_routing.via(b.id)}" for b in plan.bmps if b.to == d.id]}
         for y in years:
             pre = [hydro[("pre", s.spec.id, y)] for s in subs if s.spec.phase == "pre" and s.spec.to == d.id]
             post = [hydro[("post", s.spec.id, y)] for s in post_subs if s.spec.to == d.id]
@@ -663,7 +676,8 @@ def review_compute(plan: Plan, *, tables=(), town: TownConfig | None = None, swm
             "massdep_facts": {"critical_area": ma.critical_area, "zone_ii_or_iwpa": ma.zone_ii_or_iwpa,
                               "luhppl": ma.luhppl, "high_vehicle_trips": ma.high_vehicle_trips,
                               "rapid_infiltration": rapid, "rapid_infiltration_stated": ma.rapid_infiltration is not None},
-            "network": network_of(plan), "assumptions": assumptions_of(plan, subs, bmp_rows, dt),
+            "network": network_of(plan), "assumptions": assumptions_of(plan, subs, bmp_rows, dt) + (
+                [coupling.basis()] if coupling.pairs else []), "reaches": reach_routing.rows(years),
             "hydrographs": {str(y): _plot_series(series[y], dt) for y in years},
             "tables_used": used, "sources": sources,
             "notes": notes, "overall": overall, "overall_label": STATUS_LABELS[overall], "provisional": provisional,

@@ -27,6 +27,7 @@ from stormwater.engineering.culvert import Culvert, inlet_types
 from stormwater.engineering.hydrograph import Hydrograph
 from stormwater.engineering.routing import (BROAD_CRESTED_C, OVER_TOP, SHARP_CRESTED_C, Exfiltration, Orifice,
                                             RectangularWeir, StageStorage, storage_indication_route)
+from stormwater.engineering.tailwater import storage_indication_route_tailwater
 
 from .elevations import check_stages
 from .plan import Bmp
@@ -190,14 +191,14 @@ def ssd_table(b: Bmp) -> dict:
 def with_tailwater(b: Bmp, bmps: dict[str, Bmp]) -> tuple[Bmp, str]:
     """The BMP with its tailwater elevation resolved, and the basis stated on the report ("" = free outfall).
 
-    ``tailwater_ft: downstream`` takes the level of the BMP it discharges to when the storm begins (its
-    starting stage: the permanent pool of a wet pond) and holds it for the whole storm -- the downstream
-    pond's rise during the storm is not fed back (no dynamic coupling of the two)."""
+    ``tailwater_ft: downstream``: the level of the BMP it discharges to at every time step (review/coupling.py
+    routes the two in turn until the levels agree); the tailwater returned is that BMP's starting level, where
+    the storm begins (and the stage-storage-discharge table's column)."""
     if b.tailwater_from == "downstream":
         down = bmps[b.to]
         h, _ = starting_stage(down)
-        return replace(b, tailwater_ft=h), (f"{h:g} ft: the starting level of {down.id}, which it discharges to, held "
-                                            "for the whole storm (its rise during the storm is not fed back)")
+        return replace(b, tailwater_ft=h), (f"the water level of {down.id}, which it discharges to, at every time step "
+                                            f"(from {h:g} ft, its starting level)")
     if b.tailwater_ft is not None:
         return b, f"{b.tailwater_ft:g} ft as stated in the plan, held for the whole storm"
     return b, ""
@@ -209,7 +210,8 @@ def _above_top_mode(b: Bmp) -> str:
     return "extend" if any(o.emergency for o in b.outlets) else "spill"
 
 
-def route(b: Bmp, inflow: Hydrograph) -> tuple[dict, Hydrograph, dict[str, tuple[float, ...]], tuple[float, ...]]:
+def route(b: Bmp, inflow: Hydrograph, tailwater: tuple[float, ...] | None = None
+          ) -> tuple[dict, Hydrograph, dict[str, tuple[float, ...]], tuple[float, ...]]:
     """Route one storm's inflow through a BMP.
 
     Returns the storm's table row (peaks, peak stage, volumes by route, storage at start and end), the
@@ -222,17 +224,29 @@ def route(b: Bmp, inflow: Hydrograph) -> tuple[dict, Hydrograph, dict[str, tuple
     without one nothing describes the flow over the top, so the BMP is held full and the excess leaves
     "over the top" (outflow = inflow while full) -- reported as not a hydraulic result. Either way the row
     says when it overtops and that the peak stage exceeds the top; the review fails it.
+
+    ``tailwater``: the tailwater elevation [ft] at each step (the downstream BMP's water level), routed by
+    :func:`~stormwater.engineering.tailwater.storage_indication_route_tailwater` (above the top, with an emergency
+    outlet, the table is continued 8 × its height at the top's area).
     """
     h0, _ = starting_stage(b)
-    devs = outlet_devices(b)
     mode = _above_top_mode(b)
-    try:
-        res = storage_indication_route(inflow, stage_storage(b), devs, initial_stage_ft=h0, above_top=mode)
-    except ValueError as e:
-        if "overtops" not in str(e):
-            raise
-        mode = "spill"   # even extended eightfold its outlets cannot pass the inflow
-        res = storage_indication_route(inflow, stage_storage(b), devs, initial_stage_ft=h0, above_top=mode)
+    if tailwater is not None:
+        height = b.stage_storage[-1][0] - b.stage_storage[0][0]
+        res = storage_indication_route_tailwater(inflow, stage_storage(b), outlet_devices(replace(b, tailwater_ft=None)),
+                                                 tailwater, initial_stage_ft=h0,
+                                                 extend_ft=8 * height if mode == "extend" else 0.0)
+        if res.outlet_volumes_cuft.get(OVER_TOP, 0.0) > 0:
+            mode = "spill"
+    else:
+        devs = outlet_devices(b)
+        try:
+            res = storage_indication_route(inflow, stage_storage(b), devs, initial_stage_ft=h0, above_top=mode)
+        except ValueError as e:
+            if "overtops" not in str(e):
+                raise
+            mode = "spill"   # even extended eightfold its outlets cannot pass the inflow
+            res = storage_indication_route(inflow, stage_storage(b), devs, initial_stage_ft=h0, above_top=mode)
     surface = [n for n in res.outlet_flows_cfs if n != INFILTRATION]
     n = len(res.stages_ft)
     out = Hydrograph(inflow.dt_hr, tuple(sum(res.outlet_flows_cfs[k][i] for k in surface) for i in range(n)))

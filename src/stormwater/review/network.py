@@ -10,16 +10,19 @@ from .plan import Plan
 def network_of(plan: Plan) -> dict:
     """Nodes and links of the drainage network, pre and post (the node diagram draws them)."""
     nodes, edges = [], []
+    reach = {r.from_node: r.name for r in plan.reaches}   # post links through a pipe or channel (issue 31)
     for phase, subs in (("pre", plan.pre), ("post", plan.post)):
         for s in subs:
             nodes.append({"id": f"{phase}:{s.id}", "label": s.id, "kind": "subcatchment", "phase": phase,
                           "detail": f"{s.area_acres:g} ac"})
             target = s.to if any(d.id == s.to for d in plan.design_points) else s.to
-            edges.append({"from": f"{phase}:{s.id}", "to": f"{phase}:{target}", "phase": phase})
+            edges.append({"from": f"{phase}:{s.id}", "to": f"{phase}:{target}", "phase": phase,
+                          **({"reach": reach[s.id]} if phase == "post" and s.id in reach else {})})
     for b in plan.bmps:
         nodes.append({"id": f"post:{b.id}", "label": b.id, "kind": "bmp", "phase": "post",
                       "detail": b.type.replace("_", " ")})
-        edges.append({"from": f"post:{b.id}", "to": f"post:{b.to}", "phase": "post"})
+        edges.append({"from": f"post:{b.id}", "to": f"post:{b.to}", "phase": "post",
+                      **({"reach": reach[b.id]} if b.id in reach else {})})
     for phase in ("pre", "post"):
         for d in plan.design_points:
             nodes.append({"id": f"{phase}:{d.id}", "label": d.id, "kind": "design_point", "phase": phase,

@@ -201,11 +201,10 @@ class Plan:
     bmps: tuple[Bmp, ...]
     design_points: tuple[DesignPoint, ...]
     massdep: MassDep = field(default_factory=MassDep)
-    # The applicant's own EPA SWMM 5 model(s) as text ({"post_inp", "pre_inp"?, "name"?}): the review re-runs
-    # them with SWMM on its design storms and compares (review/swmm.py).
+    # The applicant's SWMM 5 model(s) as text ({"post_inp", "pre_inp"?, "name"?}), re-run and compared (review/swmm.py).
     swmm: dict = field(default_factory=dict)
-    # The plan set's sheet index (optional): proposed as the permit's approved plan sheets (issue 18).
-    sheets: tuple[PlanSheet, ...] = ()
+    sheets: tuple[PlanSheet, ...] = ()  # the plan set's sheet index (optional): the permit's approved sheets (issue 18)
+    reaches: tuple = ()  # the pipes and channels between nodes (review/reaches.py: Reach), issue 31
 
 
 # --- reading -----------------------------------------------------------------------------------
@@ -683,17 +682,15 @@ def _sheet(raw: Any, path: str) -> PlanSheet:
 
 
 def _sheets(raw: Any) -> tuple[PlanSheet, ...]:
-    if raw is None:
-        return ()
-    if not isinstance(raw, list):
+    if raw is not None and not isinstance(raw, list):
         raise PlanError("sheets: a list of {number, title, revision, date}")
-    return tuple(_sheet(x, f"sheets[{i}]") for i, x in enumerate(raw))
+    return tuple(_sheet(x, f"sheets[{i}]") for i, x in enumerate(raw or ()))
 
 
 def plan_from_dict(data: dict) -> Plan:
     """Build and cross-check a :class:`Plan` from the decoded file."""
     top = _Obj(data, "", {"schema", "project", "rainfall", "pre", "post", "bmps", "design_points", "massdep", "swmm",
-                          "sheets"})
+                          "sheets", "reaches"})
     schema = top.str("schema", default=SCHEMA)
     if schema != SCHEMA:
         raise PlanError(f"schema: {schema!r} is not supported (expected {SCHEMA})")
@@ -767,7 +764,10 @@ def plan_from_dict(data: dict) -> Plan:
                 raise PlanError("swmm.conduits: a list of conduits (name, from, to, length_ft, roughness, shape, "
                                 "geom1_ft, slope)")
             swmm["conduits"] = cs
-    return Plan(project, rainfall, pre, post, bmps, tuple(dps), massdep, swmm, _sheets(top.raw.get("sheets")))
+    from .reaches import reaches_from
+
+    return Plan(project, rainfall, pre, post, bmps, tuple(dps), massdep, swmm, _sheets(top.raw.get("sheets")),
+                reaches_from(top.raw.get("reaches"), post, bmps))
 
 
 def plan_check(data: dict) -> tuple[Plan | None, list[PlanError]]:

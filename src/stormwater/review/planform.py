@@ -85,8 +85,14 @@ def _get(root: Any, path: list) -> Any:
     return cur
 
 
-TOP_KEYS = {"project", "rainfall", "design_points", "pre", "post", "bmps", "massdep", "swmm"}
-LISTS = {"design_points", "pre", "post", "bmps", "cover", "tc", "stage_storage", "outlets"}
+TOP_KEYS = {"project", "rainfall", "design_points", "pre", "post", "bmps", "massdep", "swmm", "reaches"}
+LISTS = {"design_points", "pre", "post", "bmps", "cover", "tc", "stage_storage", "outlets", "reaches"}
+SHAPE_CHOICES = [("circular", "circular pipe"), ("trapezoidal", "trapezoidal channel")]
+REACH_FIELDS = (("name", "Name"), ("from", "From (subcatchment or BMP)"), ("to", "To (the node its flow goes to)"),
+                ("shape", "Shape"), ("length_ft", "Length (ft)"), ("slope", "Slope (ft/ft)"), ("roughness", "Manning n"),
+                ("geom1_ft", "Diameter or depth (ft)"), ("geom2_ft", "Bottom width (ft)"),
+                ("geom3", "Left side slope (H:V)"), ("geom4", "Right side slope (H:V)"), ("description", "Description"))
+REACH_TEXT = ("name", "from", "to", "description")
 CHECKBOXES = {"previously_developed_with_impervious", "part_of_common_plan", "connected", "roof_runoff",
               "emergency", "critical_area", "zone_ii_or_iwpa", "luhppl", "high_vehicle_trips"}
 
@@ -117,7 +123,7 @@ def state_from_post(post: Mapping[str, Any]) -> dict:
                 _set(state, path, False)
             except (TypeError, AttributeError, KeyError):
                 continue
-    for key in ("design_points", "pre", "post", "bmps"):
+    for key in ("design_points", "pre", "post", "bmps", "reaches"):
         state[key] = [x for x in (state.get(key) or []) if isinstance(x, dict)] if isinstance(state.get(key), list) else []
         for item in state[key]:
             for sub in ("cover", "tc", "stage_storage", "outlets"):
@@ -280,6 +286,9 @@ def plan_dict_from_state(state: dict) -> dict:
             bmp["outlets"] = outlets
         bmps.append(bmp)
     out["bmps"] = bmps
+    reaches = [_clean(r) for r in state.get("reaches") or [] if isinstance(r, dict) and not _blank(r)]
+    if reaches:   # issue 31: the pipes and channels between nodes (review/reaches.py)
+        out["reaches"] = reaches
     sw = state.get("swmm") or {}
     if (sw.get("post_inp") or "").strip():
         out["swmm"] = {"name": sw.get("name") or "", "post_inp": sw["post_inp"],
@@ -320,7 +329,8 @@ def _new_row(kind: str) -> dict:
             "pre": {"id": "", "area_acres": "", "to": "", "cover": [{}], "tc": [{"flow": "sheet"}]},
             "post": {"id": "", "area_acres": "", "to": "", "cover": [{}], "tc": [{"flow": "sheet"}]},
             "bmps": {"id": "", "type": "", "to": "", "stage_storage": [{}, {}], "outlets": [{"kind": "orifice"}]},
-            "cover": {}, "tc": {"flow": "shallow"}, "stage_storage": {}, "outlets": {"kind": "weir"}}[kind]
+            "cover": {}, "tc": {"flow": "shallow"}, "stage_storage": {}, "outlets": {"kind": "weir"},
+            "reaches": {"shape": "circular"}}[kind]
 
 
 def blank_state() -> dict:
@@ -482,6 +492,10 @@ def layout(state: dict, errors: dict[str, str], *, cover_choices: list[tuple[str
             for j in range(len(b.get("outlets") or []))]
         bmps.append({"path": p, "id": _fid(p), "ss_id": _fid(f"{p}.stage_storage"), "fields": fields, "stage_storage": ss, "outlets": outs, "error": L.group_error(p),
                      "ss_error": L.group_error(f"{p}.stage_storage")})
+    reaches = [{"path": f"reaches[{i}]", "id": _fid(f"reaches[{i}]"), "error": L.group_error(f"reaches[{i}]"), "fields": [
+        f(f"reaches[{i}].{k}", label, widget="select" if k == "shape" else "text" if k in REACH_TEXT else num,
+          choices=SHAPE_CHOICES if k == "shape" else None, required=k in ("name", "from", "to"))
+        for k, label in REACH_FIELDS]} for i in range(len(state.get("reaches") or []))]
     facts = [f("massdep.critical_area", "Discharge near or to a critical area (Standard 6)", widget="checkbox"),
              f("massdep.zone_ii_or_iwpa", "Within a Zone II or Interim Wellhead Protection Area", widget="checkbox"),
              f("massdep.luhppl", "Land use with higher potential pollutant loads (Standard 5)", widget="checkbox"),
@@ -502,9 +516,10 @@ def layout(state: dict, errors: dict[str, str], *, cover_choices: list[tuple[str
         if (state.get("swmm") or {}).get("conduits"):
             swmm.append(f("swmm.conduits", "Conduits (JSON, from the model; kept, not routed)", widget="textarea",
                           rows=3))
-    top = [L.group_error(k) for k in ("project", "rainfall", "design_points", "bmps", "massdep", "file", "swmm")]
+    top = [L.group_error(k) for k in ("project", "rainfall", "design_points", "bmps", "massdep", "file", "swmm",
+                                      "reaches")]
     return {"project": project, "rainfall": rainfall, "design_points": dps, "dp_error": L.group_error("design_points"),
-            "phases": phases, "bmps": bmps, "facts": facts, "statements": statements, "swmm": swmm,
+            "phases": phases, "bmps": bmps, "reaches": reaches, "facts": facts, "statements": statements, "swmm": swmm,
             "top_errors": [e for e in top if e], "unplaced": L.unplaced(),
             "statement_keys": STATEMENT_KEYS}
 

@@ -91,8 +91,10 @@ def report_view(results: dict, *, plot_src: Callable[[str, str], str] | None) ->
                                    lambda y, st=st: [_peak(f"{k}-development peak", st[y][k + "_peak_cfs"],
                                                            st[y][k + "_peak_time_hr"]) for k in ("pre", "post")
                                                      if y in st and st[y].get(k + "_peak_time_hr") is not None])})
+    reaches = [{**x, "storm_list": [(y, x["storms"][y]) for y in storms if y in x["storms"]]}
+               for x in results.get("reaches", [])]
     net = results.get("network")
-    return {"checklist": checklist, "subs": subs, "bmps": bmps, "dps": dps,
+    return {"checklist": checklist, "subs": subs, "bmps": bmps, "dps": dps, "reaches": reaches,
             "diagram_pre": network_svg(net, "pre") if net else "",
             "diagram_post": network_svg(net, "post") if net else ""}
 
