@@ -163,13 +163,14 @@ def xlsx_response(sheet: str, columns: Sequence[str], rows: Iterable[Sequence],
     it in blocks: memory stays flat whatever the number of rows."""
     tmp = tempfile.TemporaryFile(prefix="stormwater-export-", suffix=".xlsx")
     try:
-        xlsx_write(tmp, sheet, columns, rows, money_columns)
+        written = xlsx_write(tmp, sheet, columns, rows, money_columns)
     except BaseException:
         tmp.close()
         raise
     tmp.seek(0)
     resp = FileResponse(tmp, content_type=CONTENT_TYPES["xlsx"])
     resp["Content-Disposition"] = f'attachment; filename="{name}.xlsx"'
+    resp.export_rows = written  # the rows written: the list_export job reports them (jobs/kinds/listexport.py)
     return resp
 
 

@@ -7,7 +7,18 @@ The job asks the same page for the same download (its path and query), as the pe
 request marked "make the file here" (``web.listexports.EXPORT_HERE``): the same view, the same selector filtering by
 that person, the same filters, order and columns, the same writer — so the job's workbook and the direct download
 are the same file, and the person's role is checked again when it runs. It writes nothing but its file; run again
-it makes the file again. Only its starter sees the job and its file (``registry.OWN_JOB``)."""
+it makes the file again. Only its starter sees the job and its file (``registry.OWN_JOB``).
+
+The older direct Excel URLs (``/collections/aging.xlsx``, ``/collections/delinquency.xlsx``, a commitment's
+``export.xlsx``, the cashier's deposits, daily and general-ledger ``.xlsx``, the fund's receipts and revenue-vs-budget
+``.xlsx``) start the same job past the same number of rows (``web.listexports.large_export``): its path is the URL,
+which asks for Excel by its ``.xlsx`` ending.
+
+The page's view is called with a bare request (no middleware), so what it checks itself is all that is checked when
+the job runs: its ``require_perm`` (``User.can``: the role's permission, an active account) and the rows its selector
+gives that person. A starter whose role lost the permission, or who was deactivated, since asking gets a failed job
+and no file; a role change also ends the starter's sessions, so the file of a job made before is downloaded only
+after signing in again, with the second step if the role requires it (tests/lists/test_list_export_jobs.py)."""
 from __future__ import annotations
 
 from django.contrib import messages
@@ -34,8 +45,9 @@ def clean_list_export(params: dict) -> dict:
     except Resolver404:
         raise JobParamError(f"path: {path!r} is not a page of this site") from None
     q = QueryDict(query)
-    if not any((k == "export" or k.endswith("-export")) and v == "xlsx" for k, v in q.items()):
-        raise JobParamError("query: must ask for the Excel download (export=xlsx)")
+    if not path.endswith(".xlsx") and not any((k == "export" or k.endswith("-export")) and v == "xlsx"
+                                              for k, v in q.items()):
+        raise JobParamError("query: must ask for the Excel download (export=xlsx, or a path ending .xlsx)")
     name = str(params.get("name") or "list")[:60]
     return {"path": path, "query": query, "name": name}
 
@@ -60,7 +72,7 @@ def list_export(job):
     name = response["Content-Disposition"].split('filename="', 1)[1].rstrip('"')
     try:
         with job_file(job, name) as tmp, open(tmp, "wb") as out:
-            for chunk in response.streaming_content:
+            for chunk in (response.streaming_content if response.streaming else [response.content]):
                 out.write(chunk)
     finally:
         # Not response.close(): it sends request_finished, which closes this worker's database connection
@@ -72,12 +84,12 @@ def list_export(job):
     return {"rows": rows, "file": name}
 
 
-def start_list_export(lst, fmt: str):
+def start_list_export(request, params: dict, what: str):
     """``web.listexports.set_large_export``'s handler for ``?export=xlsx`` (a bookmark, another system; the page's own
-    link is a form posting the same params to ``job_start``): the job started as the person asking, its page shown."""
-    request = lst.request
-    job = job_start(kind="list_export", params=lst.export_job_params, acting_user=request.user)
-    messages.info(request, f"{lst.noun_count} are too many to download at once: the Excel file is being made "
+    link is a form posting the same params to ``job_start``) and for an older direct ``.xlsx`` URL: the job started
+    as the person asking, its page shown."""
+    job = job_start(kind="list_export", params=params, acting_user=request.user)
+    messages.info(request, f"{what} are too many to download at once: the Excel file is being made "
                            "in the background. Download it here when it is ready; you can go on working.")
     return redirect("job_detail", job_id=job.pk)
 
