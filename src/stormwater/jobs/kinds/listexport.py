@@ -17,8 +17,10 @@ which asks for Excel by its ``.xlsx`` ending.
 The page's view is called with a bare request (no middleware), so what it checks itself is all that is checked when
 the job runs: its ``require_perm`` (``User.can``: the role's permission, an active account) and the rows its selector
 gives that person. A starter whose role lost the permission, or who was deactivated, since asking gets a failed job
-and no file; a role change also ends the starter's sessions, so the file of a job made before is downloaded only
-after signing in again, with the second step if the role requires it (tests/lists/test_list_export_jobs.py)."""
+and no file. The file of a job made before is fetched with a signed-in session (``/jobs/<id>/file``): a role change
+ends the starter's sessions, so it takes signing in again, with the second step if the new role requires it; and
+signed in again it is withheld (``made_for_another_role``: the result records the role it was made as), since it
+holds what the former role could see (tests/lists/test_list_export_jobs.py)."""
 from __future__ import annotations
 
 from django.contrib import messages
@@ -33,6 +35,8 @@ from stormwater.web.listexports import EXPORT_HERE, set_large_export
 
 ERR_NOBODY = "A list's Excel file is made as the person who asked for it; this job names nobody."
 ERR_NOT_A_FILE = "The list page answered {status} ({ctype}), not an Excel file."
+MSG_ROLE_CHANGED = ("Your role has changed since this file was made: it holds what your former role could see. "
+                    "Make the file again from the list.")
 
 
 def clean_list_export(params: dict) -> dict:
@@ -52,8 +56,15 @@ def clean_list_export(params: dict) -> dict:
     return {"path": path, "query": query, "name": name}
 
 
+def made_for_another_role(job, user) -> str:
+    """The file holds the rows its starter's role could see when it was made (``result["role"]``): after a role
+    change it is withheld (the aging after becoming an assessor, every parcel after becoming an owner)."""
+    made_as = (job.result or {}).get("role")
+    return MSG_ROLE_CHANGED if made_as is not None and made_as != user.role else ""
+
+
 @job_kind("list_export", perm=OWN_JOB, label="Make the Excel file", clean=clean_list_export,
-          title=lambda p: f"Excel file of the list: {p['name']}")
+          title=lambda p: f"Excel file of the list: {p['name']}", withheld=made_for_another_role)
 def list_export(job):
     if job.started_by_id is None:
         raise ValueError(ERR_NOBODY)
@@ -81,7 +92,7 @@ def list_export(job):
             response.file_to_stream.close()
     rows = getattr(response, "export_rows", None)
     job.log(f"{rows} rows written to {name}.")
-    return {"rows": rows, "file": name}
+    return {"rows": rows, "file": name, "role": job.started_by.role}
 
 
 def start_list_export(request, params: dict, what: str):
