@@ -104,3 +104,25 @@ def test_the_direct_url_job_is_refused_to_whoever_may_not_see_the_report(client_
     assert client_for(personas["staff"]).get("/cashier/deposits.xlsx").status_code == 403
     assert client_for(personas["assessor"]).get("/collections/aging.xlsx?as_of=2026-12-31").status_code == 403
     assert not Job.objects.exists()
+
+
+def test_the_job_making_a_direct_urls_file_reports_its_progress(client_for, personas, office, settings, monkeypatch):
+    """In the job, the writer reports every CHUNK rows to the job's page (``export_progress``); in a request, nothing."""
+    from types import SimpleNamespace
+
+    from stormwater.web import listexports
+
+    monkeypatch.setattr(listexports, "CHUNK", 2)
+    seen = []
+    each = listexports.export_progress(SimpleNamespace(**{listexports.EXPORT_HERE: seen.append}))
+    for n in range(1, 6):
+        each(n)
+    assert seen == [2, 4]
+    assert listexports.export_progress(SimpleNamespace())(2) is None
+
+    monkeypatch.setattr(listexports, "CHUNK", 1)
+    settings.LIST_EXPORT_JOB_ROWS = 0
+    r = client_for(personas["collector"]).get("/collections/aging.xlsx?as_of=2026-12-31")
+    job = job_execute(job_id=int(r["Location"].split("/")[-2]))
+    job.refresh_from_db()
+    assert job.state == "succeeded" and job.done >= 1

@@ -18,7 +18,7 @@ from stormwater.receivables.models import PaymentBatch
 from stormwater.receivables.services import CollectionError
 from stormwater.rules.money import fmt_display as fmt
 from stormwater.web.files import download, table_response
-from stormwater.web.listexports import large_export
+from stormwater.web.listexports import export_progress, large_export
 from stormwater.utility.scanline import ScanlineError, looks_like_scanline
 from stormwater.web.forms import FieldRefusal, add_refusal, form_refusal
 from stormwater.web.paging import paginate
@@ -256,7 +256,8 @@ def deposits(request, fmt_: str = "html"):
                  line.batches_total, line.files_total, line.expected, line.deposit.bank_amount, line.difference]
                 for line in lines)
         return table_response(fmt_, name="deposit-reconciliation", sheet="Deposits", columns=DEPOSIT_COLUMNS,
-                              rows=rows, money_columns=("batches", "files", "expected", "bank_amount", "difference"))
+                              rows=rows, money_columns=("batches", "files", "expected", "bank_amount", "difference"),
+                              each=export_progress(request))
     form = DepositForm(request.POST or None)
     open_batches, open_files, older_files = selectors.undeposited()
     if request.method == "POST" and form.is_valid():

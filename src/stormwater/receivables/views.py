@@ -21,7 +21,7 @@ from stormwater.utility.documents import render_pdf
 from stormwater.utility.models import Account, BillRun
 from stormwater.utility.selectors import bill_installments, bill_page_get_for_user
 from stormwater.web.files import csv_response, download, table_response
-from stormwater.web.listexports import large_export
+from stormwater.web.listexports import export_progress, large_export
 from stormwater.web.confirm import Confirmation, confirm_page, confirmation_needed
 from stormwater.web.once import submit_once
 from stormwater.web.paging import paginate
@@ -349,7 +349,8 @@ def commitment_export(request, commitment_id: int, fmt: str):
         if job:
             return job
         return table_response(fmt, name=name, sheet=name, columns=exports.COMMITMENT_COLUMNS,
-                              rows=exports.commitment_rows(c), money_columns=exports.COMMITMENT_MONEY)
+                              rows=exports.commitment_rows(c), money_columns=exports.COMMITMENT_MONEY,
+                              each=export_progress(request))
     lines = c.lines.select_related("account__parcel__owner", "account__unit__owner", "demand")
     return download(render_pdf("receivables/commitment_pdf.html", {"c": c, "lines": lines}), name=name, ext="pdf")
 
@@ -430,7 +431,8 @@ def aging_report(request, fmt: str = "html", which: str = "aging"):
         if job:
             return job
         return table_response(fmt, name=name, sheet=name, columns=exports.AGING_COLUMNS,
-                              rows=exports.aging_rows(report), money_columns=exports.AGING_MONEY)
+                              rows=exports.aging_rows(report), money_columns=exports.AGING_MONEY,
+                              each=export_progress(request))
     lst = AgingList(request, accounts_for_user(user=request.user), which=which)
     response = lst.export_response()
     if response:

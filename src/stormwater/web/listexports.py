@@ -50,6 +50,15 @@ def made_here(request) -> bool:
     return bool(getattr(request, EXPORT_HERE, False))
 
 
+def export_progress(request):
+    """``each(n)`` for the writer of a direct URL's Excel file (``web.files.xlsx_response``): in the job making it, its
+    progress every CHUNK rows (the total is not counted again); in a request, nothing."""
+    progress = getattr(request, EXPORT_HERE, None)
+    if not callable(progress):
+        return lambda n: None
+    return lambda n: progress(n) if n % CHUNK == 0 else None
+
+
 def large_export(request, fmt: str, rows, *, name: str, noun: str = "rows"):
     """A direct download URL's Excel file (``/collections/aging.xlsx``, a commitment's ``export.xlsx``, the cashier's
     and the fund's reports …) past ``LIST_EXPORT_JOB_ROWS`` rows: the same ``list_export`` job a list page starts, run
