@@ -112,3 +112,68 @@ def test_a_queryset_list_and_an_owner_get_the_same_mechanism(client_for, persona
         assert cells(body(c.get(f"/jobs/{job.pk}/file"))) == want and job.result["rows"] == len(want[0]) - 1
     settings.LIST_EXPORT_JOB_ROWS = 100_000
     assert len(want[0]) - 1 < len(cells(body(client_for(personas["staff"]).get("/parcels/?export=xlsx")))[0]) - 1
+
+
+@pytest.mark.parametrize("change", ["role", "deactivated"])
+def test_the_job_checks_the_starters_permission_when_it_runs(client_for, personas, billed, settings, change):
+    """The job calls the page's view with a bare request (no middleware): the view's own check (``require_perm``:
+    the role's permission, an active account) is what stands at run time. A starter who lost the permission since
+    asking — another role, or deactivated — gets a failed job and no file."""
+    from django.core.exceptions import PermissionDenied
+
+    from stormwater.jobs.services import job_execute
+
+    settings.LIST_EXPORT_JOB_ROWS = 2
+    collector = personas["collector"]
+    job_id = int(client_for(collector).get(URL)["Location"].split("/")[-2])
+    if change == "role":
+        collector.role = "assessor"  # parcels and GIS: not the aging (billing.view_all)
+    else:
+        collector.is_active = False
+    collector.save()
+    with pytest.raises(PermissionDenied):  # recorded on the job, and raised again to the worker
+        job_execute(job_id=job_id)
+    job = Job.objects.get(pk=job_id)
+    assert job.state == "failed" and not job.file and "may not" in job.error, (job.state, job.error)
+    assert not list(settings.MEDIA_ROOT.rglob("*.xlsx"))
+
+
+def test_a_role_change_ends_the_session_the_file_is_fetched_with(client_for, personas, billed, settings):
+    """The file of a job made before is fetched with a signed-in session (``/jobs/<id>/file``; the API gives only
+    its URL). A role change ends the starter's sessions (``User._get_session_auth_hash``), so the file is had only
+    after signing in again, with the second step the new role requires (accounts.twofactor.needed_at_sign_in)."""
+    from django.urls import reverse
+
+    from stormwater.jobs.services import job_execute
+
+    settings.LIST_EXPORT_JOB_ROWS = 2
+    collector = personas["collector"]
+    c = client_for(collector)
+    job = job_execute(job_id=int(c.get(URL)["Location"].split("/")[-2]))
+    assert job.state == "succeeded" and c.get(f"/jobs/{job.pk}/file").status_code == 200
+    collector.role = "director"  # still may see the aging; two-factor sign-in required (town default)
+    collector.save()
+    r = c.get(f"/jobs/{job.pk}/file")
+    assert r.status_code == 302 and r["Location"].startswith(reverse("login")), r
+
+
+@pytest.mark.parametrize("new_role", ["assessor", "owner"])
+def test_a_file_made_before_a_role_change_is_withheld_after_it(client_for, personas, billed, settings, new_role):
+    """Signed in again after a role change, the starter still sees their own job, but not its file: it holds the
+    rows the former role could see (the aging, every parcel …). An assessor may not see the aging at all; an owner
+    sees their own parcels only. The job page says so; making it again makes the file the new role may have."""
+    from django.test import Client
+
+    from stormwater.jobs.services import job_execute
+
+    settings.LIST_EXPORT_JOB_ROWS = 2
+    collector = personas["collector"]
+    job = job_execute(job_id=int(client_for(collector).get(URL)["Location"].split("/")[-2]))
+    assert job.state == "succeeded"
+    collector.role = new_role
+    collector.save()
+    again = Client()
+    again.force_login(collector)  # signed in again, as the new role
+    assert again.get(f"/jobs/{job.pk}/file").status_code == 403
+    page = again.get(f"/jobs/{job.pk}/").content.decode()
+    assert f"/jobs/{job.pk}/file" not in page and "role has changed" in page

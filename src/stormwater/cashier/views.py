@@ -18,6 +18,7 @@ from stormwater.receivables.models import PaymentBatch
 from stormwater.receivables.services import CollectionError
 from stormwater.rules.money import fmt_display as fmt
 from stormwater.web.files import download, table_response
+from stormwater.web.listexports import export_progress, large_export
 from stormwater.utility.scanline import ScanlineError, looks_like_scanline
 from stormwater.web.forms import FieldRefusal, add_refusal, form_refusal
 from stormwater.web.paging import paginate
@@ -246,12 +247,17 @@ DEPOSIT_COLUMNS = ("deposit", "deposited_on", "bank_reference", "batches", "file
 def deposits(request, fmt_: str = "html"):
     """The deposit reconciliation: closed batches and posted files (lockbox, processor) against the bank."""
     if fmt_ in ("csv", "xlsx"):
+        # Issue 29: past LIST_EXPORT_JOB_ROWS deposits the Excel file is the list_export job (web.listexports)
+        job = large_export(request, fmt_, Deposit.objects.count, name="deposit-reconciliation", noun="deposits")
+        if job:
+            return job
         lines = selectors.deposit_lines(Deposit.objects.all())
         rows = ([line.deposit.number, line.deposit.deposited_on, line.deposit.bank_reference,
                  line.batches_total, line.files_total, line.expected, line.deposit.bank_amount, line.difference]
                 for line in lines)
         return table_response(fmt_, name="deposit-reconciliation", sheet="Deposits", columns=DEPOSIT_COLUMNS,
-                              rows=rows, money_columns=("batches", "files", "expected", "bank_amount", "difference"))
+                              rows=rows, money_columns=("batches", "files", "expected", "bank_amount", "difference"),
+                              each=export_progress(request))
     form = DepositForm(request.POST or None)
     open_batches, open_files, older_files = selectors.undeposited()
     if request.method == "POST" and form.is_valid():
@@ -301,6 +307,9 @@ def daily(request, fmt_: str = "html"):
                  for r in rep.fees]
         rows.append([day, "total", "", "", rep.receipts_count + sum(f.rows for f in rep.files)
                      + sum(r["count"] for r in rep.fees), rep.total])
+        job = large_export(request, fmt_, len(rows), name=f"daily-cash-{day}")  # issue 29 (web.listexports)
+        if job:
+            return job
         return table_response(fmt_, name=f"daily-cash-{day}", sheet="Daily cash", columns=DAILY_COLUMNS, rows=rows,
                               money_columns=("total",))
     return render(request, "cashier/daily.html", {"day": day, "rep": rep, "form": DayForm(initial={"day": day}),
@@ -383,8 +392,13 @@ def gl_export(request, fmt_: str = "html"):
         return render(request, "cashier/gl.html", {"form": form, "cfg": cfg})
     start, end = form.cleaned_data["start"], form.cleaned_data["end"]
     if fmt_ in ("csv", "xlsx"):
-        return table_response(fmt_, name=f"general-ledger-{start}-{end}", sheet="Journal", columns=GL_COLUMNS,
-                              rows=gl_rows(start=start, end=end, cfg=cfg), money_columns=("debit", "credit"))
+        name = f"general-ledger-{start}-{end}"
+        rows = list(gl_rows(start=start, end=end, cfg=cfg))  # the journal's lines: an aggregate, a few dozen
+        job = large_export(request, fmt_, len(rows), name=name)  # issue 29 (web.listexports)
+        if job:
+            return job
+        return table_response(fmt_, name=name, sheet="Journal", columns=GL_COLUMNS, rows=rows,
+                              money_columns=("debit", "credit"))
     lines = gl_journal(start=start, end=end, cfg=cfg)
     return render(request, "cashier/gl.html", {
         "form": form, "cfg": cfg, "lines": lines, "start": start, "end": end,

@@ -16,6 +16,7 @@ from stormwater.accounts.roles import Perm
 from stormwater.formats import day as show_day
 from stormwater.rules.money import fmt_ratio, fmt_usd
 from stormwater.web.files import csv_text, download, xlsx_bytes
+from stormwater.web.listexports import large_export
 from stormwater.web.forms import add_refusal
 from stormwater.web.postdata import whole_value
 
@@ -245,8 +246,8 @@ def fund_receipts_export(request, fmt: str):
     name = f"stormwater-receipts-{c['start']}-{c['end']}-{c['grouping']}"
     if fmt == "csv":
         return download(csv_text(exports.RECEIPT_COLUMNS, rows), name=name, ext="csv")
-    return download(xlsx_bytes("Receipts", exports.RECEIPT_COLUMNS, rows, exports.MONEY_COLUMNS), name=name,
-                    ext="xlsx")
+    return large_export(request, fmt, len(rows), name=name, noun="periods") or _xlsx(  # issue 29
+        "Receipts", exports.RECEIPT_COLUMNS, rows, name=name)
 
 
 def _rvb_params(request) -> tuple[int, date]:
@@ -280,5 +281,13 @@ def fund_revenue_vs_budget_export(request, fmt: str):
     name = f"stormwater-revenue-vs-budget-FY{fy}-{as_of}"
     if fmt == "csv":
         return download(csv_text(exports.RVB_COLUMNS, rows), name=name, ext="csv")
-    return download(xlsx_bytes(f"FY{fy}", exports.RVB_COLUMNS, rows, exports.MONEY_COLUMNS), name=name,
-                    ext="xlsx")
+    return large_export(request, fmt, len(rows), name=name) or _xlsx(f"FY{fy}", exports.RVB_COLUMNS, rows,
+                                                                      name=name)  # issue 29
+
+
+def _xlsx(sheet: str, columns, rows: list, *, name: str):
+    """A small workbook (the rows in hand) as a download; ``export_rows`` for the list_export job that makes a
+    large one (issue 29: ``large_export``)."""
+    resp = download(xlsx_bytes(sheet, columns, rows, exports.MONEY_COLUMNS), name=name, ext="xlsx")
+    resp.export_rows = len(rows)
+    return resp

@@ -32,6 +32,9 @@ class JobKind:
     # params → why the job's file may no longer be downloaded ("" while it may): e.g. the print file of a bill run
     # voided since (issue 25: a voided run's bills must not be printed or mailed).
     withdrawn: Callable[[dict], str] = field(default=lambda p: "")
+    # (job, user) → why this person may not have the job's file ("" while they may): a list's Excel file made before
+    # its starter's role changed holds the rows the former role could see (issue 29, jobs/kinds/listexport.py).
+    withheld: Callable[[Any, Any], str] = field(default=lambda job, user: "")
     # cleaned params → the ``web.confirm.Confirmation`` a person answers before the job starts from a page (a bulk act
     # that cannot be taken back: e-mailing every bill), or None. The API and the CLI do not ask.
     confirm: Callable[[dict], Any] | None = None
@@ -52,12 +55,14 @@ def sees_all(user, kind: JobKind) -> bool:
 
 def job_kind(name: str, *, perm: str, title: Callable[[dict], str], label: str,
              clean: Callable[[dict], dict] | None = None, subject: Callable[[dict], str] | None = None,
-             withdrawn: Callable[[dict], str] | None = None, confirm: Callable[[dict], Any] | None = None):
+             withdrawn: Callable[[dict], str] | None = None, confirm: Callable[[dict], Any] | None = None,
+             withheld: Callable[[Any, Any], str] | None = None):
     """Register the decorated function as the body of job kind ``name``."""
     def deco(body):
         KINDS[name] = JobKind(name=name, perm=perm, body=body, title=title, label=label,
                               clean=clean or (lambda p: p), subject=subject or (lambda p: ""),
-                              withdrawn=withdrawn or (lambda p: ""), confirm=confirm)
+                              withdrawn=withdrawn or (lambda p: ""), confirm=confirm,
+                              withheld=withheld or (lambda job, user: ""))
         return body
     return deco
 

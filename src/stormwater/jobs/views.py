@@ -34,7 +34,8 @@ def job_list(request):
 @require_perm()
 def job_detail(request, job_id: int):
     job = job_get_for_user(user=request.user, job_id=job_id)
-    return render(request, "jobs/detail.html", {"job": job, "log": job_log_tail(job), "withdrawn": _withdrawn(job)})
+    return render(request, "jobs/detail.html", {"job": job, "log": job_log_tail(job),
+                                                "withdrawn": _withdrawn(job, request.user)})
 
 
 @require_perm()
@@ -43,17 +44,28 @@ def job_file(request, job_id: int):
     why = _withdrawn(job)
     if why:  # e.g. the print file of a run voided since: gone, and said so (never the file without a mark)
         return HttpResponse(why, status=410, content_type="text/plain; charset=utf-8")
+    why = _withheld(job, request.user)
+    if why:  # e.g. a list's file made before its starter's role changed (issue 29)
+        return HttpResponse(why, status=403, content_type="text/plain; charset=utf-8")
     path = (Path(settings.MEDIA_ROOT) / job.file).resolve() if job.file else None
     if path is None or not path.is_file() or not path.is_relative_to(Path(settings.MEDIA_ROOT).resolve()):
         raise Http404("This job has no file.")
     return FileResponse(path.open("rb"), as_attachment=True, filename=path.name)
 
 
-def _withdrawn(job) -> str:
+def _withdrawn(job, user=None) -> str:
+    """Why the job's file may not be downloaded (by ``user``, when given), or ""."""
     from .registry import KINDS
 
     kind = KINDS.get(job.kind)
-    return kind.withdrawn(job.params or {}) if kind else ""
+    return (kind.withdrawn(job.params or {}) or _withheld(job, user)) if kind else ""
+
+
+def _withheld(job, user) -> str:
+    from .registry import KINDS
+
+    kind = KINDS.get(job.kind)
+    return kind.withheld(job, user) if kind and user is not None else ""
 
 
 def _back(request, job):

@@ -21,6 +21,7 @@ from stormwater.utility.documents import render_pdf
 from stormwater.utility.models import Account, BillRun
 from stormwater.utility.selectors import bill_installments, bill_page_get_for_user
 from stormwater.web.files import csv_response, download, table_response
+from stormwater.web.listexports import export_progress, large_export
 from stormwater.web.confirm import Confirmation, confirm_page, confirmation_needed
 from stormwater.web.once import submit_once
 from stormwater.web.paging import paginate
@@ -343,8 +344,13 @@ def commitment_export(request, commitment_id: int, fmt: str):
     c = get_object_or_404(Commitment, pk=commitment_id)
     name = f"commitment-FY{c.tax_fiscal_year}-{c.pk}"
     if fmt in ("csv", "xlsx"):
+        # Issue 29: past LIST_EXPORT_JOB_ROWS lines the Excel file is the list_export job (web.listexports)
+        job = large_export(request, fmt, c.lines.count, name=name, noun="commitment lines")
+        if job:
+            return job
         return table_response(fmt, name=name, sheet=name, columns=exports.COMMITMENT_COLUMNS,
-                              rows=exports.commitment_rows(c), money_columns=exports.COMMITMENT_MONEY)
+                              rows=exports.commitment_rows(c), money_columns=exports.COMMITMENT_MONEY,
+                              each=export_progress(request))
     lines = c.lines.select_related("account__parcel__owner", "account__unit__owner", "demand")
     return download(render_pdf("receivables/commitment_pdf.html", {"c": c, "lines": lines}), name=name, ext="pdf")
 
@@ -420,8 +426,13 @@ def aging_report(request, fmt: str = "html", which: str = "aging"):
         report = (selectors.aging_report(as_of=as_of) if which == "aging"
                   else selectors.delinquency_report(as_of=as_of))
         name = f"{which}-{as_of}"
+        # Issue 29: past LIST_EXPORT_JOB_ROWS accounts the Excel file is the list_export job (web.listexports)
+        job = large_export(request, fmt, report.count, name=name, noun="accounts")
+        if job:
+            return job
         return table_response(fmt, name=name, sheet=name, columns=exports.AGING_COLUMNS,
-                              rows=exports.aging_rows(report), money_columns=exports.AGING_MONEY)
+                              rows=exports.aging_rows(report), money_columns=exports.AGING_MONEY,
+                              each=export_progress(request))
     lst = AgingList(request, accounts_for_user(user=request.user), which=which)
     response = lst.export_response()
     if response:

@@ -158,28 +158,31 @@ def xlsx_bytes(sheet: str, columns: Sequence[str], rows: Iterable[Sequence],
 
 
 def xlsx_response(sheet: str, columns: Sequence[str], rows: Iterable[Sequence],
-                  money_columns: frozenset[str] | set[str] = frozenset(), *, name: str) -> FileResponse:
+                  money_columns: frozenset[str] | set[str] = frozenset(), *, name: str,
+                  each: Callable[[int], None] = _none) -> FileResponse:
     """An Excel download written to a temporary file (deleted when the response is closed) and sent from
-    it in blocks: memory stays flat whatever the number of rows."""
+    it in blocks: memory stays flat whatever the number of rows. ``each(n)`` after the n-th row (the progress of the
+    job making it: ``web.listexports.export_progress``)."""
     tmp = tempfile.TemporaryFile(prefix="stormwater-export-", suffix=".xlsx")
     try:
-        xlsx_write(tmp, sheet, columns, rows, money_columns)
+        written = xlsx_write(tmp, sheet, columns, rows, money_columns, each=each)
     except BaseException:
         tmp.close()
         raise
     tmp.seek(0)
     resp = FileResponse(tmp, content_type=CONTENT_TYPES["xlsx"])
     resp["Content-Disposition"] = f'attachment; filename="{name}.xlsx"'
+    resp.export_rows = written  # the rows written: the list_export job reports them (jobs/kinds/listexport.py)
     return resp
 
 
 def table_response(fmt: str, *, name: str, sheet: str, columns: Sequence[str], rows: Iterable[Sequence],
-                   money_columns: frozenset[str] | set[str] = frozenset()):
-    """A table as a streamed CSV (``fmt`` "csv") or an Excel workbook ("xlsx")."""
+                   money_columns: frozenset[str] | set[str] = frozenset(), each: Callable[[int], None] = _none):
+    """A table as a streamed CSV (``fmt`` "csv") or an Excel workbook ("xlsx"; ``each`` as ``xlsx_response``)."""
     if fmt == "csv":
         return csv_response(columns, rows, name=name)
     if fmt == "xlsx":
-        return xlsx_response(sheet, columns, rows, money_columns, name=name)
+        return xlsx_response(sheet, columns, rows, money_columns, name=name, each=each)
     raise ValueError(f"fmt: csv or xlsx, not {fmt!r}")
 
 

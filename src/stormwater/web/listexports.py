@@ -2,7 +2,8 @@
 matching row in the page's order, the columns shown, each cell as a spreadsheet takes it (``plain``) and through
 ``web.files.safe_cell``; a CSV streams row by row, a workbook is written in openpyxl's write-only mode (split into
 sheets at Excel's row limit). An Excel download of more than ``settings.LIST_EXPORT_JOB_ROWS`` rows is a job
-(issue 29; ``set_large_export``, registered by the jobs app)."""
+(issue 29; ``set_large_export``, registered by the jobs app); so is an older direct Excel URL's past as many rows
+(``large_export``: the same job, the same rule)."""
 from __future__ import annotations
 
 import csv
@@ -33,10 +34,44 @@ _large_export = None
 
 
 def set_large_export(handler) -> None:
-    """``handler(list_page, fmt) -> HttpResponse``: what answers an export too large for a request (the jobs
-    app's ``list_export`` kind: start the job, show its page)."""
+    """``handler(request, params, what) -> HttpResponse``: what answers an Excel download too large for a request
+    (the jobs app's ``list_export`` kind: start the job with ``params`` — the download's path, query and name —
+    show its page, saying ``what`` is too many, e.g. "12,000 accounts")."""
     global _large_export
     _large_export = handler
+
+
+def export_job_limit() -> int:
+    return getattr(django_settings, "LIST_EXPORT_JOB_ROWS", LIST_EXPORT_JOB_ROWS)
+
+
+def made_here(request) -> bool:
+    """The request is the ``list_export`` job making the file (never a browser's)."""
+    return bool(getattr(request, EXPORT_HERE, False))
+
+
+def export_progress(request):
+    """``each(n)`` for the writer of a direct URL's Excel file (``web.files.xlsx_response``): in the job making it, its
+    progress every CHUNK rows (the total is not counted again); in a request, nothing."""
+    progress = getattr(request, EXPORT_HERE, None)
+    if not callable(progress):
+        return lambda n: None
+    return lambda n: progress(n) if n % CHUNK == 0 else None
+
+
+def large_export(request, fmt: str, rows, *, name: str, noun: str = "rows"):
+    """A direct download URL's Excel file (``/collections/aging.xlsx``, a commitment's ``export.xlsx``, the cashier's
+    and the fund's reports …) past ``LIST_EXPORT_JOB_ROWS`` rows: the same ``list_export`` job a list page starts, run
+    on this URL (its path and query) as the person asking, and its page; else None (build it here: a small town
+    still gets its file directly, and so does the job itself). ``rows``: the number of rows, or a function giving
+    it (counted only for an Excel download)."""
+    if fmt != "xlsx" or _large_export is None or made_here(request):
+        return None
+    n = rows() if callable(rows) else rows
+    if n <= export_job_limit():
+        return None
+    return _large_export(request, {"path": request.path_info, "query": request.GET.urlencode(), "name": name},
+                         f"{n:,} {noun}")
 
 
 class ListExports:
@@ -49,7 +84,7 @@ class ListExports:
         if fmt not in EXPORT_FORMATS:
             return None
         if fmt == "xlsx" and self.export_in_job:
-            return _large_export(self, fmt)
+            return _large_export(self.request, self.export_job_params, self.noun_count)
         name = f"{self.export_name}-{timezone.localdate():%Y-%m-%d}"
         return (self._csv(name) if fmt == "csv" else self._xlsx(name))
 
@@ -63,9 +98,7 @@ class ListExports:
     def export_in_job(self) -> bool:
         """An Excel download of more than LIST_EXPORT_JOB_ROWS rows is a job (``set_large_export``), but in the
         job itself."""
-        limit = getattr(django_settings, "LIST_EXPORT_JOB_ROWS", LIST_EXPORT_JOB_ROWS)
-        return (_large_export is not None and not getattr(self.request, EXPORT_HERE, False)
-                and self.count > limit)
+        return _large_export is not None and not made_here(self.request) and self.count > export_job_limit()
 
     def export_columns(self):
         return [c for c in self.table.columns.iterall() if not c.column.exclude_from_export and c.visible]
