@@ -2,7 +2,8 @@
 
 One module because the plan's parts (the dataclasses) and the reader that builds them mirror each other part by part
 (``Subcatchment`` and ``_subcatchment``, ``Bmp`` and ``_bmp``, ...) and together are the one definition of the file
-format; splitting them would put a field and its check in two places.
+format; splitting them would put a field and its check in two places. The reader of one mapping (``_Obj``) and
+``PlanError`` are in review/planread.py, shared with the parts read in their own modules (review/reaches.py).
 
 Pure Python (no Django): :func:`plan_parse` turns the file's text into a :class:`Plan` or raises
 :class:`PlanError` whose message starts with the path of the offending field
@@ -17,19 +18,16 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-import math
 from dataclasses import dataclass, field
 from typing import Any
+
+from .planread import PlanError, _number, _Obj  # noqa: F401 (PlanError: the plan's error, imported from here)
 
 SCHEMA = "longmeadow-swmp/1"
 DEFAULT_STORMS_YEARS = (2, 10, 100)  # § 380-12 A(3)(g)[5]: 2-, 10- and 100-year 24-hour storms
 SQFT_PER_ACRE = 43560.0
 AREA_TOLERANCE = 0.005  # cover parts must add up to the subcatchment area within 0.5 %
 RUNOFF_METHODS = ("weighted_cn", "separate")
-
-
-class PlanError(ValueError):
-    """The plan file is unreadable or inconsistent; the message starts with the field's path."""
 
 
 # --- the plan's parts --------------------------------------------------------------------------
@@ -251,82 +249,6 @@ def plan_parse(text: str, *, name: str = "") -> tuple[Plan, dict, str]:
     """Parse and check a plan file. Returns ``(plan, decoded_mapping, format)``."""
     data, fmt = plan_load_text(text, name=name)
     return plan_from_dict(data), data, fmt
-
-
-class _Obj:
-    """A mapping being read: tracks its path and refuses unknown keys."""
-
-    def __init__(self, raw: Any, path: str, known: set[str]):
-        if not isinstance(raw, dict):
-            raise PlanError(f"{path}: expected a mapping")
-        unknown = sorted(str(k) for k in raw if str(k) not in known)
-        if unknown:
-            raise PlanError(f"{path}.{unknown[0]}: unknown field (expected {', '.join(sorted(known))})")
-        self.raw = {str(k): v for k, v in raw.items()}
-        self.path = path
-
-    def at(self, key: str) -> str:
-        return f"{self.path}.{key}" if self.path else key
-
-    def has(self, key: str) -> bool:
-        return self.raw.get(key) is not None
-
-    def str(self, key: str, *, required: bool = False, default: str = "") -> str:
-        v = self.raw.get(key)
-        if v is None:
-            if required:
-                raise PlanError(f"{self.at(key)}: required")
-            return default
-        if isinstance(v, (dict, list)):
-            raise PlanError(f"{self.at(key)}: must be text")
-        return str(v).strip()
-
-    def num(self, key: str, *, required: bool = False, lo: float | None = None, hi: float | None = None,
-            positive: bool = False) -> float | None:
-        v = self.raw.get(key)
-        if v is None:
-            if required:
-                raise PlanError(f"{self.at(key)}: required")
-            return None
-        return _number(v, self.at(key), lo=lo, hi=hi, positive=positive)
-
-    def bool(self, key: str, *, required: bool = False, default: bool = False) -> bool:
-        v = self.raw.get(key)
-        if v is None:
-            if required:
-                raise PlanError(f"{self.at(key)}: required (true or false)")
-            return default
-        if not isinstance(v, bool):
-            raise PlanError(f"{self.at(key)}: must be true or false")
-        return v
-
-    def list(self, key: str, *, required: bool = False) -> list:
-        v = self.raw.get(key)
-        if v is None:
-            if required:
-                raise PlanError(f"{self.at(key)}: required (a list)")
-            return []
-        if not isinstance(v, list):
-            raise PlanError(f"{self.at(key)}: must be a list")
-        return v
-
-
-def _number(v: Any, path: str, *, lo: float | None = None, hi: float | None = None, positive: bool = False) -> float:
-    if isinstance(v, bool) or not isinstance(v, (int, float, str)):
-        raise PlanError(f"{path}: must be a number")
-    try:
-        x = float(v)
-    except ValueError:
-        raise PlanError(f"{path}: {v!r} is not a number") from None
-    if not math.isfinite(x):
-        raise PlanError(f"{path}: must be a finite number")
-    if positive and x <= 0:
-        raise PlanError(f"{path}: must be greater than zero")
-    if lo is not None and x < lo:
-        raise PlanError(f"{path}: must be at least {lo:g}")
-    if hi is not None and x > hi:
-        raise PlanError(f"{path}: must be at most {hi:g}")
-    return x
 
 
 def _by_year(raw: Any, path: str) -> dict[int, float]:

@@ -21,7 +21,7 @@ from typing import Any
 from stormwater.engineering.hydrograph import Hydrograph
 from stormwater.engineering.reach import SHAPES, ReachSection, muskingum_cunge_route
 
-from .plan import PlanError, _Obj
+from .planread import PlanError, _Obj
 
 SRC_REACH = ("Muskingum–Cunge with variable parameters (Cunge 1969; Ponce and Yevjevich 1978; Ponce, Engineering "
              "Hydrology (1989) ch. 9) on the Manning normal-depth rating; NRCS NEH 630 ch. 17 and WinTR-20 reach routing")
