@@ -108,16 +108,28 @@ def _construction(users) -> dict:
         kind="erosion_pre_start", inspected_at=_at(today, 8), last_inspection="none",
         precipitation_24h_in=Decimal("0"), evaluation="compliant", **rep), acting_user=inspector)
     cs.construction_start(project=p, on=today, acting_user=director)
+    fence = cs.site_control_add(project=p, kind="perimeter", name="Silt fence along the east swale",
+                                acting_user=inspector)
+    inlet = cs.site_control_add(project=p, kind="inlet", name="Inlet protection at the street catch basin",
+                                acting_user=inspector)
     storm = cs.rain_event_record(project=p, ended_at=_at(today, 9), rain_in=Decimal("0.41"), source="DPW rain gauge",
                                  acting_user=users["staff"])
     insp = cs.inspection_report_file(project=p, report=cs.ReportInput(
         kind="erosion_storm", inspected_at=_at(today, 10), last_inspection=today,
         precipitation_24h_in=Decimal("0.41"), storm_id=storm.pk, evaluation="violations",
         findings="Silt fence undermined along the east swale", corrective_steps="Re-trench and restake the fence",
+        rows=(cs.RowInput(control_id=fence.pk, condition="failed", note="Undermined over 20 ft; sediment in the swale"),
+              cs.RowInput(control_id=inlet.pk, condition="needs_maintenance",
+                          note="Sediment piled against the filter sock")),
         **rep), acting_user=inspector)
-    cs.violation_notice_issue(project=p, description="Silt fence undermined along the east swale",
-                              corrective_actions="Re-trench and restake the silt fence; remove the sediment",
-                              correct_by=today + timedelta(days=3), inspection=insp, acting_user=director)
+    rows = {r.control_id: r for r in insp.rows.all()}
+    # The notice from the failed row, its re-inspection today + 3 days at 9:00 (issue 30: the demo inspector's week
+    # list is not empty), and a corrective action from the row needing maintenance, due today (the Today page).
+    cs.violation_from_row(row=rows[fence.pk], corrective_actions="Re-trench and restake the silt fence; remove the "
+                          "sediment", correct_by=today + timedelta(days=3), acting_user=director,
+                          reinspect_at=_at(timezone.localdate() + timedelta(days=3), 9))
+    cs.corrective_action_from_row(row=rows[inlet.pk], corrective_actions="Clean out the sediment at the inlet",
+                                  correct_by=timezone.localdate(), acting_user=inspector)
     area = cs.area_add(project=p, name="Lots 1–2 rough grading", acting_user=inspector)
     cs.area_ceased(area=area, on=today, acting_user=inspector)
 

@@ -52,7 +52,7 @@ def test_a_failed_row_becomes_a_notice_with_its_finding_and_photo(day, personas,
     with pytest.raises(cs.ConstructionError) as e:
         cs.violation_from_row(row=row, corrective_actions="x", correct_by=date(2026, 7, 8),
                               acting_user=personas["inspector"])
-    assert str(e.value) == ERR_ROW_HAS_NOTICE.format(label=row.label, vid=v.pk)
+    assert str(e.value) == ERR_ROW_HAS_NOTICE.format(label=row.label, what="notice of violation", ref=f"V{v.pk}")
 
 
 def test_a_row_that_did_not_fail_is_no_notice(day, personas):  # noqa: F811

@@ -27,7 +27,8 @@ def _project(p) -> dict:
                    "stabilize_by": str(a.due) if a.due else None, "stabilized_on": str(a.area.stabilized_on)
                    if a.area.stabilized_on else None, "overdue": a.overdue} for a in selectors.areas(p)],
         "surety": None if surety is None else {"amount": fmt(surety.amount), "held": fmt(services.surety_held(surety))},
-        "violations_unresolved": [f"V{v.pk}" for v in p.violations.all() if not v.resolved],
+        "violations_unresolved": [v.ref for v in p.violations.all() if v.kind == "notice" and not v.resolved],
+        "corrective_actions_open": [v.ref for v in p.violations.all() if v.kind == "corrective" and not v.resolved],
         "certificate_missing": services.final_submissions_missing(p) if p.certificate_on is None else [],
         "inspections": [{"kind": i.kind, "at": timezone.localtime(i.inspected_at).isoformat(), "evaluation": i.evaluation}
                         for i in p.inspections.all()],

@@ -16,8 +16,8 @@ from stormwater.formats import day as show_day, moment as show_moment
 from . import documents
 from . import workflow as wf
 from .base import ConstructionError, _keep_pdf, _lock, _send_on_commit, _today, not_before_permit
-from .models import (ChecklistRow, Condition, ConstructionProject, DisturbedArea, EnforcementReferral, Inspection,
-                     StopWorkOrder, Violation)
+from .models import (ChecklistRow, Condition, ConstructionProject, DisturbedArea, EnforcementReferral, FollowUp,
+                     Inspection, StopWorkOrder, Violation)
 
 S = wf.Status
 
@@ -36,7 +36,12 @@ ERR_REFER_REASON = ("Say what the referral is for: the failure to correct the vi
 ERR_RESOLVE_REASON = "Say how the enforcement was resolved."
 ERR_ROW_NOT_FAILED = ("“{label}” was found “{condition}”: a notice of violation is opened from a failed control — a "
                       "failure to comply with the approved plan (§ 380-16 C(4)(e)[5], C(4)(f)[1][g]).")
-ERR_ROW_HAS_NOTICE = "“{label}” already has its notice of violation: V{vid}."
+ERR_ROW_HAS_NOTICE = "“{label}” already has its {what}: {ref}."
+ERR_ROW_NOT_MAINTENANCE = ("“{label}” was found “{condition}”: a corrective action is opened from a control that needs "
+                           "maintenance (EPA CGP 2022 Part 5); a failed control is a notice of violation "
+                           "(§ 380-16 C(4)(e)[5]).")
+ERR_CA_FIELDS = "Say what is to be done and by when."
+ERR_CA_DUE = "The corrective action cannot be due before the inspection that found it ({day})."
 ERR_REINSPECT_PAST = "The re-inspection must be scheduled after now."
 ERR_REINSPECT_RESOLVED = "Violation V{vid} is corrected and approved: there is nothing to re-inspect."
 
@@ -99,9 +104,7 @@ def violation_from_row(*, row: ChecklistRow, corrective_actions: str, correct_by
     if row.condition != Condition.FAILED:
         raise ConstructionError(ERR_ROW_NOT_FAILED.format(label=row.label,
                                                           condition=Condition(row.condition).label.lower()))
-    done = row.violations.first()
-    if done is not None:
-        raise ConstructionError(ERR_ROW_HAS_NOTICE.format(label=row.label, vid=done.pk))
+    _one_per_row(row)
     v = violation_notice_issue(project=insp.project, description=row_finding(row),
                                corrective_actions=corrective_actions, correct_by=correct_by, acting_user=acting_user,
                                found_on=timezone.localtime(insp.inspected_at).date(), inspection=insp, row=row)
@@ -111,6 +114,46 @@ def violation_from_row(*, row: ChecklistRow, corrective_actions: str, correct_by
         stop_work_issue(project=insp.project, violations=[v], reason=stop_work_reason.strip(),
                         acting_user=acting_user)
     return v
+
+
+def _one_per_row(row: ChecklistRow) -> None:
+    """A row is followed up once: by its notice of violation or by its corrective action."""
+    done = row.violations.first()
+    if done is not None:
+        raise ConstructionError(ERR_ROW_HAS_NOTICE.format(label=row.label, what=done.get_kind_display().lower(),
+                                                          ref=done.ref))
+
+
+@transaction.atomic
+def corrective_action_from_row(*, row: ChecklistRow, corrective_actions: str, correct_by: date | None,
+                               acting_user) -> Violation:
+    """A corrective action opened from a row of a filed report that needs maintenance (issue 30; EPA CGP 2022
+    Part 5, corrective actions — the permit's own text is not in the reference library, so no deadline is computed
+    from it: the inspector sets the due date). The same record as a notice of violation from a failed row
+    (``violation_from_row``), ``kind`` corrective: the row's finding is its description, the row's photos are its
+    photos, the day found is the inspection's; no written notice. On the inspectors' week list (``field.visits_for``)
+    until its completion is recorded (``violation_corrected``: the day and what was done)."""
+    insp = row.inspection
+    if row.condition != Condition.NEEDS_MAINTENANCE:
+        raise ConstructionError(ERR_ROW_NOT_MAINTENANCE.format(label=row.label,
+                                                               condition=Condition(row.condition).label.lower()))
+    _one_per_row(row)
+    if not corrective_actions.strip():
+        raise ConstructionError(ERR_CA_FIELDS, field="corrective_actions")
+    if correct_by is None:
+        raise ConstructionError(ERR_CA_FIELDS, field="correct_by")
+    p = _lock(insp.project)
+    found_on = timezone.localtime(insp.inspected_at).date()
+    if correct_by < found_on:
+        raise ConstructionError(ERR_CA_DUE.format(day=show_day(found_on)), field="correct_by")
+    a = Violation.objects.create(project=p, kind=FollowUp.CORRECTIVE, inspection=insp, row=row, found_on=found_on,
+                                 description=row_finding(row), corrective_actions=corrective_actions.strip(),
+                                 correct_by=correct_by, notice_document=None)
+    event_record(case=p.case, kind="corrective.opened", acting_user=acting_user, on=found_on,
+                 why=f"Corrective action {a.ref}: {a.description}; due {show_day(correct_by)}",
+                 data={"violation": a.pk, "row": row.pk})
+    audit_record(actor=acting_user, action="construction.corrective_open", obj=a)
+    return a
 
 
 @transaction.atomic
@@ -136,8 +179,10 @@ def violation_corrected(*, violation: Violation, on: date, note: str, acting_use
     was found."""
     from stormwater.cases.filing import after_today
 
+    corrective = violation.kind == FollowUp.CORRECTIVE
     if not note.strip():
-        raise ConstructionError("Say what was done to correct the violation.", field="note")
+        raise ConstructionError("Say what was done to correct the violation." if not corrective else
+                                "Say what was done to complete the corrective action.", field="note")
     if err := after_today(on, what="date of the correction"):
         raise ConstructionError(err, field="on")
     if on < violation.found_on:
@@ -146,6 +191,10 @@ def violation_corrected(*, violation: Violation, on: date, note: str, acting_use
     note = note.strip()
     violation.corrected_on, violation.corrected_note = on, note
     violation.save(update_fields=["corrected_on", "corrected_note"])
+    if corrective:  # done: a corrective action has no Director's approval (CGP 2022 Part 5; issue 30)
+        event_record(case=violation.project.case, kind="corrective.closed", acting_user=acting_user, on=on,
+                     why=f"{violation.ref} completed: {note}")
+        return violation
     event_record(case=violation.project.case, kind="violation.corrected", acting_user=acting_user, on=on,
                  why=f"V{violation.pk} reported corrected: {note}")
     return violation
@@ -154,6 +203,8 @@ def violation_corrected(*, violation: Violation, on: date, note: str, acting_use
 @transaction.atomic
 def violation_approve(*, violation: Violation, on: date, acting_user) -> Violation:
     """The Director approves the corrected work (§ 380-16 C(4)(e)[5])."""
+    if violation.kind != FollowUp.NOTICE:
+        raise ConstructionError(f"{violation.ref} is a corrective action: it is done when completed, not approved.")
     if violation.corrected_on is None:
         raise ConstructionError(ERR_NOT_CORRECTED.format(vid=f"V{violation.pk}"))
     violation.approved_on, violation.approved_by = on, acting_user
@@ -165,7 +216,8 @@ def violation_approve(*, violation: Violation, on: date, acting_user) -> Violati
 
 
 def _unresolved(project) -> list[Violation]:
-    return [v for v in project.violations.all() if not v.resolved]
+    """The notices of violation not yet corrected and approved (a corrective action is no violation)."""
+    return [v for v in project.violations.all() if v.kind == FollowUp.NOTICE and not v.resolved]
 
 
 @transaction.atomic

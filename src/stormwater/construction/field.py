@@ -10,7 +10,9 @@ What is due, per file not yet certified complete (§ 380-18):
   notice schedules them (§ 380-16 C(3)), until their report is filed;
 - the re-inspection of a violation at the time it was scheduled (issue 30; § 380-16 C(4)(e)[5]: the correction is
   seen before the Director approves it), until a report of the site inspected on or after that day is filed or the
-  violation is resolved — a Director's inspection (§ 380-16 C(4)(b)[2]).
+  violation is resolved — a Director's inspection (§ 380-16 C(4)(b)[2]);
+- a corrective action opened from a row that needs maintenance (EPA CGP 2022 Part 5; issue 30) on its due day, until
+  its completion is recorded.
 
 Today's list holds what is due by the end of today, everything overdue, and every pending storm inspection (it is
 due within 24 hours of the storm). This week's list is the next seven days from today.
@@ -20,15 +22,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 
-from django.db.models import Prefetch
+from django.db.models import Prefetch, Q
 from django.utils import timezone
 
 from stormwater.gis.route import haversine_m, route_order
 from stormwater.rules.inspections import stabilization_due
 
 from . import workflow as wf
-from .models import (EROSION_KINDS, ConstructionProject, Evaluation, Inspection, InspectionKind, InspectionNotice,
-                     Violation)
+from .models import (EROSION_KINDS, ConstructionProject, Evaluation, FollowUp, Inspection, InspectionKind,
+                     InspectionNotice, Violation)
 from .selectors import dues_from, projects_for_user
 
 K = InspectionKind
@@ -39,7 +41,7 @@ class Visit:
     """One inspection owed on one site. ``report_kind`` is the report form's type; ``due_at`` None = not dated."""
 
     project: ConstructionProject
-    what: str              # "storm", "routine", "pre_start", "stabilization", "engineer", "reinspection"
+    what: str              # "storm", "routine", "pre_start", "stabilization", "engineer", "reinspection", "corrective"
     title: str
     report_kind: str
     due_at: datetime | None
@@ -90,8 +92,9 @@ def projects_in_the_field(user):
                     to_attr="field_inspections"),
                 "rain_events", "areas",
                 Prefetch("notices", queryset=InspectionNotice.objects.order_by("scheduled_at"), to_attr="field_notices"),
-                Prefetch("violations", queryset=Violation.objects.filter(reinspect_at__isnull=False).select_related("row"),
-                         to_attr="field_reinspections")))
+                Prefetch("violations", queryset=Violation.objects.filter(
+                    Q(reinspect_at__isnull=False) | Q(kind=FollowUp.CORRECTIVE, corrected_on__isnull=True))
+                    .select_related("row"), to_attr="field_reinspections")))
 
 
 def visits_for(project: ConstructionProject, *, now: datetime) -> list[Visit]:
@@ -130,6 +133,9 @@ def visits_for(project: ConstructionProject, *, now: datetime) -> list[Visit]:
                              reason=f"the design engineer's notice for {at:%Y-%m-%d %H:%M}",
                              citation="§ 380-16 C(3)", overdue=_end_of(at.date()) < now))
     for v in project.field_reinspections:
+        if v.kind == FollowUp.CORRECTIVE:
+            out.append(_corrective_visit(project, v, now))
+            continue
         at = timezone.localtime(v.reinspect_at)
         if v.resolved or any(timezone.localtime(i.inspected_at).date() >= at.date() for i in inspections):
             continue
@@ -139,6 +145,16 @@ def visits_for(project: ConstructionProject, *, now: datetime) -> list[Visit]:
                          reason=f"notice of violation V{v.pk}, to correct by {v.correct_by:%Y-%m-%d}",
                          citation="§ 380-16 C(4)(e)[5]", overdue=_end_of(at.date()) < now))
     return out
+
+
+def _corrective_visit(project: ConstructionProject, a: Violation, now: datetime) -> Visit:
+    """A corrective action (CGP 2022 Part 5; issue 30): listed on its due day until its completion is recorded —
+    an inspection of the site does not close it."""
+    what = a.row.label if a.row is not None else a.description[:80]
+    return Visit(project=project, what="corrective", title=f"Corrective action {a.ref}: {what}",
+                 report_kind=K.RANDOM.value, due_at=_end_of(a.correct_by),
+                 reason=f"found {a.found_on:%Y-%m-%d}: {a.corrective_actions[:120]}; due {a.correct_by:%Y-%m-%d}",
+                 citation="CGP 2022 Part 5", overdue=_end_of(a.correct_by) < now)
 
 
 def _sort_key(v: Visit):

@@ -103,7 +103,7 @@ def field_week(request):
 
 @require_perm(Perm.INSPECTION_FILE)
 def field_base(request):
-    """The base of the field maps when the town sets no tile server (issue 30): the town's own parcel outlines
+    """The base of the field maps when the town sets no tile server (issue 30): the town's own parcel outlines and roads
     around the person's sites, GeoJSON (WGS 84) from this origin, under /field/ so the service worker keeps it."""
     from stormwater.gis.selectors import base_geojson
 
@@ -275,6 +275,27 @@ def construction_row_violation(request, number: str, inspection_id: int, row_id:
     ok = "Notice of violation issued" + (" and the re-inspection scheduled" if f.get("reinspect_at") else "") + (
         "; stop-work order issued." if stop else ".")
     return act(request, go, ok, reverse("construction_inspection", args=[number, insp.pk]))
+
+
+@require_POST
+@require_perm(Perm.INSPECT)
+def construction_row_corrective(request, number: str, inspection_id: int, row_id: int):
+    """A corrective action from a row of a report that needs maintenance (issue 30; EPA CGP 2022 Part 5): the row's
+    finding and photos carried over, the due date the inspector sets; on the week list until its completion is
+    recorded on the file page. Refused: the report page again, the error at its field."""
+    from stormwater.web.postdata import act, date_value
+
+    from . import services
+
+    p = selectors.project_get_for_user(user=request.user, number=number)
+    insp = get_object_or_404(p.inspections, pk=inspection_id)
+    row = get_object_or_404(insp.rows, pk=row_id)
+    f = request.POST
+    return act(request, lambda: services.corrective_action_from_row(
+        row=row, corrective_actions=f.get("corrective_actions", ""),
+        correct_by=date_value(f.get("correct_by"), field="correct_by"), acting_user=request.user),
+        "Corrective action opened; it is on the week list until it is done.",
+        reverse("construction_inspection", args=[number, insp.pk]))
 
 
 @require_perm()

@@ -274,10 +274,21 @@ class DisturbedArea(models.Model):
         ordering = ["id"]
 
 
+class FollowUp(models.TextChoices):
+    # What a finding in the field becomes (issue 30): a failed control, a notice of violation (§ 380-16 C(4)(e)[5]);
+    # a control that needs maintenance, a corrective action (EPA CGP 2022 Part 5), no notice.
+    NOTICE = "notice", "Notice of violation"
+    CORRECTIVE = "corrective", "Corrective action"
+
+
 class Violation(models.Model):
     """A failure to comply with the approved plan: written notice with the corrective actions
-    (§ 380-16 C(4)(e)[5]); corrected by the permittee, approved by the Director."""
+    (§ 380-16 C(4)(e)[5]); corrected by the permittee, approved by the Director. With ``kind`` corrective, a
+    corrective action instead (CGP 2022 Part 5; issue 30): opened from a row that needs maintenance, no written
+    notice, done when its completion is recorded (no Director's approval); never counted as a violation
+    (``enforcement._unresolved``)."""
 
+    kind = models.CharField(max_length=12, choices=FollowUp.choices, default=FollowUp.NOTICE)
     project = models.ForeignKey(ConstructionProject, on_delete=models.PROTECT, related_name="violations")
     inspection = models.ForeignKey(Inspection, null=True, blank=True, on_delete=models.PROTECT,
                                    related_name="violations")
@@ -302,7 +313,14 @@ class Violation(models.Model):
 
     @property
     def resolved(self) -> bool:
+        if self.kind == FollowUp.CORRECTIVE:
+            return self.corrected_on is not None
         return self.corrected_on is not None and self.approved_on is not None
+
+    @property
+    def ref(self) -> str:
+        """V12 for a notice of violation, CA12 for a corrective action."""
+        return f"{'CA' if self.kind == FollowUp.CORRECTIVE else 'V'}{self.pk}"
 
 
 class StopWorkOrder(models.Model):

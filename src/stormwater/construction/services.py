@@ -29,9 +29,9 @@ from .base import (ConstructionError, _keep_pdf, _lock, _send_on_commit, _today,
                    recipients)
 from .enforcement import (ERR_CORRECT_BY, ERR_LIFT, ERR_LIFT_NOTE, ERR_NO_OPEN_ORDER, ERR_NOT_CORRECTED,  # noqa: F401
                           ERR_REFER, ERR_REFER_REASON, ERR_RESOLVE_REASON, ERR_SWO_REASON, ERR_SWO_VIOLATIONS,
-                          ERR_VIOLATION_FIELDS, _unresolved, enforcement_refer, enforcement_resolve, stop_work_issue,
-                          stop_work_lift, stop_work_open, reinspection_schedule, violation_approve,
-                          violation_corrected, violation_from_row, violation_notice_issue)
+                          ERR_VIOLATION_FIELDS, _unresolved, corrective_action_from_row, enforcement_refer,
+                          enforcement_resolve, reinspection_schedule, stop_work_issue, stop_work_lift, stop_work_open,
+                          violation_approve, violation_corrected, violation_from_row, violation_notice_issue)
 from .reporting import (ERR_FINAL_NO_WALK, ERR_FINAL_PUNCH, ERR_FINAL_STORM, ERR_FINAL_VIDEO,  # noqa: F401
                         ERR_LATE_NOTICE, ERR_NO_NOTICE, ERR_NOT_YOURS, ERR_NOTICE_PAST, ERR_PRE_BURY, ERR_RANDOM,
                         ERR_REPORT_FIELDS, AlreadyFiled, ReportInput, RowInput, SignatureInput,

@@ -36,6 +36,8 @@ urlpatterns = [
     path(P + "inspections/<int:inspection_id>/", fieldviews.construction_inspection, name="construction_inspection"),
     path(P + "inspections/<int:inspection_id>/rows/<int:row_id>/violation/", fieldviews.construction_row_violation,
          name="construction_row_violation"),
+    path(P + "inspections/<int:inspection_id>/rows/<int:row_id>/corrective/", fieldviews.construction_row_corrective,
+         name="construction_row_corrective"),
     path(P + "inspections/<int:inspection_id>/signature.png", fieldviews.construction_signature,
          name="construction_signature"),
     path(P + "photos/<int:photo_id>/", fieldviews.construction_photo, name="construction_photo"),

@@ -27,7 +27,7 @@ from stormwater.web.postdata import act, choice_value, date_value, money_value, 
 
 from . import selectors, services
 from .lists import ConstructionList
-from .models import EROSION_KINDS, ControlKind, Evaluation, InspectionKind, SuretyForm
+from .models import EROSION_KINDS, ControlKind, Evaluation, FollowUp, InspectionKind, SuretyForm
 
 
 def _dt(v, field: str | None = None) -> datetime:
@@ -115,8 +115,8 @@ def _detail_page(request, p, *, area_form=None, corrected_form=None, status: int
     from .forms import AreaForm, CorrectedForm
 
     u = request.user
-    violations = list(p.violations.all())
-    for v in violations:  # each open violation's "report corrected" row form, ids of its own
+    followups = list(p.violations.select_related("row").prefetch_related("row__photos"))
+    for v in followups:  # each open violation's "report corrected" row form, ids of its own
         refused = corrected_form is not None and corrected_form.violation_id == v.pk
         v.corrected_form = corrected_form if refused else CorrectedForm(
             violation_id=v.pk, initial={"on": timezone.localdate()})
@@ -126,7 +126,10 @@ def _detail_page(request, p, *, area_form=None, corrected_form=None, status: int
     ctx = {
         "p": p, "case": p.case, "app": p.permit, "site": site, "due": selectors.next_due(p), "dues": selectors.dues(p),
         "areas": selectors.areas(p), "inspections": p.inspections.select_related("document", "notice", "storm"),
-        "notices": p.notices.all(), "rain": p.rain_events.all(), "violations": violations,
+        "notices": p.notices.all(), "rain": p.rain_events.all(),
+        # notices of violation (§ 380-16 C(4)(e)[5]) and corrective actions (CGP 2022 Part 5; issue 30), apart
+        "violations": [v for v in followups if v.kind == FollowUp.NOTICE],
+        "corrective": [v for v in followups if v.kind == FollowUp.CORRECTIVE],
         "orders": p.stop_work_orders.prefetch_related("violations"), "open_order": services.stop_work_open(p),
         "referrals": p.referrals.all(), "punch": p.punch_items.all(), "meetings": p.meetings.all(),
         "surety": surety, "held": services.surety_held(surety) if surety else None,
@@ -294,6 +297,9 @@ def construction_violation_corrected(request, number, violation_id):
         except REFUSALS as e:
             add_refusal(form, e)
         else:
+            if v.kind == FollowUp.CORRECTIVE:  # done when completed (CGP 2022 Part 5; issue 30)
+                messages.success(request, f"Corrective action {v.ref} closed as done.")
+                return redirect(f"/construction/{p.case.number}/#corrective")
             messages.success(request, "Correction reported; the Director approves it.")
             return redirect(f"/construction/{p.case.number}/#violations")
     return _detail_page(request, p, corrected_form=form, status=400)
@@ -312,8 +318,8 @@ def construction_violation_approve(request, number, violation_id):
 def construction_stop_work(request, number):
     p = _get(request, number)
     return _do(request, p, lambda: services.stop_work_issue(
-        project=p, violations=list(p.violations.filter(pk__in=record_ids(request.POST.getlist("violations"),
-                                                                        "violations"))),
+        project=p, violations=list(p.violations.filter(
+            kind=FollowUp.NOTICE, pk__in=record_ids(request.POST.getlist("violations"), "violations"))),
         reason=request.POST.get("reason", ""), acting_user=request.user), "Stop-work order issued.", "violations")
 
 
@@ -357,7 +363,7 @@ def construction_surety(request, number):
             project=p, amount=money_value(f.get("amount"), "amount"), on=date_value(f.get("on"), timezone.localdate(), field="on"),
             phase=f.get("phase", ""), reason=f.get("reason", ""), acting_user=request.user), "Surety released.", "surety")
     return _do(request, p, lambda: services.surety_forfeit(
-        project=p, violation=_one(p.violations, f.get("violation"), "violation"), amount=money_value(f.get("amount"), "amount"), on=date_value(f.get("on"), timezone.localdate(), field="on"),
+        project=p, violation=_one(p.violations.filter(kind=FollowUp.NOTICE), f.get("violation"), "violation"), amount=money_value(f.get("amount"), "amount"), on=date_value(f.get("on"), timezone.localdate(), field="on"),
         reason=f.get("reason", ""), acting_user=request.user), "Surety drawn to correct the work.", "surety")
 
 

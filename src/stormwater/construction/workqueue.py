@@ -91,7 +91,7 @@ def construction_items(ctx: QueueContext):
             category="stabilization", detail=f"Work ceased {a.ceased_on:%b %-d, %Y}")
 
     # § 380-16 C(4)(e)[5]: the permittee corrects by the date in the notice; the Director approves the work.
-    for v in (Violation.objects.filter(project__in=mine, approved_on__isnull=True)
+    for v in (Violation.objects.filter(project__in=mine, approved_on__isnull=True, kind="notice")
               .select_related("project__case", "project__permit__case", "project__permit__owner")):
         p = v.project
         url = reverse("construction_detail", args=[p.case.number])

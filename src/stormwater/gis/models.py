@@ -99,3 +99,16 @@ class SurveyParcelFacts(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["survey", "parcel"], name="one_facts_per_parcel_per_survey")]
+
+
+class RightOfWayShape(Envelope):
+    """One right-of-way (road, sidewalk) polygon of a survey as imported (issue 30): the overlay subtracts it from
+    the impervious layers (¶F: right-of-way is not attributed to a parcel); kept so that the field maps can draw the
+    town's own roads beside its parcels without a tile server (``selectors.base_geojson``)."""
+
+    survey = models.ForeignKey(ImperviousSurvey, on_delete=models.PROTECT, related_name="row_shapes")
+    layer = models.CharField(max_length=80)
+    source_fid = models.CharField(max_length=80, help_text="Feature id in the source layer")
+
+    class Meta:
+        indexes = [models.Index(fields=["survey", "minx"], name="gis_row_survey_minx")]

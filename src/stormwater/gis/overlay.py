@@ -472,6 +472,7 @@ class OverlayResult:
     pieces: pd.DataFrame          # parcel_id, layer, fid, area_sqft, geometry
     features: pd.DataFrame        # layer, fid, area_sqft (after ROW removal), row_removed_sqft
     problems: list[Problem] = field(default_factory=list)
+    right_of_way: list[Layer] = field(default_factory=list)  # the ROW layers subtracted, kept for the maps (issue 30)
 
     @property
     def row_removed_sqft(self) -> dict[str, float]:

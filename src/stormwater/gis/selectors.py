@@ -517,10 +517,12 @@ BASE_SIMPLIFY_FT = 1.0    # outlines simplified to 1 ft: invisible at street zoo
 
 def base_geojson(*, around: list[tuple[float, float]], margin_ft: float = BASE_MARGIN_FT,
                  limit: int = BASE_LIMIT) -> dict:
-    """The town's own parcel outlines (the latest shape of each parcel) within ``margin_ft`` of the box around the
-    ``around`` positions (lat, lon WGS84): the base of the field maps when no tile server is set (issue 30), served
-    from this origin so the phone keeps it offline. No tile, no road layer is fetched from anywhere else (the
-    surveys keep no road layer: the streets are the gaps between the parcels)."""
+    """The town's own parcel outlines (the latest shape of each parcel, ``kind`` "parcel") and roads (the right-of-way
+    polygons of the latest survey that kept them, ``kind`` "road", clipped to the box) within ``margin_ft`` of the box
+    around the ``around`` positions (lat, lon WGS84): the base of the field maps when no tile server is set (issue 30),
+    served from this origin so the phone keeps it offline. Nothing is fetched from anywhere else. A survey imported
+    without a right-of-way layer has no roads: the base then shows the parcels only (the gaps between them are not
+    drawn as roads)."""
     empty = {"type": "FeatureCollection", "features": []}
     if not around:
         return empty
@@ -535,9 +537,33 @@ def base_geojson(*, around: list[tuple[float, float]], margin_ft: float = BASE_M
             break
         latest.setdefault(shape.parcel_id, shape)
     shapes = [s for s in latest.values() if s.geom_wkb]
-    if not shapes:
+    roads = _base_roads((x0, y0, x1, y1), limit)
+    if not shapes and not roads:
         return empty
     geoms = shapely.simplify(shapely.from_wkb([bytes(s.geom_wkb) for s in shapes]), BASE_SIMPLIFY_FT)
     geoms = shapely.set_precision(overlay.from_target_crs(geoms), 1e-6)  # ≈ 0.1 m: enough for a base
     return {"type": "FeatureCollection", "features": [
-        _feature(g, {"parcel_id": s.parcel.parcel_id, "address": s.parcel.address}) for g, s in zip(geoms, shapes)]}
+        *(_feature(g, {"kind": "road", "layer": r.layer}) for g, r in roads),
+        *(_feature(g, {"kind": "parcel", "parcel_id": s.parcel.parcel_id, "address": s.parcel.address})
+          for g, s in zip(geoms, shapes))]}
+
+
+def _base_roads(bbox: tuple[float, float, float, float], limit: int) -> list:
+    """(WGS84 geometry, RightOfWayShape) of the roads of the latest survey that kept its right-of-way layer, clipped
+    to ``bbox`` (EPSG:2249): a town's street network is often one huge polygon; the phone gets only the part near."""
+    from .models import RightOfWayShape
+
+    survey_id = (RightOfWayShape.objects.order_by("-survey__surveyed_on", "-survey_id")
+                 .values_list("survey_id", flat=True).first())
+    if survey_id is None:
+        return []
+    x0, y0, x1, y1 = bbox
+    rows = list(RightOfWayShape.objects.filter(survey_id=survey_id, minx__lte=x1, maxx__gte=x0, miny__lte=y1,
+                                               maxy__gte=y0).order_by("id").only("id", "geom_wkb", "layer")[:limit])
+    if not rows:
+        return []
+    geoms = shapely.clip_by_rect(shapely.from_wkb([bytes(r.geom_wkb) for r in rows]), x0, y0, x1, y1)
+    keep = ~shapely.is_empty(geoms)
+    geoms = shapely.simplify(geoms[keep], BASE_SIMPLIFY_FT)
+    geoms = shapely.set_precision(overlay.from_target_crs(geoms), 1e-6)
+    return list(zip(geoms, [r for r, k in zip(rows, keep) if k]))

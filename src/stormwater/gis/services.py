@@ -36,7 +36,7 @@ from .archives import (ERR_BAD_ZIP, ERR_UNSAFE_ZIP, ERR_ZIP_MEMBERS, ERR_ZIP_RAT
                        GIS_SUFFIXES, MB, RATIO_FLOOR_BYTES, ArchiveLimits, unzip_checked, zip_checked)
 from . import overlay
 from .sanity import ERR_EMPTY_LAYER, matches_parcels, survey_sanity, units_sanity
-from .models import GisImport, ImperviousPiece, ParcelShape, SurveyParcelFacts
+from .models import GisImport, ImperviousPiece, ParcelShape, RightOfWayShape, SurveyParcelFacts
 from .selectors import import_folder, survey_comparison
 
 CENT = Decimal("0.01")
@@ -373,6 +373,7 @@ def survey_compute(spec: SurveySpec, *, progress: Callable[[int, int], None] | N
     else:
         result = overlay.impervious_partitioned(parcels, layers, row, partitions=spec.partitions, progress=progress)
     result.problems = problems + result.problems
+    result.right_of_way = row
     return parcels, result
 
 
@@ -451,6 +452,8 @@ def survey_import(*, spec: SurveySpec, name: str, surveyed_on: date, acting_user
             report |= {"unchanged": True, "survey_id": same_survey.pk,
                        "message": f"the same areas as survey #{same_survey.pk} “{same_survey.name}”: nothing changed"}
             survey = same_survey
+            if not same_survey.row_shapes.exists():  # imported before its roads were kept (issue 30)
+                _write_roads(same_survey, result)
             if gis_import is not None:
                 gi = GisImport.objects.select_for_update().get(pk=gis_import.pk)
                 if gi.status == GisImport.Status.IMPORTED:
@@ -515,6 +518,15 @@ def _write_survey(survey, parcels: overlay.Layer, result: overlay.OverlayResult,
         facts.append(SurveyParcelFacts(survey=survey, parcel_id=p.pk, land_use_code=p.land_use_code,
                                        dwelling_units=p.dwelling_units, property_class=cls))
     SurveyParcelFacts.objects.bulk_create(facts, batch_size=BATCH)
+    _write_roads(survey, result)
+
+
+def _write_roads(survey, result: overlay.OverlayResult) -> None:
+    """The survey's right-of-way polygons as imported (issue 30: the field maps draw the town's roads from them)."""
+    RightOfWayShape.objects.bulk_create(
+        (RightOfWayShape(survey=survey, layer=lyr.name[:80], source_fid=str(fid)[:80], geom_wkb=shapely.to_wkb(g),
+                         **_envelope(g))
+         for lyr in result.right_of_way for fid, g in zip(lyr.fids, lyr.geoms)), batch_size=BATCH)
 
 
 def layers_import_check(*, gis_import: GisImport, mapping: dict, acting_user,

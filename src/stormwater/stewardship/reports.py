@@ -57,7 +57,7 @@ def ms4_counts(year: int) -> list[Row]:
         rows.append(Row("Construction", f"— {k.label}", by_kind.get(k.value, 0), "§ 380-16 C(4)"))
     rows += [
         Row("Construction", "Enforcement: written violation notices",
-            Violation.objects.filter(found_on__range=(start, end)).count(), "§ 380-16 C(4)(e)[5]"),
+            Violation.objects.filter(found_on__range=(start, end), kind="notice").count(), "§ 380-16 C(4)(e)[5]"),
         Row("Construction", "Enforcement: stop-work orders",
             StopWorkOrder.objects.filter(issued_on__range=(start, end)).count(), "§ 380-16 C(4)(e)[5]"),
         Row("Construction", "Enforcement: referrals (§ 380-19)",

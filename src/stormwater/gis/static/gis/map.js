@@ -2,7 +2,7 @@
    inventory, from a json_script element) and the town map (parcels, permits, construction files, O&M sites, BMPs;
    issue 16). Leaflet (vendored), no tile server needed; the basemap (settings.GIS_TILE_URL: MassGIS orthophotos
    by default in production) is added when data-tile-url is set; else, where data-base is set (the field maps),
-   the town's own parcel outlines from this origin (issue 30).
+   the town's own parcel outlines and roads from this origin (issue 30).
    Labels are data (owners' and importers' names): every label goes through esc() or textContent, never into HTML
    as it is (issue 14). */
 (function () {
@@ -26,17 +26,21 @@
     return map;
   }
 
-  /* Without a tile server (issue 30): the town's own parcel outlines, GeoJSON from this origin (data-base, under
-     /field/ so the service worker keeps it for use without a connection), drawn under everything else; the streets
-     are the gaps between them. Nothing is fetched from another origin. */
+  /* Without a tile server (issue 30): the town's own parcel outlines and roads (the right-of-way layer its GIS survey
+     kept), GeoJSON from this origin (data-base, under /field/ so the service worker keeps it for use without a
+     connection), drawn under everything else. Nothing is fetched from another origin. */
   function ownBase(map, el) {
     var pane = map.createPane("ownbase");
     pane.style.zIndex = 250;  // above an (absent) tile pane, below shapes and markers
     fetch(el.getAttribute("data-base"), {credentials: "same-origin", headers: {Accept: "application/json"}})
       .then(function (r) { if (!r.ok) { throw new Error("HTTP " + r.status); } return r.json(); })
       .then(function (data) {
-        L.geoJSON(data, {pane: "ownbase", interactive: false,
-                         style: {color: "#8a9399", weight: 1, fillColor: "#eef1f2", fillOpacity: 0.6}}).addTo(map);
+        L.geoJSON(data, {pane: "ownbase", interactive: false, style: function (f) {
+          // the town's roads (its survey's right-of-way layer) light on the grey parcels, as a street map draws them
+          return (f.properties || {}).kind === "road"
+            ? {color: "#b9ad8f", weight: 1, fillColor: "#fffdf5", fillOpacity: 1}
+            : {color: "#8a9399", weight: 1, fillColor: "#eef1f2", fillOpacity: 0.6};
+        }}).addTo(map);
         el.setAttribute("data-base-ready", String((data.features || []).length));
       })
       .catch(function () { el.setAttribute("data-base-ready", "0"); });
