@@ -10,8 +10,10 @@ review re-runs the applicant's own model on the server), imported only where a m
 orifices and weirs their outlets (``[ORIFICES]``/``[WEIRS]`` with ``[XSECTIONS]``; offsets above the
 storage invert as elevations; a link named or tagged ``emergency``/``spillway`` is the emergency overflow),
 its outfalls design points; junctions and conduits are followed downstream to the next storage unit or
-outfall (conveyance is not routed: the conduits are kept as data, ``swmm.conduits``, and listed in the
-notes with their count and length). A pre-development model's subcatchments become the pre-development
+outfall; the conduits are kept as data, ``swmm.conduits``, listed in the notes with their count and length,
+and each chain of them in series (from a subcatchment's outlet junction, or the node a storage unit's outlets
+discharge to, to the next storage unit or outfall) becomes one equivalent reach of the plan's ``reaches``, routed
+by the review (``swmm_reaches.py``: the rule and where a chain is passed through instead, stated in the notes). A pre-development model's subcatchments become the pre-development
 ones (same outfall names). What cannot be carried over is refused with the reason (a non-CFS model, an
 unknown infiltration method, a model cut off: a subcatchment, link or node pointing at a node that is not
 in the model, a subcatchment with no ``[SUBAREAS]`` row, water with no path to an outfall -- each naming the
@@ -47,6 +49,7 @@ import math
 import re
 
 from . import swmm_infiltration as si
+from .swmm_reaches import reaches_of
 from .swmm_read import (NO_EMERGENCY, SwmmInputError, _curves, _is_number, _num, _options,  # noqa: F401
                         read_inp, title_of)
 from .swmm_run import DIFFERENCES, compare, run_swmm, swmm_version, _with_design_storm  # noqa: F401
@@ -137,10 +140,12 @@ def plan_from_inp(post_text: str, *, pre_text: str | None = None, name: str = ""
         notes.append(f"post: {len(conduits)} conduit{'s' if len(conduits) > 1 else ''}, "
                      f"{sum(c['length_ft'] for c in conduits):,.0f} ft in all ("
                      + ", ".join(f"{c['name']} {c['from']}→{c['to']} {c['length_ft']:g} ft" for c in conduits)
-                     + "): kept in the plan data (swmm.conduits) but not routed; flows pass them without delay or "
-                     "attenuation (see Conveyance)")
+                     + "): kept in the plan data (swmm.conduits); each chain of them in series is routed as one "
+                     "equivalent reach where it can be, the others are passed without delay or attenuation (below; "
+                     "see Conveyance)")
+    reaches = reaches_of(post, sub_post, bmps, conduits, notes) if conduits else []
     plan: dict = {"schema": "longmeadow-swmp/1", "design_points": [{"id": o, "description": "SWMM outfall"} for o in outfalls],
-                  "post": sub_post, "bmps": bmps, "pre": [],
+                  "post": sub_post, "bmps": bmps, "pre": [], **({"reaches": reaches} if reaches else {}),
                   "swmm": {"name": name, "post_inp": post_text, **({"pre_inp": pre_text} if pre_text else {}),
                            "notes": notes, **({"conduits": conduits} if conduits else {})}}
     if pre_text:

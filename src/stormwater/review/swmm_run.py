@@ -20,8 +20,9 @@ DIFFERENCES = [
      "has none on impervious surfaces (CN 98 gives Ia = 0.04 in)."),
     ("Overland flow", "SWMM routes runoff over a plane by a nonlinear reservoir (width, slope, roughness); the review "
      "uses the NRCS unit hydrograph with a TR-55 Tc from the same plane. SWMM's peak rises faster with the storm."),
-    ("Conveyance", "SWMM routes conduits (kinematic or dynamic wave); the review passes junctions and pipes through "
-     "without delay or attenuation."),
+    ("Conveyance", "SWMM routes conduits (kinematic or dynamic wave); the review routes each unbranched chain of "
+     "circular or trapezoidal conduits as one equivalent reach (Muskingum–Cunge) and passes other junctions and "
+     "pipes through without delay or attenuation."),
     ("Storage seepage", "SWMM's seepage is Green-Ampt over the wetted area; the review infiltrates at the stated rate "
      "over the bottom only."),
     ("Outlets", "Partly full orifices: SWMM uses a weir-type equation, the review the wetted circular segment; "
