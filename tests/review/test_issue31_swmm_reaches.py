@@ -1,12 +1,12 @@
-"""Issue 31: an imported SWMM model's conduits kept as reaches -- each unbranched chain of circular or trapezoidal
-conduits between a storage unit (or a subcatchment's outlet junction) and the next storage unit or outfall becomes
-one equivalent reach (length the sum, slope and n length-weighted, the governing section), routed by the review;
-a branching chain or an unsupported shape is passed through as before, and the note says so.
+"""Issue 31: an imported SWMM model's conduits kept as reaches -- each unbranched chain of circular or
+trapezoidal conduits between a storage unit (or a subcatchment's outlet junction) and the next storage unit or
+outfall becomes one equivalent reach (length the sum, slope and n length-weighted, the governing section), routed by
+the review; a branching chain or an unsupported shape is passed through as before, and the note says so.
 
-The model: the site-drainage model of test_issue31_swmm_import.py (POND1 → J1 → J2 → J3 → J4 → OF1 through C1, C2,
-C3, C0; 18-in pipes) with longer pipes, so that the travel time is several routing steps. The design point's lag is
-checked against the kinematic travel time L / c written out here: c = dQ/dA of Manning's equation for the pipe at
-the peak flow (as in test_issue31_reach.py).
+The model: the site-drainage model of test_issue31_swmm_import.py (POND1 → J1 → J2 → J3 → J4 → OF1 through C1,
+C2, C3, C0; 18-in pipes) with longer pipes, so that the travel time is several routing steps. The design point's
+lag is checked against the kinematic travel time L / c written out here: c = dQ/dA of Manning's equation for the
+pipe at the peak flow (as in test_issue31_reach.py).
 """
 from __future__ import annotations
 
@@ -29,8 +29,8 @@ def _model(shape2: str = "CIRCULAR", branch: bool = False) -> str:
     if branch:
         conduits += "\nC9      J2    OF1   300  0.013  0  0  0  0"
     junctions = "\n".join(f"J{i}      {ELEV[f'J{i}']}  6.0  0  0  0" for i in range(2, 5))
-    xs = "\n".join(f"C{i}      {shape2 if i == 2 else 'CIRCULAR'}   1.5    {'2.0' if i == 2 and shape2 != 'CIRCULAR' else '0'}"
-                   "      0      0      1" for i in range(1, 4))
+    xs = "\n".join(f"C{i}      {shape2 if i == 2 else 'CIRCULAR'}   1.5    "
+                   f"{'2.0' if i == 2 and shape2 != 'CIRCULAR' else '0'}      0      0      1" for i in range(1, 4))
     if branch:
         xs += "\nC9      CIRCULAR   1.5    0      0      0      1"
     return (POST.replace("C1      J1    OF1  80", f"C0      J4    OF1  {LENGTHS['C0']}")

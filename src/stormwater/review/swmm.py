@@ -13,8 +13,8 @@ its outfalls design points; junctions and conduits are followed downstream to th
 outfall; the conduits are kept as data, ``swmm.conduits``, listed in the notes with their count and length,
 and each chain of them in series (from a subcatchment's outlet junction, or the node a storage unit's outlets
 discharge to, to the next storage unit or outfall) becomes one equivalent reach of the plan's ``reaches``, routed
-by the review (``swmm_reaches.py``: the rule and where a chain is passed through instead, stated in the notes). A pre-development model's subcatchments become the pre-development
-ones (same outfall names). What cannot be carried over is refused with the reason (a non-CFS model, an
+by the review (``swmm_reaches.py``: the rule and where a chain is passed through instead, stated in the notes).
+A pre-development model's subcatchments become the pre-development ones (same outfall names). What cannot be carried over is refused with the reason (a non-CFS model, an
 unknown infiltration method, a model cut off: a subcatchment, link or node pointing at a node that is not
 in the model, a subcatchment with no ``[SUBAREAS]`` row, water with no path to an outfall -- each naming the
 element) or listed in the conversion notes (rating-curve outlets, pumps, rectangular orifices, a conduit
@@ -108,7 +108,7 @@ def _flow_path(n: float, length: float, slope: float, *, paved: bool) -> list[di
 
 
 def conduits_of(sec: dict) -> list[dict]:
-    """The model's conduits as data (the review does not route them): name, ends, length, n, shape, slope."""
+    """The model's conduits as data: name, ends, length, n, shape, slope (chains of them: ``swmm_reaches``)."""
     elev = {t[0]: float(t[1]) for kind in NODE_SECTIONS for t in sec.get(kind, [])
             if len(t) > 1 and _is_number(t[1])}
     xs = {t[0]: t for t in sec.get("XSECTIONS", [])}

@@ -56,7 +56,8 @@ def _chain(start: str, links: dict, ends: set[str], conduits: dict) -> tuple[lis
             return [], f"{kind.lower()[:-1]} {t[0]} (not a conduit) lies on the chain"
         c = conduits[t[0]]
         if c["shape"] not in SHAPES:
-            return [], f"conduit {c['name']} is {c['shape'] or 'of unknown shape'} (only CIRCULAR and TRAPEZOIDAL are routed)"
+            return [], (f"conduit {c['name']} is {c['shape'] or 'of unknown shape'} (only CIRCULAR and TRAPEZOIDAL "
+                        "are routed)")
         if not c["slope"] or c["slope"] <= 0 or not c["geom1_ft"] or c["length_ft"] <= 0:
             return [], f"conduit {c['name']}: its slope ({c['slope']}) or size cannot be read as positive"
         out.append(c)
@@ -69,12 +70,17 @@ def _section(c: dict) -> ReachSection:
                         c.get("geom2_ft", 0.0), c.get("geom3", 0.0), c.get("geom4", 0.0))
 
 
+def governing(chain: list[dict]) -> dict:
+    """The conduit of least full-flow capacity (Manning, at its own slope and n): its section is the reach's."""
+    return min(chain, key=lambda c: _section(c).capacity_cfs)
+
+
 def equivalent_reach(name: str, frm: str, to: str, chain: list[dict]) -> dict:
     """One reach (plan fields) for a chain of conduits in series, by ``RULE``."""
     length = sum(c["length_ft"] for c in chain)
     slope = sum(c["length_ft"] * c["slope"] for c in chain) / length
     n = sum(c["length_ft"] * c["roughness"] for c in chain) / length
-    gov = min(chain, key=lambda c: _section(c).capacity_cfs)
+    gov = governing(chain)
     r = {"name": name, "from": frm, "to": to, "length_ft": round(length, 2), "slope": round(slope, 5),
          "roughness": round(n, 4), "shape": SHAPES[gov["shape"]], "geom1_ft": gov["geom1_ft"],
          "description": f"SWMM conduits {', '.join(c['name'] for c in chain)} as one equivalent reach "
@@ -124,7 +130,7 @@ def reaches_of(sec: dict, subs: list[dict], bmps: list[dict], conduits: list[dic
             name = f"{name} ({item})"
         used.add(name)
         r = equivalent_reach(name, item, to, chain)
-        gov = r["description"].rsplit("section of ", 1)[1].rstrip(")")
+        gov = governing(chain)["name"]
         out.append(r)
         notes.append(f"post: {item}'s flow from {first} to {to} is routed through conduit"
                      f"{'s' if len(chain) > 1 else ''} {', '.join(c['name'] for c in chain)} as reach {name}: "
