@@ -363,7 +363,7 @@ def review_compute(plan: Plan, *, tables=(), town: TownConfig | None = None, swm
                 row["storms"][str(y)] = st
             for pol in wq.POLLUTANTS:
                 row["removal"][pol] = removal(b, pol, imp, tables)
-            credit, credit_src = tss_credit(b, row["removal"]["TSS"])
+            credit, credit_src = tss_credit(b, row["removal"]["TSS"], bmps)
             row["tss_credit"] = {"rate": _r(credit, 4), "source": credit_src}
             if b.infiltration_rate_in_hr and retention > 0:
                 dd = wq.drawdown_time_hr(retention, b.infiltration_rate_in_hr, b.bottom_area_sqft)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from . import massdep as md
 from .plan import Plan
 from .quality import (FAIL, MA_PRETREATMENT_PCT, MA_TSS_TARGET_PCT, NOT_APPLICABLE, NOT_ASSESSABLE, PASS,
-                      TSS_WORKSHEET_SOURCE, WQ_SOURCE, meets_pct, tss_worksheet, wqv_depth_in)
+                      MASSDEP_TSS_CREDITS_SOURCE, TSS_WORKSHEET_SOURCE, WQ_SOURCE, meets_pct, tss_worksheet, wqv_depth_in)
 from .rows import STATUS_LABELS, row as _row, worst
 
 # --- MassDEP: computed rows ---------------------------------------------------------------------
@@ -78,6 +78,9 @@ def massdep_computed(plan: Plan, post_subs, bmp_rows, path_from, contrib_imp, ra
             (missing if ws["missing"] else failing).append(s.spec.id)
     status = FAIL if failing else NOT_ASSESSABLE if missing else PASS
     stated = any(bmps[b].tss_removal_pct is not None for t in trains for b in t["bmps"])
+    # Rates from the shipped Handbook credits (a secondary source): named on the row, provisional.
+    handbook = any(credits[b][1].startswith("Handbook default") for t in trains for b in t["bmps"])
+    tss_sources = [WQ_SOURCE, TSS_WORKSHEET_SOURCE, *([MASSDEP_TSS_CREDITS_SOURCE] if handbook else [])]
     rows.append(_row("ma_std4_tss", "TSS removal, MassDEP worksheet (80 %)", "MA Standard 4; § 380-11 B(1)", status,
                      required=f"≥ {MA_TSS_TARGET_PCT:g} % on every train",
                      provided="; ".join(f"{t['subcatchment']}: " + (t["exempt"] if "exempt" in t else f"{t['removal_pct']:g} %")
@@ -85,7 +88,7 @@ def massdep_computed(plan: Plan, post_subs, bmp_rows, path_from, contrib_imp, ra
                      reason=("; ".join(x for x in (
                          f"below 80 %: {', '.join(failing)}" if failing else "",
                          f"no TSS rate for a BMP on: {', '.join(missing)}" if missing else "") if x)),
-                     numbers={"trains": trains}, provisional=stated, sources=[WQ_SOURCE, TSS_WORKSHEET_SOURCE]))
+                     numbers={"trains": trains}, provisional=stated or handbook, sources=tss_sources))
 
     # Standard 4: 44 % pretreatment before each infiltration BMP.
     for b in plan.bmps:
@@ -117,9 +120,9 @@ def massdep_computed(plan: Plan, post_subs, bmp_rows, path_from, contrib_imp, ra
                                for x in paths),
             reason="; ".join(y for y in (f"below 44 %: {', '.join(bad)}" if bad else "",
                                          f"no TSS rate for a pretreatment BMP of: {', '.join(unk)}" if unk else "") if y),
-            numbers={"paths": paths}, provisional=stated,
+            numbers={"paths": paths}, provisional=stated or handbook,
             working=["whole percents as MassDEP's worksheet reports them (two 25 % BMPs: 1 − 0.75 × 0.75 = 43.75 % → 44 %)"],
-            sources=[WQ_SOURCE, TSS_WORKSHEET_SOURCE]))
+            sources=tss_sources))
     return rows
 
 

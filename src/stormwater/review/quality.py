@@ -13,6 +13,7 @@ area, capture area adjustment, static method, 72-hour drawdown).
 """
 from __future__ import annotations
 
+from stormwater.engineering import massdep_tss
 from stormwater.engineering import water_quality as wq
 
 from .hydraulics import lowest_outlet_ft, retention_cuft, stage_storage
@@ -38,6 +39,12 @@ WQ_SOURCE = ("MassDEP Stormwater Handbook Vol. 1 ch. 1, Standard 4 and Vol. 3 ch
              "area, Dwq = 0.5 in, or 1.0 in for a discharge within a Zone II or IWPA, near or to another critical "
              "area, from a LUHPPL, or to soils infiltrating faster than 2.4 in/h; 80 % TSS removal; 44 % TSS "
              "removal before infiltration")
+MASSDEP_TSS_CREDITS_SOURCE = ("MassDEP Handbook TSS credits per BMP (engineering/data/massdep_tss_credits.csv): "
+                              "sediment forebay 25 % as pretreatment (none in front of a basin or wetland), "
+                              "extended dry detention basin 50 % and wet basin / constructed stormwater wetland "
+                              "80 % with a forebay, oil/grit separator 25 % as off-line pretreatment; read on "
+                              "Geosyntec pages reproducing the Handbook BMP fact sheets (volume and chapter not "
+                              "named there) - provisional")
 TSS_WORKSHEET_SOURCE = ("MassDEP TSS Removal Calculation Worksheet (start load 1.00; each BMP removes its rate of "
                         "what reaches it, upgradient first)")
 
@@ -164,8 +171,9 @@ def removal(b: Bmp, pollutant: str, impervious_sqft: float, tables) -> dict:
                 "table": r.table, "provisional": r.provisional, "depth_used_in": round(d, 3),
                 "rate_used_in_hr": use_rate, "note": "; ".join(note)}
     if pollutant == "TSS":
-        reason = ("no TSS performance table is loaded (the EPA Region 1 TSS curves and MassDEP TSS credits are not "
-                  "shipped); a DPW engineer must load the official table")
+        reason = ("no TSS performance table is loaded (the EPA Region 1 TSS curves are not shipped; the MassDEP "
+                  "per-BMP credits that ship feed only the Standard 4 worksheet); a DPW engineer must load the "
+                  "official table")
     else:
         reason = f"no loaded table has a {pollutant} curve for {bmp_type!r}"
     return {"status": NOT_ASSESSABLE, "table": None, "provisional": False, "reason": reason}
@@ -173,14 +181,56 @@ def removal(b: Bmp, pollutant: str, impervious_sqft: float, tables) -> dict:
 
 # --- MassDEP TSS worksheet --------------------------------------------------------------------------
 
-def tss_credit(b: Bmp, removal_tss: dict) -> tuple[float | None, str]:
-    """A BMP's TSS removal rate [fraction] for the MassDEP worksheet, and where it comes from."""
+def handbook_tss_credit(b: Bmp, bmps: dict[str, Bmp]) -> tuple[float | None, str] | None:
+    """The MassDEP Handbook credit for ``b`` with its condition applied, or None when none ships.
+
+    The condition needs the plan around the BMP: what it discharges to (``b.to``) and what drains into
+    it. Returns (rate, source); rate None when the credit's condition is not met.
+    """
+    c = massdep_tss.credit_for(b.type)
+    if c is None:
+        return None
+    down = bmps.get(b.to)
+    ups = [x for x in bmps.values() if x.to == b.id]
+    cite = (f"MassDEP Handbook credit {c.tss_removal_pct:g} % for {c.bmp_type} ({c.condition}); read at "
+            f"{c.source_url}: \"{c.quote}\" [{c.handbook_ref}; confidence {c.confidence}]")
+    rate = c.tss_removal_pct / 100.0
+    if c.rule in ("pretreatment", "forebay"):
+        if down is None:
+            return 0.0, (f"Handbook default 0 %: {b.id} discharges to {b.to}, not to another BMP, and the credit is "
+                         f"only for pretreatment — {cite}")
+        if c.rule == "forebay" and massdep_tss._norm(down.type) in massdep_tss.FOREBAY_INCLUDED_IN:
+            return 0.0, (f"Handbook default 0 %: no separate credit for the forebay of {down.id} ({down.type}), "
+                         f"whose credit includes it — {cite}")
+        return rate, f"Handbook default {c.tss_removal_pct:g} %: pretreats {down.id} — {cite}"
+    if c.rule == "needs_forebay":
+        fb = [x.id for x in ups if massdep_tss._norm(x.type) == "sediment_forebay"]
+        if not fb:
+            return None, (f"the Handbook credit for {c.bmp_type} needs a sediment forebay and none drains into "
+                          f"{b.id} (state tss_removal_pct if the forebay is built into it) — {cite}")
+        return rate, f"Handbook default {c.tss_removal_pct:g} %: with forebay {', '.join(fb)} — {cite}"
+    return None, (f"the Handbook credit for {c.bmp_type} is for roof runoff only, which Standard 4 already "
+                  f"exempts — {cite}")
+
+
+def tss_credit(b: Bmp, removal_tss: dict, bmps: dict[str, Bmp] | None = None) -> tuple[float | None, str]:
+    """A BMP's TSS removal rate [fraction] for the MassDEP worksheet, and where it comes from.
+
+    Stated by the applicant first; else the shipped MassDEP Handbook credit (``massdep_tss_credits.csv``)
+    when its condition holds in the plan; else a loaded TSS table.
+    """
     if b.tss_removal_pct is not None:
         return b.tss_removal_pct / 100.0, ("MassDEP credit as stated by the applicant (check against Handbook "
                                            "Vol. 1 ch. 1 and the BMP's Vol. 2 design specifications)")
+    hb = handbook_tss_credit(b, bmps or {b.id: b})
+    if hb is not None and hb[0] is not None:
+        return hb
     if removal_tss.get("status") == "ok":
         return removal_tss["removal"], f"from {removal_tss['table']}"
-    return None, "no TSS rate (state tss_removal_pct, the MassDEP credit, or load a TSS table)"
+    if hb is not None:
+        return hb
+    return None, ("no TSS rate (state tss_removal_pct, the MassDEP credit; no Handbook credit ships for "
+                  f"{b.type!r}; or load a TSS table)")
 
 
 def tss_worksheet(chain: list[str], credits: dict[str, tuple[float | None, str]]) -> dict:
@@ -195,7 +245,7 @@ def tss_worksheet(chain: list[str], credits: dict[str, tuple[float | None, str]]
             rate_used = rate
         removed = load * rate_used
         short = ("stated (MassDEP credit)" if src.startswith("MassDEP credit") else
-                 src if rate is not None else "none")
+                 src if rate is not None else "none: " + src)
         rows.append({"bmp": bid, "rate": _r(rate, 4), "starting_load": round(load, 4), "removed": round(removed, 4),
                      "remaining": round(load - removed, 4), "source": short})
         load -= removed
