@@ -5,6 +5,7 @@ from datetime import date
 from decimal import Decimal
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -106,6 +107,109 @@ def _transactional(request) -> bool:
     marker = request.node.get_closest_marker("django_db")
     return bool({"transactional_db", "live_server", "django_db_reset_sequences"} & set(request.fixturenames)
                 or (marker and (marker.kwargs.get("transaction") or (marker.args and marker.args[0]))))
+
+
+def built_once(tmp_path_factory, name: str, build) -> Path:
+    """The folder ``name`` built by ``build(folder)`` once per test run: the xdist workers share pytest's base
+    temporary folder, and the first to take the lock builds it while the others wait on the lock (tests/ops'
+    demo town, the migrated database below). Tests only read it (or copy it)."""
+    import fcntl
+    import shutil
+
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    root, done = shared / name, shared / name / ".built"
+    with open(shared / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not done.exists():
+            shutil.rmtree(root, ignore_errors=True)
+            root.mkdir()
+            build(root)
+            done.touch()
+    return root
+
+
+@pytest.fixture(scope="session")
+def migrated_sqlite(tmp_path_factory):
+    """copy_to(data_folder): an empty SQLite installation's database, migrated once per test run by `stormwater
+    migrate` in a child process (as an administrator runs it: no DATABASE_URL, none of the test run's settings) and
+    copied into ``data_folder`` (made if missing) — for the tests whose child processes need a migrated database
+    but do not test migrating (killed workers, benchmarks, the demo town). A migrate is ~30 s of CPU; a copy, none.
+    The copy is the database file alone: each installation makes its own dev-secret-key and static folder."""
+    import shutil
+    import subprocess
+    import sys
+
+    src = Path(__file__).resolve().parents[1] / "src"
+
+    def build(root):
+        env = {k: v for k, v in os.environ.items() if k not in _CHILD_SCRUBBED and not k.startswith("PYTEST")}
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(src), env.get("PYTHONPATH")]))
+        env["STORMWATER_DATA_DIR"] = str(root / "data")
+        p = subprocess.run([sys.executable, "-m", "stormwater", "migrate", "--no-input", "-v0"], cwd=root, env=env,
+                           capture_output=True, text=True, timeout=900)
+        assert p.returncode == 0, p.stdout + p.stderr
+
+    db = built_once(tmp_path_factory, "migrated-sqlite", build) / "data" / "stormwater.sqlite3"
+
+    def copy_to(data: Path) -> Path:
+        data.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(db, data / "stormwater.sqlite3")
+        return data
+    copy_to.database = db  # to read only
+    return copy_to
+
+
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix, request):
+    """pytest-django's hook just before it creates the test databases: on SQLite (in memory) each worker's test
+    database is the run's migrated database (``migrated_sqlite``, the same `stormwater migrate`: schema, the
+    migrations' rows, the append-only triggers) loaded with SQLite's backup API, instead of every worker migrating
+    again (~30 s of CPU each, in the SQLite run of bin/test). PostgreSQL migrates as before."""
+    from django.db import connections
+
+    conn = connections["default"]
+    if conn.vendor != "sqlite" or not conn.creation.is_in_memory_db(conn.creation._get_test_db_name()):
+        yield
+        return
+    creation = conn.creation
+    creation.create_test_db = _create_test_db_from(creation, request.getfixturevalue("migrated_sqlite").database)
+    yield
+    del creation.create_test_db
+
+
+def _create_test_db_from(creation, template: Path):
+    """Django's ``create_test_db`` (django/db/backends/base/creation.py) with the migrate replaced by a copy of
+    ``template``, a database the same migrations made."""
+    def create_test_db(verbosity=1, autoclobber=False, serialize=True, keepdb=False):
+        import sqlite3
+
+        from django.conf import settings
+        from django.core.management import call_command
+
+        conn = creation.connection
+        name = creation._get_test_db_name()
+        creation._create_test_db(verbosity, autoclobber, keepdb)
+        conn.close()
+        settings.DATABASES[conn.alias]["NAME"] = name
+        conn.settings_dict["NAME"] = name
+        conn.ensure_connection()
+        source = sqlite3.connect(template)
+        try:
+            source.backup(conn.connection)
+        finally:
+            source.close()
+        if serialize:
+            conn._test_serialized_contents = creation.serialize_db_to_string()
+        call_command("createcachetable", database=conn.alias)
+        return name
+    return create_test_db
+
+
+# What a child process run as an administrator would not have: the test run's database, key and Django settings.
+_CHILD_SCRUBBED = {"DATABASE_URL", "SECRET_KEY", "STORMWATER_ENV", "DEBUG", "ALLOWED_HOSTS", "DJANGO_SETTINGS_MODULE",
+                   "STORMWATER_DATA_DIR", "SECURE_PROXY_SSL_HEADER_ON", "SECURE_SSL_REDIRECT",
+                   "DJANGO_ALLOW_ASYNC_UNSAFE", "MIGRATE_DATABASE_URL"}
 
 
 @pytest.fixture

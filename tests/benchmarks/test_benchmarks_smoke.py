@@ -3,8 +3,9 @@ run it, on this checkout's code, and must exit 0 having printed its own correctn
 the figures it times checked against an independent computation; a script exits 1 when they differ). No time is
 asserted.
 
-The database benchmarks need an empty database: a copy of one migrated once per test process (a migrate takes
-~20 s here; a copy, none): a data folder on SQLite, a template database on the PostgreSQL run's server (tests see
+The database benchmarks need an empty database: a copy of one migrated once (a migrate takes ~30 s of CPU here; a
+copy, none): a data folder on SQLite (migrated once per test run, tests/conftest.py::migrated_sqlite), a template
+database on the PostgreSQL run's server (tests see
 DATABASE_URL=postgres://… there, as tests/ops/ do). aging.py writes with COPY and runs on PostgreSQL only;
 engineering.py, gis_overlay.py and load.py run once, in the SQLite run of bin/test; bill_run.py in both runs."""
 from __future__ import annotations
@@ -66,24 +67,25 @@ def _admin(sql: str) -> None:
 
 
 @pytest.fixture(scope="session")
-def migrated(tmp_path_factory):
-    """An empty database migrated once in this test process: a data folder (SQLite), or the name of a template
-    database on the PostgreSQL server (dropped at the end)."""
+def migrated(tmp_path_factory, request):
+    """An empty database migrated once: a data folder (SQLite: a copy of the one migrated once per test run,
+    tests/conftest.py::migrated_sqlite), or the name of a template database on the PostgreSQL server migrated once
+    in this test process (dropped at the end)."""
     root = tmp_path_factory.mktemp("bench-migrated")
     data = root / "data"
-    template = f"bench_tpl_{uuid.uuid4().hex[:10]}" if POSTGRES_URL else None
-    extra = {}
-    if template:
-        _admin(f'CREATE DATABASE "{template}"')
-        extra["DATABASE_URL"] = _db_url(template)
+    if not POSTGRES_URL:
+        yield request.getfixturevalue("migrated_sqlite")(data)
+        return
+    template = f"bench_tpl_{uuid.uuid4().hex[:10]}"
+    _admin(f'CREATE DATABASE "{template}"')
     try:
         p = subprocess.run([sys.executable, "-m", "stormwater", "migrate", "--no-input", "-v0"], cwd=root,
-                           env=env_for(data, **extra), capture_output=True, text=True, timeout=600)
+                           env=env_for(data, DATABASE_URL=_db_url(template)), capture_output=True, text=True,
+                           timeout=600)
         assert p.returncode == 0, p.stdout + p.stderr
-        yield template or data
+        yield template
     finally:
-        if template:
-            _admin(f'DROP DATABASE IF EXISTS "{template}" WITH (FORCE)')
+        _admin(f'DROP DATABASE IF EXISTS "{template}" WITH (FORCE)')
 
 
 @pytest.fixture

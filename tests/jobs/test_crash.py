@@ -20,11 +20,14 @@ N = 8  # bills, each with an owner's e-mail address
 
 
 @pytest.fixture
-def live(tmp_path):
+def live(tmp_path, request):
     lv = Live(tmp_path)
     try:
-        r = lv.run("migrate", "--no-input", "-v0")
-        assert r.returncode == 0, r.stderr
+        if lv.pg_admin:  # its own new database on the run's PostgreSQL server
+            r = lv.run("migrate", "--no-input", "-v0")
+            assert r.returncode == 0, r.stderr
+        else:  # a copy of the run's migrated SQLite database (tests/conftest.py::migrated_sqlite): no migrate each
+            request.getfixturevalue("migrated_sqlite")(tmp_path / "data")
         lv.run_id = lv.script("main", str(N))["run"]
         yield lv
     finally:

@@ -2,10 +2,8 @@
 process, on its own data folder, with none of the test run's settings in its environment."""
 from __future__ import annotations
 
-import fcntl
 import json
 import os
-import shutil
 import subprocess
 import sys
 import uuid
@@ -15,6 +13,8 @@ from types import SimpleNamespace
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
+
+from conftest import built_once
 
 REPO = Path(__file__).resolve().parents[2]
 SNAPSHOT_SCRIPT = Path(__file__).resolve().parent / "town_snapshot.py"
@@ -70,26 +70,19 @@ def _town_more(data: Path, cwd: Path) -> str:
 
 
 @pytest.fixture(scope="session")
-def demo_town(tmp_path_factory):
-    """The demo town (migrate + demo_load, SQLite, as bin/run makes it, with rows in the later slices' tables:
-    _town_more), its backup and its snapshot — built
-    once per test run: the xdist workers share pytest's base temporary folder, and the first to take the lock
-    builds it while the others wait on the lock. Tests only read it (or copy it)."""
-    base = tmp_path_factory.getbasetemp()
-    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
-    root, done = shared / "demo-town", shared / "demo-town" / "built"
-    with open(shared / "demo-town.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not done.exists():
-            shutil.rmtree(root, ignore_errors=True)
-            root.mkdir()
-            data = root / "data"
-            stormwater("migrate", "--no-input", "-v0", data_dir=data, cwd=root)
-            stormwater("demo_load", data_dir=data, cwd=root)
-            (root / "api-token").write_text(_town_more(data, root))
-            stormwater("backup", str(root / "town.tar.gz"), data_dir=data, cwd=root)
-            (root / "snapshot.json").write_text(json.dumps(take_snapshot(data, root)))
-            done.touch()
+def demo_town(tmp_path_factory, migrated_sqlite):
+    """The demo town (the run's migrated database copied in — tests/conftest.py::migrated_sqlite, the same `stormwater
+    migrate` — then demo_load, SQLite, as bin/run makes it, with rows in the later slices' tables: _town_more), its
+    backup and its snapshot — built once per test run (tests/conftest.py::built_once: the xdist workers share it).
+    Tests only read it (or copy it)."""
+    def build(root):
+        data = migrated_sqlite(root / "data")
+        stormwater("demo_load", data_dir=data, cwd=root)
+        (root / "api-token").write_text(_town_more(data, root))
+        stormwater("backup", str(root / "town.tar.gz"), data_dir=data, cwd=root)
+        (root / "snapshot.json").write_text(json.dumps(take_snapshot(data, root)))
+
+    root = built_once(tmp_path_factory, "demo-town", build)
     return SimpleNamespace(root=root, data=root / "data", archive=root / "town.tar.gz",
                            snapshot=json.loads((root / "snapshot.json").read_text()),
                            api_token=(root / "api-token").read_text())

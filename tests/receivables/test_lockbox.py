@@ -133,13 +133,15 @@ def test_two_posts_of_one_file_at_once_post_it_once(town, resolution, race):
     assert PaymentBatch.objects.count() == 1 and Payment.objects.count() == 2
 
 
-def test_two_posts_of_one_file_at_once_post_it_once_on_sqlite(tmp_path):
-    """The same race on the embedded default: a SQLite file with the web app's settings, two connections."""
+def test_two_posts_of_one_file_at_once_post_it_once_on_sqlite(tmp_path, migrated_sqlite):
+    """The same race on the embedded default: a SQLite file with the web app's settings, two connections (the
+    run's migrated database copied in: the script's migrate then has nothing to apply)."""
     import json
     import subprocess
     import sys
     from pathlib import Path
 
+    migrated_sqlite(tmp_path)
     script = Path(__file__).with_name("race_sqlite.py")
     r = subprocess.run([sys.executable, str(script), str(tmp_path)], capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stderr[-3000:]

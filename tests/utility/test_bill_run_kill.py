@@ -92,8 +92,10 @@ class Db:
 
 
 @pytest.fixture
-def dbs(tmp_path):
+def dbs(tmp_path, request):
     made = [Db(tmp_path / "killed"), Db(tmp_path / "clean")]
+    if not made[0].url:  # the run's migrated SQLite database (tests/conftest.py::migrated_sqlite): the seed's
+        request.getfixturevalue("migrated_sqlite")(made[0].path.parent)  # migrate then has nothing to apply
     try:
         yield made
     finally:
