@@ -12,9 +12,17 @@ of a denial on appeal, a credit granted (prospective), demands and their commitm
 (a demand before interest runs, an abatement of an unpaid bill, a void after a payment) are refused and the
 machine goes on; anything else raised fails the test.
 
+What each step checks: every set-based invariant for every account and the town (``check_books``); the reference
+reading (``ledger.account_position``, ``selectors.pay_offer``) only of the accounts the step touched — those the act
+named, those given a ledger entry or a bill since the last check (a bill run, a void, an entry written by anything)
+— and of one more account in turn; a payment of "due now" simulated on the accounts the act named. At a sequence's
+end (``teardown``) every account's reference reading and a simulated payment of its "due now". The last two tests
+inject a break (an entry written directly after a clock move; "due now" off by a cent on an account a step did not
+read) and see it caught on that path.
+
 Size: the ``books`` profile (12 sequences of up to 15 steps after FY2027's bill run, derandomized);
-``HYPOTHESIS_PROFILE=thorough`` runs thousands of random sequences (by hand: see docs/collector.md "Checking the
-books"). SQLite and PostgreSQL.
+``HYPOTHESIS_PROFILE=thorough HYPOTHESIS_MAX_EXAMPLES=N`` random sequences of 30 steps, by hand, on SQLite and under
+``bin/pg-temp`` on PostgreSQL — what has been run, with its seeds and counts: docs/collector.md "Checking the books".
 """
 from __future__ import annotations
 
@@ -377,8 +385,8 @@ class Books(RuleBasedStateMachine):
 
 
 def _template_only(template: str, context: dict) -> bytes:
-    """A relief letter's template rendered as the act renders it, WeasyPrint's layout left out (a quarter of a
-    sequence's time, and no figure of the books is in it): a fixed small PDF stands for it."""
+    """A relief letter's template rendered as the act renders it, WeasyPrint's layout left out (most of a relief
+    act's time, and no figure of the books is in it): a fixed small PDF stands for it."""
     from django.conf import settings as conf
     from django.template.loader import render_to_string
 
