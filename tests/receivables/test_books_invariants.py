@@ -498,3 +498,24 @@ def test_a_wrong_due_now_is_caught_on_a_step_that_touches_the_account_and_at_the
         machine.books_hold()
     with pytest.raises(AssertionError, match="at the end of the sequence:[\\s\\S]*due now"):
         machine.teardown()
+
+
+
+def test_a_bill_issued_before_its_fiscal_year_can_be_paid_from_its_issue(books_town):
+    """Found by the thorough run on SQLite (``--hypothesis-seed=2102``, 2026-12-08): FY2027's run voided, FY2028 billed
+    on Dec 18, 2026; the books opened only on July 1, 2027, so neither the bill nor a returned check's charge could be
+    paid (billing ¶B: each installment due 30 days after its own issue). A day before the first issue stays refused."""
+    from stormwater.receivables.base import CollectionError
+    from stormwater.receivables.services import payment_post
+    from stormwater.utility.services import bill_run_issue, fiscal_year
+
+    label, start, end = fiscal_year(2028)
+    with time_machine.travel(datetime(2026, 12, 18, 12, tzinfo=ET), tick=False):
+        bill_run_issue(period_label=label, period_start=start, period_end=end, issue_date=date(2026, 12, 18),
+                       acting_user=books_town["personas"]["collector"])
+        house = Account.objects.get(parcel__parcel_id="01-01-1")
+        with pytest.raises(CollectionError, match=r"2026-12-17 is before the books open \(2026-12-18, the day the "):
+            payment_post(account=house, amount=D("10.00"), received_on=date(2026, 12, 17), acting_user=None)
+        p = payment_post(account=house, amount=pay_offer(house, as_of=date(2026, 12, 18)).due_now,
+                         received_on=date(2026, 12, 18), acting_user=None)
+    assert p.amount > 0
