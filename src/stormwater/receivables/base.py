@@ -12,8 +12,8 @@ ERR_FUTURE = "received_on: {day} is in the future"
 ERR_CLOSED = "{field}: {day} is in a closed period (the books are closed through {through})"
 # Issue 26: with no books closed, a payment dated 1999 posted. The default closed-books rule: nothing is received
 # before the oldest fiscal year billed (a Massachusetts fiscal year runs July 1 – June 30, MGL c.44 §56).
-ERR_BEFORE_BOOKS = ("{field}: {day} is before the books open ({start}, the first day of FY{fy}, the oldest fiscal year "
-                    "billed); a payment cannot be received before there was anything to pay")
+ERR_BEFORE_BOOKS = ("{field}: {day} is before the books open ({start}, {why}); a payment cannot be received before "
+                    "there was anything to pay")
 ERR_UNKNOWN_ACCOUNT = "account: no account {number!r}"
 
 # Ch. 295 Art. IV billing ¶D: commitment once "the amount due remains unpaid 14 days after mailing".

@@ -42,11 +42,12 @@ from stormwater.rules.money import ZERO, fmt, round_cents, to_decimal
 from stormwater.utility.models import Account, Component, EntryKind, LedgerEntry
 from stormwater.utility.posting import ALLOCATION_ORDER
 
-from .base import ERR_BEFORE_BOOKS, ERR_CLOSED, ERR_FUTURE, ERR_UNKNOWN_ACCOUNT, CollectionError, payment_amount_check
+from .base import ERR_CLOSED, ERR_FUTURE, ERR_UNKNOWN_ACCOUNT, CollectionError, payment_amount_check
 from .models import Payment, PaymentBatch, PaymentMethod, SuspenseItem, SuspenseReason
 from .online_fees import fee_refunds_due, fee_rows_split, fee_rows_settle
 from .positions import AccountFilter, installment_figures
-from .selectors import FILE_ROW, PaymentContent, books_open_from, closed_through, payment_duplicates_each
+from .selectors import (FILE_ROW, PaymentContent, books_open_from, books_open_refusal, closed_through,
+                        payment_duplicates_each)
 
 BATCH_COLUMNS = ("account", "amount", "received_on", "reference")
 MSG_ALREADY_POSTED = "This file was already posted on {at:%Y-%m-%d %H:%M} ({rows} payments): nothing posted again."
@@ -164,9 +165,9 @@ def _parse_batch(table: CsvTable) -> tuple[list[BatchRow], list[HeldRow]]:
                 raise CollectionError(ERR_FUTURE.format(day=day))
             if through and day <= through:
                 raise CollectionError(ERR_CLOSED.format(field="received_on", day=day, through=through))
-            if opens and day < opens:
-                raise CollectionError(ERR_BEFORE_BOOKS.format(field="received_on", day=day, start=opens,
-                                                              fy=opens.year + 1))
+            refusal = books_open_refusal(day, "received_on", opens)
+            if refusal:
+                raise CollectionError(refusal)
             ref = (r.get("reference") or "").strip()
             key = (number, ref, amount, day)
             if ref and key in seen:

@@ -24,7 +24,7 @@ from .positions import (ALL, AGING_BUCKETS, AccountFigures, AccountFilter, Accou
 __all__ = ["AGING_BUCKETS", "AgingRow", "aging", "aging_report", "commitment_candidates", "commitment_report",
            "delinquency", "delinquency_report", "demand_candidates", "demand_report", "bill_standing",
            "BillStanding", "DuplicateRule", "PaymentContent", "payment_duplicates", "payment_duplicates_each",
-           "AT_ENTRY", "BY_REFERENCE", "FILE_ROW", "closed_through", "books_open_from"]
+           "AT_ENTRY", "BY_REFERENCE", "FILE_ROW", "closed_through", "books_open_from", "books_open_refusal"]
 
 
 def closed_through() -> date | None:
@@ -35,15 +35,33 @@ def closed_through() -> date | None:
 
 def books_open_from() -> date | None:
     """The first day a payment may be received on (issue 26, the default closed-books rule): July 1 starting the
-    oldest fiscal year billed (MGL c.44 §56: the fiscal year runs July 1 – June 30), or None before any bill."""
+    oldest fiscal year billed (MGL c.44 §56: the fiscal year runs July 1 – June 30) or, if earlier, the day the first
+    bill was issued — a bill issued before its fiscal year begins is owed from its issue (Ch. 295 Art. IV billing ¶B:
+    each installment due 30 days after its own issue) and must be payable then; None before any bill. (Issue 25: a
+    town whose first run was voided and FY2028 billed in December could take no payment, not even a returned check's
+    charge, until July.)"""
     from django.db.models import Min
 
     from stormwater.utility.models import Bill
 
-    first = Bill.objects.aggregate(first=Min("period_start"))["first"]
-    if first is None:
+    first = Bill.objects.aggregate(first=Min("period_start"), issued=Min("issue_date"))
+    if first["first"] is None:
         return None
-    return date(first.year if first.month >= 7 else first.year - 1, 7, 1)
+    start = first["first"]
+    fy_start = date(start.year if start.month >= 7 else start.year - 1, 7, 1)
+    return min(fy_start, first["issued"]) if first["issued"] else fy_start
+
+
+def books_open_refusal(day: date, field: str, start: date | None) -> str | None:
+    """Why ``day`` may not be a payment's (``books_open_from``), in the words of ``base.ERR_BEFORE_BOOKS``; None if
+    it may."""
+    from .base import ERR_BEFORE_BOOKS
+
+    if start is None or day >= start:
+        return None
+    why = (f"the first day of FY{start.year + 1}, the oldest fiscal year billed" if (start.month, start.day) == (7, 1)
+           else "the day the first bill was issued")
+    return ERR_BEFORE_BOOKS.format(field=field, day=day, start=start, why=why)
 
 
 def aging_report(*, as_of: date) -> AccountReport:

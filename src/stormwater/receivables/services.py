@@ -56,12 +56,12 @@ def _check_open(day: date, field: str) -> None:
 
 
 def _check_books_open(day: date, field: str) -> None:
-    """Nothing received before the oldest fiscal year billed (``selectors.books_open_from``, issue 26)."""
-    from .selectors import books_open_from
+    """Nothing received before the books open (``selectors.books_open_from``, issue 26)."""
+    from .selectors import books_open_from, books_open_refusal
 
-    start = books_open_from()
-    if start and day < start:
-        raise CollectionError(ERR_BEFORE_BOOKS.format(field=field, day=day, start=start, fy=start.year + 1))
+    refusal = books_open_refusal(day, field, books_open_from())
+    if refusal:
+        raise CollectionError(refusal)
 
 
 def _materialize_interest(account: Account, on: date, user) -> None:
