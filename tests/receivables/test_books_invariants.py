@@ -521,11 +521,12 @@ def test_a_bill_issued_before_its_fiscal_year_can_be_paid_from_its_issue(books_t
     assert p.amount > 0
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="open defect found 2026-12-08 (PostgreSQL, --hypothesis-seed=3108): an unapplied "
-                   "credit below zero after voided runs, payments, refunds and credits applied; not yet fixed")
-def test_seed_3108_the_unapplied_credit_goes_below_zero(machine):
+def test_seed_3108_a_refunded_credit_is_never_left_owed_on_no_installment(machine):
     """Found by the thorough run on PostgreSQL (``--hypothesis-seed=3108``, 2026-12-08, commit 7c724bc): the steps as
-    Hypothesis printed them; the house's unapplied credit ends at -$2.48 and "due now" $0.00 on a balance of $2.48."""
+    Hypothesis printed them. Every run voided, a payment's credit balance refunded, then the payment reversed: the
+    refunded $2.48 was left owed on no installment (the unapplied credit at -$2.48, "due now" $0.00 on a balance of
+    $2.48). The reversal is now refused while the account has no bill to owe it on
+    (``receivables.services._refunded_owed``), and the books hold after every step."""
     m = machine
     m.record_instrument()
     m.books_hold()
@@ -559,3 +560,4 @@ def test_seed_3108_the_unapplied_credit_goes_below_zero(machine):
     m.books_hold()
     m.reverse(i=9, returned=False)
     m.books_hold()
+    assert m.seen["reversal: refused (CollectionError)"] == 1 and not m.seen["reversal: done"]

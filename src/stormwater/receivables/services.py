@@ -217,8 +217,15 @@ def _refunded_owed(payment: Payment, amount: Decimal, on: date, reason: str, use
     (``cashier.returns``): paid before the fee itself, earning no interest (billing ¶C charges interest on the fee,
     and this is not a fee), and counted in what a demand and a lien collect (billing ¶D)."""
     inst = installment_paid_first(payment)
-    if inst is None:  # a payment on an account with no bill cannot have paid one; nothing to move it to
-        return
+    if inst is None:
+        # No live bill on the account (every run that billed it voided since): the refunded money would be owed on
+        # nothing, below zero on the credit balance, left out of "due now", demands and liens (found by the books
+        # invariants, PostgreSQL seed 3108). The reversal is refused, and nothing of it is kept (atomic), until the
+        # account has a bill to owe it on or the refund is recovered.
+        raise CollectionError(
+            f"Payment {payment.pk} left a credit balance that was refunded since (${fmt_display(amount)} of it), and "
+            f"account {payment.account.number} has no bill left to owe it on (its bills were voided): recover the "
+            "refund, or reverse this payment once the account is billed again.")
     memo = (f"Reversal of payment {payment.pk}: {reason} — its credit balance was refunded, and is owed "
             "again")[:300]
     LedgerEntry.objects.create(account=payment.account, kind=EntryKind.CREDIT, component=Component.INTEREST,
