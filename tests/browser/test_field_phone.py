@@ -58,6 +58,10 @@ def test_the_phone_map_directions_and_photos_on_a_weak_connection_at_390px(page,
     page.goto(f"{live_server.url}/field/today/")
     page.locator("#daymap[data-base-ready='1']").wait_for()
     assert page.locator("#daymap .leaflet-ownbase-pane path").count() == 1   # the town's own parcel outline
+    # ... and seen: the base's drawing has the map's size on the screen (the site's `svg {max-width: 100%}` gave the
+    # drawing of this pane, which has no width of its own, a width of 0: drawn, counted, and invisible)
+    width = page.locator("#daymap .leaflet-ownbase-pane svg").evaluate("s => s.getBoundingClientRect().width")
+    assert width >= page.locator("#daymap").evaluate("m => m.getBoundingClientRect().width") - 2
     directions = page.locator(f"#stop-{elm.case.number} a.directions")
     assert directions.get_attribute("href") == "geo:42.051,-72.579?q=42.051,-72.579"
     assert "town.toml" not in page.locator("main").inner_text()
