@@ -35,6 +35,8 @@ def test_the_permit_page_sections_fold_from_the_keyboard(page, live_server, pers
     folds = page.locator("details.fold")
     n = folds.count()
     assert n >= 8 and page.locator("details.fold[open]").count() == n  # all open on a desktop
+    # the marker beside the heading, one line (a later `details > summary {display: list-item}` put it on its own line)
+    assert page.locator("details.fold > summary").first.evaluate("s => getComputedStyle(s).display") == "flex"
     axe("permit page, sections open")
     fees = page.locator("#fees details.fold")
     summary = fees.locator("summary")
