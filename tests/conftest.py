@@ -11,6 +11,8 @@ import pytest
 
 from stormwater.rules.fees import TABLE_1_BLOCKS
 
+from buildonce import built_once  # noqa: F401 (tests/buildonce.py: also tests/ops/conftest.py)
+
 # What the PostgreSQL run of bin/test repeats (issue 24): the tests whose outcome can differ between the two
 # databases, i.e. every test that touches the database (pytest-django's database fixtures or marker, or a
 # `database` mark for tests whose child processes use the run's DATABASE_URL). Pure tests (rules, engineering,
@@ -107,26 +109,6 @@ def _transactional(request) -> bool:
     marker = request.node.get_closest_marker("django_db")
     return bool({"transactional_db", "live_server", "django_db_reset_sequences"} & set(request.fixturenames)
                 or (marker and (marker.kwargs.get("transaction") or (marker.args and marker.args[0]))))
-
-
-def built_once(tmp_path_factory, name: str, build) -> Path:
-    """The folder ``name`` built by ``build(folder)`` once per test run: the xdist workers share pytest's base
-    temporary folder, and the first to take the lock builds it while the others wait on the lock (tests/ops'
-    demo town, the migrated database below). Tests only read it (or copy it)."""
-    import fcntl
-    import shutil
-
-    base = tmp_path_factory.getbasetemp()
-    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
-    root, done = shared / name, shared / name / ".built"
-    with open(shared / f"{name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not done.exists():
-            shutil.rmtree(root, ignore_errors=True)
-            root.mkdir()
-            build(root)
-            done.touch()
-    return root
 
 
 @pytest.fixture(scope="session")
@@ -401,6 +383,9 @@ class LookTown:
         # Pages of records the demo town does not make (each has its own tests in its app): not reached here.
         "review_detail": "the demo town has no engineering review", "review_form_from": "from a review's page",
         "review_sheets": "from a review's page", "review_letter": "from a review's page",
+        "review_applicant_figures": "from a review's page",
+        "fee_pay_confirm": "offered on a draft application with every other item in and its fee due (the look town's "
+                           "permits are filed and paid)",
         "bmp_table_detail": "the demo town loads no BMP performance table",
         "commitment_detail": "the demo town commits no demands to the Board of Assessors",
         "gis_import_detail": "the demo town's GIS layers are loaded without an import record",

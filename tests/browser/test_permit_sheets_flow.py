@@ -77,7 +77,7 @@ def test_the_director_fills_the_sheets_from_the_plan_set_and_records(page, live_
         assert note.evaluate("e => e.getBoundingClientRect().right") <= width
         assert field.evaluate("e => e.getBoundingClientRect().right") <= width
         shot(f"permit-sheets-filled-{width}")
-        page.locator("details").filter(has=page.locator("#decide")).screenshot(
+        page.locator("details:not(.fold)").filter(has=page.locator("#decide")).screenshot(
             path=str(Path(__file__).resolve().parents[2] / "test-artifacts" / "screens" / f"permit-sheets-decide-{width}.png"))
     field.fill(field.input_value().replace("C-3; Details; 2", "C-3; Details and sections; 2; 2026-03-01"))
     page.locator("#decide select[name=kind]").select_option("approve")

@@ -14,7 +14,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
-from conftest import built_once
+from buildonce import built_once
 
 REPO = Path(__file__).resolve().parents[2]
 SNAPSHOT_SCRIPT = Path(__file__).resolve().parent / "town_snapshot.py"
