@@ -321,24 +321,10 @@ def test_a_credit_reversed_on_appeal_abates_only_what_the_grant_in_part_did_not(
     """The abatement named on a credit appeal (appeals ¶A: paid in full "and has also requested an abatement") was
     granted in part ($5.00 of the $13.29 the credit would take off): the Board's 25 % credit brings that bill's
     relief to the credit's $13.29, so $8.29 more is abated, not the whole $13.29 again (left-alone note, issue 25)."""
-    owner, director = personas["owner"], personas["director"]
-    bill = house_bill(billed)
-    at(date(2026, 9, 20))
-    payment_post(account=bill.account, amount=D("53.16"), received_on=date(2026, 9, 20), acting_user=None)
-    at(date(2026, 9, 21))
-    ab = sv.abatement_apply(bill=bill, grounds=["credit"], statement="The BMP credit should apply.",
-                            amount_requested=D("13.29"), disposition="refund", acting_user=owner)
-    bmp = CreditType.objects.get(policy=policy, code="BMP")
-    app = sv.credit_apply(parcel=billed["house"], credit_type=bmp, statement="Dry well.", acting_user=owner,
-                          uploads=[(t, pdf_upload(f"{t}.pdf")) for t, _ in bmp.required_documents])
-    sv.credit_determine_complete(application=app, acting_user=personas["staff"])
-    at(date(2026, 10, 2))
-    sv.credit_decide(application=app, decision="deny", reasons="Undersized.", acting_user=director)
+    bill, ab, app, ap = credit_denial_appealed_naming_an_abatement(billed, policy, personas, at)
+    at(date(2026, 10, 6))
     sv.abatement_decide(abatement=ab, decision="grant_part", amount=D("5.00"), reasons="Part of the roof drains to it.",
-                        acting_user=director)
-    at(date(2026, 10, 5))
-    ap = sv.appeal_file(decided_case=app.case, grounds="The dry well is sized for the roof.", acting_user=owner,
-                        related_abatement=ab)
+                        acting_user=personas["director"])
     sv.appeal_transmit_record(appeal=ap, acting_user=personas["staff"])
     sv.appeal_schedule_hearing(appeal=ap, hearing_at=datetime(2026, 11, 10, 19, tzinfo=ET), place="Town Hall",
                                acting_user=personas["clerk"])
